@@ -1,0 +1,134 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import knexFactory, { type Knex } from 'knex';
+import ClientPGLite from 'knex-pglite';
+import { PGlite } from '@electric-sql/pglite';
+import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm';
+import pg from 'pg';
+import { StartupError } from './errors.ts';
+
+export type Db = Knex;
+export type Trx = Knex.Transaction;
+export type DatabaseKind = 'postgres' | 'pglite';
+
+// Postgres returns bigint/numeric as strings; counts and sequences in Tessera fit in a JS number.
+pg.types.setTypeParser(20, (v) => Number(v));
+
+export interface DatabaseOptions {
+  /** PostgreSQL connection string; when absent, PGlite is used. */
+  url?: string;
+  /** PGlite data directory; `undefined` with no url = in memory. */
+  dataDir?: string;
+  /** PostgreSQL schema to work in (tests use one per kernel). */
+  schema?: string;
+  poolMax?: number;
+}
+
+export interface Database {
+  kind: DatabaseKind;
+  knex: Db;
+  schema: string;
+  /** Runs raw `$1`-style SQL on the knex connection (or transaction) given; used by pg-boss. */
+  executeSql(text: string, values?: unknown[], on?: Db): Promise<{ rows: any[] }>;
+  close(): Promise<void>;
+}
+
+const LOCK_FILE = 'tessera.lock';
+
+function pidAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/** PGlite corrupts a data directory opened by two processes; refuse the second one. */
+function lockDataDir(dir: string): () => void {
+  fs.mkdirSync(dir, { recursive: true });
+  const file = path.join(dir, LOCK_FILE);
+  for (let attempt = 0; attempt < 2; attempt++) {
+    try {
+      fs.writeFileSync(file, String(process.pid), { flag: 'wx' });
+      return () => fs.rmSync(file, { force: true });
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+      const holder = Number(fs.readFileSync(file, 'utf8'));
+      if (holder && holder !== process.pid && pidAlive(holder)) {
+        throw new StartupError(
+          `The embedded database in "${dir}" is already open in process ${holder}. Stop it, or set DATA_DIR to another directory.`,
+          'database_locked',
+        );
+      }
+      fs.rmSync(file, { force: true });
+    }
+  }
+  throw new StartupError(`Could not lock the embedded database in "${dir}".`, 'database_locked');
+}
+
+export async function openDatabase(opts: DatabaseOptions): Promise<Database> {
+  const schema = opts.schema ?? 'public';
+  const searchPath = schema === 'public' ? ['public'] : [schema, 'public'];
+  if (opts.url) {
+    const knex = knexFactory({
+      client: 'pg',
+      connection: opts.url,
+      searchPath,
+      pool: { min: 0, max: opts.poolMax ?? 10 },
+    });
+    try {
+      if (schema !== 'public') await knex.raw('CREATE SCHEMA IF NOT EXISTS ??', [schema]);
+      await knex.raw('select 1');
+    } catch (err) {
+      await knex.destroy();
+      throw new StartupError(`Cannot connect to PostgreSQL (DATABASE_URL): ${(err as Error).message}`, 'database_unreachable');
+    }
+    return wrap('postgres', knex, schema, async () => knex.destroy());
+  }
+
+  const dir = opts.dataDir ? path.resolve(opts.dataDir, 'pglite') : undefined;
+  const unlock = dir ? lockDataDir(dir) : () => {};
+  try {
+    const pglite = await PGlite.create(dir ?? 'memory://', { extensions: { pg_trgm } });
+    const knex = knexFactory({ client: ClientPGLite as never, connection: { pglite } as never, searchPath });
+    if (schema !== 'public') await knex.raw('CREATE SCHEMA IF NOT EXISTS ??', [schema]);
+    return wrap('pglite', knex, schema, async () => {
+      await knex.destroy();
+      if (!pglite.closed) await pglite.close();
+      unlock();
+    });
+  } catch (err) {
+    unlock();
+    throw err;
+  }
+}
+
+function wrap(kind: DatabaseKind, knex: Db, schema: string, close: () => Promise<void>): Database {
+  return {
+    kind,
+    knex,
+    schema,
+    close,
+    async executeSql(text, values, on = knex) {
+      const client = (on as any).client;
+      const conn = await client.acquireConnection();
+      try {
+        // PGlite's extended protocol takes one statement; pg-boss sends multi-statement DDL without values.
+        if (kind === 'pglite' && (!values || values.length === 0)) {
+          const results = await conn.exec(text);
+          return results[results.length - 1] ?? { rows: [] };
+        }
+        return await conn.query(text, values);
+      } finally {
+        await client.releaseConnection(conn);
+      }
+    },
+  };
+}
+
+/** The one transaction helper: runs `fn` in `trx` when given, else in a new transaction. */
+export function inTransaction<T>(db: Db, fn: (trx: Trx) => Promise<T>, trx?: Db): Promise<T> {
+  if (trx && (trx as Trx).isTransaction) return fn(trx as Trx);
+  return db.transaction(fn);
+}

@@ -1,0 +1,156 @@
+import type { Logger } from 'pino';
+import type { Db } from './db.ts';
+import type { Jobs } from './jobs.ts';
+
+export interface DomainEvent<T = unknown> {
+  id: number;
+  name: string;
+  payload: T;
+  workspace_id: string | null;
+  actor_id: string | null;
+  occurred_at: string;
+}
+
+export interface EmitInput<T = unknown> {
+  name: string;
+  payload: T;
+  workspaceId?: string | null;
+  actorId?: string | null;
+}
+
+export interface Subscriber {
+  /** Unique within the plugin; the queue is `<plugin>.events.<name>`. */
+  name: string;
+  /** Event names; `record.*` matches a prefix, `*` everything. */
+  events: string[];
+  handler: (event: DomainEvent) => Promise<void>;
+  retryLimit?: number;
+  retryDelaySeconds?: number;
+  /** A delivery still running after this long is presumed crashed and retried. */
+  expireInSeconds?: number;
+}
+
+const BATCH = 500;
+export const EVENTS_TABLE = 'kernel_events';
+
+function matches(patterns: string[], name: string): boolean {
+  return patterns.some((p) => p === '*' || p === name || (p.endsWith('.*') && name.startsWith(p.slice(0, -1))));
+}
+
+/**
+ * Domain events: recorded in `kernel_events` inside the writer's transaction (an outbox),
+ * then fanned out after commit to one pg-boss queue per subscriber, in one transaction
+ * that also marks them dispatched. A crash before fan-out leaves them undispatched for
+ * the next dispatcher (any instance); a crash during delivery leaves the job to pg-boss,
+ * which retries it. Delivery is at least once; subscribers must be idempotent.
+ */
+export class EventBus {
+  private readonly subscribers: Array<Subscriber & { owner: string; queue: string }> = [];
+  private running = false;
+  private draining: Promise<void> | null = null;
+  private again = false;
+  private timer: NodeJS.Timeout | null = null;
+
+  constructor(
+    private readonly db: Db,
+    private readonly jobs: Jobs,
+    private readonly logger: Logger,
+    private readonly pollMs: number,
+  ) {}
+
+  subscribe(owner: string, sub: Subscriber): void {
+    const queue = `${owner}.events.${sub.name}`;
+    this.subscribers.push({ ...sub, owner, queue });
+    this.jobs.define(owner, {
+      name: queue,
+      retryLimit: sub.retryLimit ?? 25,
+      retryDelaySeconds: sub.retryDelaySeconds ?? 5,
+      expireInSeconds: sub.expireInSeconds ?? 15 * 60,
+      handler: async (data: { event: DomainEvent }) => sub.handler(data.event),
+    });
+  }
+
+  /** Records events in `trx`; they are delivered only if it commits. */
+  async emit(trx: Db, events: EmitInput | EmitInput[]): Promise<void> {
+    const list = Array.isArray(events) ? events : [events];
+    if (list.length === 0) return;
+    await trx(EVENTS_TABLE).insert(
+      list.map((e) => ({
+        name: e.name,
+        payload: JSON.stringify(e.payload ?? null),
+        workspace_id: e.workspaceId ?? null,
+        actor_id: e.actorId ?? null,
+      })),
+    );
+    const t = trx as Db & { isTransaction?: boolean; executionPromise?: Promise<unknown> };
+    if (t.isTransaction && t.executionPromise) t.executionPromise.then(() => this.wake(), () => {});
+    else this.wake();
+  }
+
+  start(): void {
+    this.running = true;
+    this.timer = setInterval(() => this.wake(), this.pollMs);
+    this.timer.unref();
+    this.wake();
+  }
+
+  async stop(): Promise<void> {
+    this.running = false;
+    if (this.timer) clearInterval(this.timer);
+    await this.draining;
+  }
+
+  /** Schedules a dispatch pass; concurrent calls coalesce. */
+  wake(): void {
+    if (!this.running) return;
+    if (this.draining) {
+      this.again = true;
+      return;
+    }
+    this.draining = this.drain().finally(() => {
+      this.draining = null;
+      if (this.again && this.running) {
+        this.again = false;
+        this.wake();
+      }
+    });
+  }
+
+  private async drain(): Promise<void> {
+    try {
+      while (this.running && (await this.dispatchBatch()) === BATCH);
+    } catch (err) {
+      this.logger.error({ err }, 'event dispatch failed; will retry');
+    }
+  }
+
+  /** Fans out one batch of undispatched events; returns how many it took. */
+  async dispatchBatch(): Promise<number> {
+    const touched = new Set<string>();
+    const count = await this.db.transaction(async (trx) => {
+      const rows: DomainEvent[] = await trx(EVENTS_TABLE)
+        .select('id', 'name', 'payload', 'workspace_id', 'actor_id', 'occurred_at')
+        .whereNull('dispatched_at')
+        .orderBy('id')
+        .limit(BATCH)
+        .forUpdate()
+        .skipLocked();
+      if (rows.length === 0) return 0;
+      const jobs: Array<{ name: string; data: object }> = [];
+      for (const row of rows) {
+        for (const sub of this.subscribers) {
+          if (!matches(sub.events, row.name)) continue;
+          jobs.push({ name: sub.queue, data: { event: row } });
+          touched.add(sub.queue);
+        }
+      }
+      await this.jobs.insert(jobs, trx);
+      await trx(EVENTS_TABLE)
+        .whereIn('id', rows.map((r) => r.id))
+        .update({ dispatched_at: trx.fn.now() });
+      return rows.length;
+    });
+    for (const q of touched) this.jobs.notifyWorker(q);
+    return count;
+  }
+}

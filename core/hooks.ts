@@ -1,0 +1,176 @@
+import tapable from 'tapable';
+import type { Hook, HookMap as HookMapType, Tap } from 'tapable';
+import type { Context, Middleware } from 'koa';
+import { AppError, StartupError } from './errors.ts';
+import type { Principal } from './principal.ts';
+import type { Db } from './db.ts';
+
+const { AsyncSeriesHook, AsyncSeriesBailHook, AsyncSeriesWaterfallHook, AsyncParallelHook, SyncHook, SyncWaterfallHook, SyncBailHook, HookMap } =
+  tapable;
+
+/** An error thrown by a plugin's tap, carrying which plugin and which hook. */
+export class PluginHookError extends Error {
+  constructor(readonly pluginId: string, readonly hookName: string, override readonly cause: unknown) {
+    super(`Plugin "${pluginId}" failed in hook "${hookName}": ${cause instanceof Error ? cause.message : String(cause)}`);
+    this.name = 'PluginHookError';
+  }
+}
+
+export interface MiddlewareEntry {
+  name: string;
+  middleware: Middleware;
+  /** Lower runs first; defaults to 0. Authentication runs at 100. */
+  stage?: number;
+}
+
+export interface AuthenticateInput {
+  token: string;
+  ctx: Context;
+}
+
+export interface AuthorizeRequest {
+  principal: Principal;
+  action: string;
+  resource?: { type: string; id?: string; workspaceId?: string; [k: string]: unknown };
+}
+
+export interface AuthorizeDecision {
+  allow: boolean;
+  reason?: string;
+}
+
+export interface EntityWrite<T = Record<string, unknown>> {
+  entity: string;
+  operation: 'create' | 'update' | 'delete';
+  trx: Db;
+  principal?: Principal;
+  before?: T;
+  data: T;
+}
+
+export interface ProviderEntry<T = unknown> {
+  id: string;
+  provider: T;
+}
+
+/**
+ * Per kernel: which plugin is being wired (taps made during its `register` are attributed
+ * to it), and which plugins were disabled after a failure (their taps become no-ops).
+ */
+export class HookAttribution {
+  current: string | undefined;
+  readonly disabled = new Set<string>();
+}
+
+function wrapTap(at: HookAttribution, hookName: string, waterfall: boolean, tap: Tap & { fn: (...a: any[]) => any; type: string }): any {
+  const pluginId = at.current ?? tap.name;
+  const rethrow = (err: unknown) => (err instanceof AppError || err instanceof PluginHookError ? err : new PluginHookError(pluginId, hookName, err));
+  const original = tap.fn;
+  // A disabled plugin's tap passes the value through untouched.
+  const fn = (...args: any[]) => {
+    if (!at.disabled.has(pluginId)) return original(...args);
+    const cb = tap.type === 'async' ? args[args.length - 1] : undefined;
+    const pass = waterfall ? args[0] : undefined;
+    if (cb) return cb(null, pass);
+    return tap.type === 'promise' ? Promise.resolve(pass) : pass;
+  };
+  let wrapped: (...a: any[]) => any;
+  if (tap.type === 'promise') {
+    wrapped = (...args) => {
+      try {
+        return Promise.resolve(fn(...args)).catch((e) => Promise.reject(rethrow(e)));
+      } catch (e) {
+        return Promise.reject(rethrow(e));
+      }
+    };
+  } else if (tap.type === 'async') {
+    wrapped = (...args) => {
+      const cb = args.pop();
+      try {
+        return fn(...args, (e: unknown, r: unknown) => (e ? cb(rethrow(e)) : cb(null, r)));
+      } catch (e) {
+        cb(rethrow(e));
+      }
+    };
+  } else {
+    wrapped = (...args) => {
+      try {
+        return fn(...args);
+      } catch (e) {
+        throw rethrow(e);
+      }
+    };
+  }
+  return { ...tap, name: pluginId === tap.name ? tap.name : `${pluginId}:${tap.name}`, fn: wrapped };
+}
+
+/** Makes every tap of `hook` attributed to the plugin that registered it. */
+export function attribute<H extends Hook<any, any>>(at: HookAttribution, hookName: string, hook: H): H {
+  const waterfall = /Waterfall/.test((hook as { constructor: { name: string } }).constructor.name);
+  hook.intercept({ register: (tap) => wrapTap(at, hookName, waterfall, tap as never) });
+  return hook;
+}
+
+export function attributeMap<H extends Hook<any, any>>(at: HookAttribution, hookName: string, map: HookMapType<H>): HookMapType<H> {
+  map.intercept({ factory: (key, hook) => attribute(at, `${hookName}[${String(key)}]`, hook as unknown as H) as never });
+  return map;
+}
+
+function createKernelHooks(at: HookAttribution) {
+  return Object.freeze({
+    lifecycle: Object.freeze({
+      boot: attribute(at, 'lifecycle.boot', new AsyncSeriesHook<[]>()),
+      ready: attribute(at, 'lifecycle.ready', new AsyncSeriesHook<[]>()),
+      shutdown: attribute(at, 'lifecycle.shutdown', new AsyncSeriesHook<[]>()),
+    }),
+    http: Object.freeze({
+      middleware: attribute(at, 'http.middleware', new SyncWaterfallHook<[MiddlewareEntry[]]>(['entries'])),
+    }),
+    auth: Object.freeze({
+      /** Bail: the first strategy that recognises the token returns the principal. */
+      authenticate: attribute(at, 'auth.authenticate', new AsyncSeriesBailHook<[AuthenticateInput], Principal | undefined>(['input'])),
+      /** Bail: the first tap with an opinion decides; no opinion means the route-level rules stand. */
+      authorize: attribute(at, 'auth.authorize', new AsyncSeriesBailHook<[AuthorizeRequest], AuthorizeDecision | undefined>(['request'])),
+    }),
+    entity: Object.freeze({
+      /** Keyed by entity type; may change or reject the input, inside the transaction. */
+      beforeWrite: attributeMap(at, 'entity.beforeWrite', new HookMap(() => new AsyncSeriesWaterfallHook<[EntityWrite]>(['write']))),
+      /** Keyed by entity type; runs inside the transaction after the write. */
+      afterWrite: attributeMap(at, 'entity.afterWrite', new HookMap(() => new AsyncSeriesHook<[EntityWrite]>(['write']))),
+    }),
+    /** Keyed by capability (mail, payment, storage, integration, llm): each tap adds its providers. */
+    providers: attributeMap(at, 'providers', new HookMap(() => new SyncWaterfallHook<[ProviderEntry[]]>(['providers']))),
+  });
+}
+
+export type KernelHooks = ReturnType<typeof createKernelHooks>;
+export { createKernelHooks };
+
+/** Plugin-defined hook sets by `<plugin>.<name>`; plugins extend this for typing. */
+// eslint-disable-next-line @typescript-eslint/no-empty-interface
+export interface PluginHookMap {}
+
+/** Hooks that plugins define for other plugins (webpack's getCompilationHooks pattern). */
+export class PluginHookRegistry {
+  private readonly sets = new Map<string, { owner: string; hooks: object }>();
+
+  constructor(private readonly at: HookAttribution) {}
+
+  define<T extends Record<string, Hook<any, any> | HookMapType<any>>>(owner: string, name: string, hooks: T): Readonly<T> {
+    const key = `${owner}.${name}`;
+    if (this.sets.has(key)) throw new StartupError(`Hook set "${key}" is defined twice.`, 'duplicate_hooks', [owner]);
+    for (const [hookName, hook] of Object.entries(hooks)) {
+      if (hook instanceof HookMap) attributeMap(this.at, `${key}.${hookName}`, hook as HookMapType<any>);
+      else attribute(this.at, `${key}.${hookName}`, hook as Hook<any, any>);
+    }
+    const frozen = Object.freeze({ ...hooks });
+    this.sets.set(key, { owner, hooks: frozen });
+    return frozen;
+  }
+
+  get(key: string): { owner: string; hooks: object } | undefined {
+    return this.sets.get(key);
+  }
+}
+
+export { AsyncSeriesHook, AsyncSeriesBailHook, AsyncSeriesWaterfallHook, AsyncParallelHook, SyncHook, SyncWaterfallHook, SyncBailHook, HookMap };

@@ -1,0 +1,98 @@
+import Koa, { type Context, type Next } from 'koa';
+import { randomUUID } from 'node:crypto';
+import type { Logger } from 'pino';
+import { renderProblem } from './problem.ts';
+import { notFound, unauthenticated } from './errors.ts';
+import { ANONYMOUS } from './principal.ts';
+import type { KernelHooks, MiddlewareEntry } from './hooks.ts';
+import { API_PREFIX, type RouteState } from './router.ts';
+import type { HttpMetrics } from './metrics.ts';
+import type { KernelConfig } from './config.ts';
+
+const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
+const BEARER = /^Bearer\s+(\S+)\s*$/i;
+
+export interface AppOptions {
+  config: KernelConfig;
+  logger: Logger;
+  hooks: KernelHooks;
+  metrics?: HttpMetrics;
+  routes: Koa.Middleware;
+}
+
+function requestContext(logger: Logger, metrics?: HttpMetrics) {
+  return async (ctx: Context, next: Next) => {
+    const started = process.hrtime.bigint();
+    const incoming = ctx.get('x-request-id');
+    const requestId = REQUEST_ID.test(incoming) ? incoming : randomUUID();
+    const state = ctx.state as RouteState;
+    state.requestId = requestId;
+    state.principal = ANONYMOUS;
+    ctx.set('X-Request-Id', requestId);
+    try {
+      await next();
+      if (ctx.status === 404 && ctx.body === undefined) throw notFound(`No route matches ${ctx.method} ${ctx.path}.`);
+    } catch (err) {
+      renderProblem(ctx, err, requestId, logger);
+    }
+    const ms = Number(process.hrtime.bigint() - started) / 1e6;
+    metrics?.observe(ctx.method, state.route ?? 'unmatched', ctx.status, ms / 1000);
+    if (logger.isLevelEnabled('info')) {
+      logger.info({ requestId, method: ctx.method, path: ctx.path, status: ctx.status, ms: Math.round(ms * 100) / 100 }, 'request');
+    }
+  };
+}
+
+function cors(origins: string[], credentials: boolean) {
+  const any = origins.includes('*');
+  return async (ctx: Context, next: Next) => {
+    const origin = ctx.get('origin');
+    if (!origin || (!any && !origins.includes(origin))) return next();
+    ctx.set('Access-Control-Allow-Origin', any && !credentials ? '*' : origin);
+    ctx.vary('Origin');
+    if (credentials) ctx.set('Access-Control-Allow-Credentials', 'true');
+    ctx.set('Access-Control-Expose-Headers', 'X-Request-Id, Retry-After');
+    if (ctx.method === 'OPTIONS' && ctx.get('access-control-request-method')) {
+      ctx.set('Access-Control-Allow-Methods', 'GET, POST, PUT, PATCH, DELETE');
+      ctx.set('Access-Control-Allow-Headers', ctx.get('access-control-request-headers') || 'Authorization, Content-Type');
+      ctx.set('Access-Control-Max-Age', '600');
+      ctx.status = 204;
+      return;
+    }
+    return next();
+  };
+}
+
+/** Turns a bearer credential into a principal through the auth.authenticate strategies. */
+function authenticate(hooks: KernelHooks) {
+  return async (ctx: Context, next: Next) => {
+    const header = ctx.get('authorization');
+    if (header) {
+      const match = BEARER.exec(header);
+      if (!match) throw unauthenticated('The Authorization header must be "Bearer <token>".');
+      const principal = await hooks.auth.authenticate.promise({ token: match[1], ctx });
+      if (!principal) throw unauthenticated('The bearer token is invalid, expired or revoked.');
+      (ctx.state as RouteState).principal = principal;
+    }
+    return next();
+  };
+}
+
+export function createApp(opts: AppOptions): Koa {
+  const app = new Koa({ proxy: opts.config.http.trustProxy });
+  app.silent = true;
+  app.use(requestContext(opts.logger, opts.metrics));
+  if (opts.config.http.cors.origins.length > 0) app.use(cors(opts.config.http.cors.origins, opts.config.http.cors.credentials));
+  const entries: MiddlewareEntry[] = [
+    { name: 'kernel:authenticate', middleware: authenticate(opts.hooks), stage: 100 },
+    ...opts.hooks.http.middleware.call([]),
+  ];
+  entries.sort((a, b) => (a.stage ?? 0) - (b.stage ?? 0));
+  for (const e of entries) app.use(e.middleware);
+  app.use(async (ctx, next) => {
+    if (!ctx.path.startsWith(API_PREFIX)) throw notFound(`No route matches ${ctx.method} ${ctx.path}.`);
+    return next();
+  });
+  app.use(opts.routes);
+  return app;
+}

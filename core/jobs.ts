@@ -1,0 +1,124 @@
+import PgBoss from 'pg-boss';
+import type { Logger } from 'pino';
+import type { Database } from './db.ts';
+import type { Db } from './db.ts';
+
+export interface JobDefinition<T = any> {
+  /** Queue name; namespaced by the registering plugin as `<plugin>.<name>`. */
+  name: string;
+  handler: (data: T, job: { id: string; retryCount: number }) => Promise<void>;
+  /** Cron expression (UTC) to run the job on a schedule. */
+  schedule?: string;
+  retryLimit?: number;
+  retryDelaySeconds?: number;
+  expireInSeconds?: number;
+  /** How many jobs of this queue one process works on at once. */
+  concurrency?: number;
+}
+
+export interface JobsOptions {
+  enabled: boolean;
+  pollingIntervalSeconds: number;
+  schema: string;
+  /** Exposed for tests that need fast expiry of crashed work. */
+  maintenanceIntervalSeconds?: number;
+}
+
+/**
+ * pg-boss behind a small facade: plugins declare jobs at register time, workers start at
+ * boot, and `send` may join the caller's transaction so a job exists only if the write does.
+ */
+export class Jobs {
+  readonly boss: PgBoss;
+  private readonly defs = new Map<string, JobDefinition & { owner: string }>();
+  private started = false;
+  private readonly workerIds = new Map<string, string>();
+
+  constructor(
+    private readonly database: Database,
+    private readonly logger: Logger,
+    private readonly opts: JobsOptions,
+  ) {
+    const db = { executeSql: (text: string, values?: unknown[]) => database.executeSql(text, values) };
+    this.boss = new PgBoss({
+      db,
+      schema: opts.schema,
+      supervise: opts.enabled,
+      schedule: opts.enabled,
+      migrate: true,
+      ...(opts.maintenanceIntervalSeconds ? { maintenanceIntervalSeconds: opts.maintenanceIntervalSeconds, monitorStateIntervalSeconds: opts.maintenanceIntervalSeconds } : {}),
+    } as never);
+    this.boss.on('error', (err: Error) => this.logger.error({ err }, 'job queue error'));
+  }
+
+  define(owner: string, def: JobDefinition): void {
+    const name = def.name.startsWith(`${owner}.`) ? def.name : `${owner}.${def.name}`;
+    if (this.defs.has(name)) throw new Error(`Job "${name}" is defined twice.`);
+    this.defs.set(name, { ...def, name, owner });
+  }
+
+  has(name: string): boolean {
+    return this.defs.has(name);
+  }
+
+  /** Creates the pg-boss schema and queues; starts workers when jobs are enabled. */
+  async start(isActive: (owner: string) => boolean = () => true): Promise<void> {
+    await this.boss.start();
+    this.started = true;
+    for (const def of this.defs.values()) {
+      if (!isActive(def.owner)) continue;
+      await this.boss.createQueue(def.name, {
+        name: def.name,
+        retryLimit: def.retryLimit ?? 5,
+        retryDelay: def.retryDelaySeconds ?? 5,
+        retryBackoff: true,
+        expireInSeconds: def.expireInSeconds ?? 15 * 60,
+      });
+      if (!this.opts.enabled) continue;
+      if (def.schedule) await this.boss.schedule(def.name, def.schedule);
+      const workerId = await this.boss.work(
+        def.name,
+        { pollingIntervalSeconds: this.opts.pollingIntervalSeconds, batchSize: def.concurrency ?? 1 },
+        async (jobs) => {
+          for (const job of jobs) {
+            try {
+              await def.handler(job.data, { id: job.id, retryCount: (job as { retryCount?: number }).retryCount ?? 0 });
+            } catch (err) {
+              this.logger.warn({ err, job: def.name, jobId: job.id, plugin: def.owner }, 'job failed; it will be retried');
+              throw err;
+            }
+          }
+        },
+      );
+      this.workerIds.set(def.name, workerId);
+    }
+  }
+
+  /** Enqueues a job; pass `trx` to make it part of the caller's transaction. */
+  async send<T extends object>(name: string, data: T, trx?: Db): Promise<string | null> {
+    const options = trx ? { db: this.adapter(trx) } : {};
+    return this.boss.send(name, data, options as never);
+  }
+
+  async insert(jobs: Array<{ name: string; data: object }>, trx?: Db): Promise<void> {
+    if (jobs.length === 0) return;
+    await this.boss.insert(jobs, (trx ? { db: this.adapter(trx) } : {}) as never);
+  }
+
+  /** Wakes the workers of `name` now instead of at their next poll. */
+  notifyWorker(name: string): void {
+    const id = this.workerIds.get(name);
+    if (this.started && id) this.boss.notifyWorker(id);
+  }
+
+  adapter(trx: Db) {
+    return { executeSql: (text: string, values?: unknown[]) => this.database.executeSql(text, values, trx) };
+  }
+
+  /** Graceful: lets running jobs finish (up to `timeoutMs`). */
+  async stop(graceful = true, timeoutMs = 10000): Promise<void> {
+    if (!this.started) return;
+    this.started = false;
+    await this.boss.stop({ graceful, close: false, wait: true, timeout: timeoutMs } as never);
+  }
+}

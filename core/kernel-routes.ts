@@ -1,0 +1,66 @@
+import { defineRoute, Reply, type RouteDef } from './routes.ts';
+import { Type } from './schema.ts';
+import { forbidden, notFound, unauthenticated } from './errors.ts';
+import { buildOpenApi, docsAsset, docsPage } from './openapi.ts';
+import type { Kernel } from './kernel.ts';
+
+/** Routes the kernel itself serves: the API description and, when enabled, metrics. */
+export function kernelRoutes(kernel: Kernel): RouteDef<any, any, any>[] {
+  let openapi: object | null = null;
+  const routes: RouteDef<any, any, any>[] = [
+    defineRoute({
+      method: 'GET',
+      path: '/openapi.json',
+      summary: 'OpenAPI 3.1 document of every enabled plugin\'s routes',
+      tags: ['system'],
+      auth: 'public',
+      responses: { 200: { description: 'The OpenAPI document', schema: Type.Object({}, { additionalProperties: true }) } },
+      handler: () => (openapi ??= buildOpenApi(kernel.routes.filter((r) => kernel.isActive(r.pluginId)), kernel.config.publicUrl)),
+    }),
+    defineRoute({
+      method: 'GET',
+      path: '/docs',
+      summary: 'Interactive API reference',
+      tags: ['system'],
+      auth: 'public',
+      responses: { 200: { description: 'HTML page', contentType: 'text/html' } },
+      handler: () => new Reply(200, docsPage(), {}, 'text/html; charset=utf-8'),
+    }),
+    defineRoute({
+      method: 'GET',
+      path: '/docs/assets/{name}',
+      summary: 'Static asset of the API reference page',
+      tags: ['system'],
+      auth: 'public',
+      params: Type.Object({ name: Type.String() }),
+      responses: { 200: { description: 'Asset bytes', contentType: 'application/octet-stream' } },
+      handler: ({ params }) => {
+        const asset = docsAsset(params.name);
+        if (!asset) throw notFound();
+        return new Reply(200, asset.body, { 'Cache-Control': 'public, max-age=86400' }, asset.type);
+      },
+    }),
+  ];
+  if (kernel.metrics) {
+    const metrics = kernel.metrics;
+    routes.push(
+      defineRoute({
+        method: 'GET',
+        path: '/metrics',
+        summary: 'Prometheus metrics (instance admin session or the metrics token)',
+        tags: ['system'],
+        auth: 'public',
+        responses: { 200: { description: 'Prometheus text format', contentType: 'text/plain' } },
+        handler: async ({ principal }) => {
+          const ok =
+            (principal.kind === 'service' && principal.name === 'metrics') ||
+            (principal.kind === 'session' && principal.user.is_instance_admin);
+          if (principal.kind === 'anonymous') throw unauthenticated();
+          if (!ok) throw forbidden('Metrics need an instance admin session or the metrics token.');
+          return new Reply(200, await metrics.render(), {}, metrics.registry.contentType);
+        },
+      }),
+    );
+  }
+  return routes;
+}

@@ -1,0 +1,272 @@
+import http from 'node:http';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type Koa from 'koa';
+import type { Logger } from 'pino';
+import { StartupError } from './errors.ts';
+import { KernelContainer, KERNEL } from './container.ts';
+import { createKernelHooks, HookAttribution, PluginHookRegistry, type KernelHooks } from './hooks.ts';
+import { openDatabase, type Database, type Db } from './db.ts';
+import { migrateDirectory } from './migrations.ts';
+import { Jobs } from './jobs.ts';
+import { EventBus } from './events.ts';
+import { LocalDiskBlobStore, type BlobStore } from './blobs.ts';
+import { createLogger } from './logger.ts';
+import { dependantsOf, planPlugins, type LoadedPlugin } from './loader.ts';
+import { buildRouter } from './router.ts';
+import { createApp } from './http.ts';
+import { HttpMetrics } from './metrics.ts';
+import { kernelRoutes } from './kernel-routes.ts';
+import { createPluginContext } from './plugin-context.ts';
+import type { Plugin } from './plugin.ts';
+import type { KernelConfig } from './config.ts';
+import type { RegisteredRoute } from './routes.ts';
+
+declare module './container.ts' {
+  interface ServiceMap {
+    config: KernelConfig;
+    logger: Logger;
+    db: Db;
+    database: Database;
+    hooks: KernelHooks;
+    events: EventBus;
+    jobs: Jobs;
+    blobs: BlobStore;
+    kernel: Kernel;
+  }
+}
+
+const KERNEL_MIGRATIONS = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../migrations');
+
+export type PluginPhase = 'register' | 'migrate' | 'boot';
+
+export interface PluginStatus {
+  id: string;
+  version: string;
+  enabled: boolean;
+  state: 'active' | 'disabled' | 'failed';
+  failure: { phase: PluginPhase | 'dependency'; message: string } | null;
+}
+
+export interface KernelOptions {
+  config: KernelConfig;
+  /** Built-in plugins (on unless the config disables them). */
+  plugins: Plugin[];
+  logger?: Logger;
+  /** PostgreSQL schema to use (tests isolate each kernel in its own). */
+  schema?: string;
+  /** In-memory PGlite instead of DATA_DIR (tests). */
+  inMemory?: boolean;
+  /** Shorter pg-boss maintenance, for tests that crash deliveries. */
+  jobsMaintenanceSeconds?: number;
+}
+
+export class Kernel {
+  readonly statuses = new Map<string, PluginStatus>();
+  readonly routes: RegisteredRoute[] = [];
+  readonly container = new KernelContainer();
+  readonly attribution = new HookAttribution();
+  readonly hooks: KernelHooks = createKernelHooks(this.attribution);
+  readonly pluginHooks = new PluginHookRegistry(this.attribution);
+  app!: Koa;
+  server: http.Server | null = null;
+  database!: Database;
+  jobs!: Jobs;
+  events!: EventBus;
+  blobs!: BlobStore;
+  metrics?: HttpMetrics;
+  private active: LoadedPlugin[] = [];
+  private stopping: Promise<void> | null = null;
+
+  private constructor(readonly config: KernelConfig, readonly logger: Logger) {}
+
+  get db(): Db {
+    return this.database.knex;
+  }
+
+  static async start(opts: KernelOptions): Promise<Kernel> {
+    const kernel = new Kernel(opts.config, opts.logger ?? createLogger(opts.config.logLevel));
+    try {
+      await kernel.init(opts);
+    } catch (err) {
+      await kernel.teardown();
+      throw err;
+    }
+    return kernel;
+  }
+
+  isActive(pluginId: string): boolean {
+    return pluginId === KERNEL || this.statuses.get(pluginId)?.state === 'active';
+  }
+
+  private async init(opts: KernelOptions): Promise<void> {
+    const { config, logger } = this;
+    const plan = await planPlugins(opts.plugins, config);
+    for (const p of plan.disabled) this.statuses.set(p.id, { id: p.id, version: p.version, enabled: false, state: 'disabled', failure: null });
+    for (const lp of plan.ordered) {
+      this.statuses.set(lp.plugin.id, { id: lp.plugin.id, version: lp.plugin.version, enabled: true, state: 'active', failure: null });
+    }
+
+    this.database = await openDatabase({
+      url: config.databaseUrl,
+      dataDir: opts.inMemory ? undefined : config.dataDir,
+      schema: opts.schema,
+    });
+    this.blobs = new LocalDiskBlobStore(path.resolve(config.baseDir, config.dataDir, 'blobs'));
+    this.jobs = new Jobs(this.database, logger, {
+      enabled: config.jobs.enabled,
+      pollingIntervalSeconds: config.jobs.pollingIntervalSeconds,
+      schema: `${opts.schema ?? 'public'}_jobs`.replace(/^public_jobs$/, 'pgboss'),
+      maintenanceIntervalSeconds: opts.jobsMaintenanceSeconds,
+    });
+    this.events = new EventBus(this.db, this.jobs, logger, Math.max(1000, config.jobs.pollingIntervalSeconds * 1000));
+    if (config.metrics.enabled) this.metrics = new HttpMetrics();
+
+    const c = this.container;
+    c.provideKernel('config', config);
+    c.provideKernel('logger', logger);
+    c.provideKernel('db', this.db);
+    c.provideKernel('database', this.database);
+    c.provideKernel('hooks', this.hooks);
+    c.provideKernel('events', this.events);
+    c.provideKernel('jobs', this.jobs);
+    c.provideKernel('blobs', this.blobs);
+    c.provideKernel('kernel', this);
+
+    this.hooks.auth.authenticate.tapPromise(KERNEL, async ({ token }) => this.metricsPrincipal(token));
+    this.routes.push(...kernelRoutes(this).map((def) => ({ pluginId: KERNEL, def })));
+
+    const contexts = new Map<string, ReturnType<typeof createPluginContext>>();
+    for (const lp of plan.ordered) {
+      if (!this.isActive(lp.plugin.id)) continue;
+      this.container.setDependencies(lp.plugin.id, lp.deps);
+      const ctx = createPluginContext(this, lp);
+      contexts.set(lp.plugin.id, ctx);
+      this.attribution.current = lp.plugin.id;
+      try {
+        lp.plugin.register?.(ctx);
+      } catch (err) {
+        this.fail(lp, 'register', err, plan.ordered);
+      } finally {
+        this.attribution.current = undefined;
+      }
+    }
+    this.active = plan.ordered;
+
+    if (config.migrateOnStart) await this.migrate();
+    await this.jobs.start((owner) => this.isActive(owner));
+
+    for (const lp of plan.ordered) {
+      if (!this.isActive(lp.plugin.id)) continue;
+      try {
+        await lp.plugin.boot?.(contexts.get(lp.plugin.id)!);
+      } catch (err) {
+        this.fail(lp, 'boot', err, plan.ordered);
+      }
+    }
+    await this.hooks.lifecycle.boot.promise();
+
+    const routes = this.routes.filter((r) => this.isActive(r.pluginId));
+    const seen = new Map<string, string>();
+    for (const r of routes) {
+      const key = `${r.def.method} ${r.def.path.replace(/\{[^}]+\}/g, '{}')}`;
+      const prior = seen.get(key);
+      if (prior) throw new StartupError(`Route ${r.def.method} ${r.def.path} is declared by both "${prior}" and "${r.pluginId}".`, 'duplicate_route', [prior, r.pluginId]);
+      seen.set(key, r.pluginId);
+    }
+    const router = buildRouter(routes, { container: this.container, hooks: this.hooks, jsonLimit: config.http.jsonLimit });
+    this.app = createApp({ config, logger, hooks: this.hooks, metrics: this.metrics, routes: router.routes() as unknown as Koa.Middleware });
+    this.events.start();
+    await this.hooks.lifecycle.ready.promise();
+  }
+
+  /** Runs kernel migrations, then each active plugin's, in dependency order. */
+  async migrate(): Promise<void> {
+    await this.db.raw('CREATE EXTENSION IF NOT EXISTS pg_trgm SCHEMA public');
+    await migrateDirectory(this.db, KERNEL, KERNEL_MIGRATIONS);
+    for (const lp of this.active) {
+      if (!this.isActive(lp.plugin.id) || !lp.plugin.migrations) continue;
+      try {
+        const applied = await migrateDirectory(this.db, lp.plugin.id, lp.plugin.migrations);
+        if (applied.length) this.logger.info({ plugin: lp.plugin.id, applied }, 'migrations applied');
+      } catch (err) {
+        this.fail(lp, 'migrate', err, this.active);
+      }
+    }
+  }
+
+  private fail(lp: LoadedPlugin, phase: PluginPhase, err: unknown, ordered: LoadedPlugin[]): void {
+    const message = err instanceof Error ? err.message : String(err);
+    const id = lp.plugin.id;
+    if (this.config.onBootFailure !== 'continue') {
+      throw new StartupError(`Plugin "${id}" failed during ${phase}: ${message}`, 'plugin_failed', [id]);
+    }
+    const dependants = dependantsOf(id, ordered).filter((d) => this.isActive(d));
+    this.logger.error({ err, plugin: id, phase, disabled: dependants }, `plugin "${id}" failed during ${phase}; it and its dependants are disabled`);
+    this.markFailed(id, { phase, message });
+    for (const d of dependants) this.markFailed(d, { phase: 'dependency', message: `Depends on "${id}", which failed during ${phase}.` });
+  }
+
+  private markFailed(id: string, failure: NonNullable<PluginStatus['failure']>): void {
+    const s = this.statuses.get(id)!;
+    s.state = 'failed';
+    s.failure = failure;
+    this.attribution.disabled.add(id);
+  }
+
+  private metricsPrincipal(token: string) {
+    const expected = this.config.metrics.token;
+    if (!expected || token.length !== expected.length) return undefined;
+    let diff = 0;
+    for (let i = 0; i < token.length; i++) diff |= token.charCodeAt(i) ^ expected.charCodeAt(i);
+    return diff === 0 ? ({ kind: 'service', name: 'metrics' } as const) : undefined;
+  }
+
+  pluginStatuses(): PluginStatus[] {
+    return [...this.statuses.values()].sort((a, b) => a.id.localeCompare(b.id));
+  }
+
+  async listen(port = this.config.port, host = this.config.host): Promise<http.Server> {
+    const server = http.createServer(this.app.callback());
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(port, host, () => resolve());
+    });
+    this.server = server;
+    return server;
+  }
+
+  /** Graceful: stop accepting, let in-flight requests finish, drain jobs, shut plugins down, close the pool. */
+  stop(): Promise<void> {
+    this.stopping ??= this.shutdown();
+    return this.stopping;
+  }
+
+  private async shutdown(): Promise<void> {
+    const server = this.server;
+    if (server) {
+      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+      server.closeIdleConnections();
+      const timer = setTimeout(() => server.closeAllConnections(), this.config.shutdownTimeoutMs);
+      await closed;
+      clearTimeout(timer);
+    }
+    await this.hooks.lifecycle.shutdown.promise().catch((err) => this.logger.error({ err }, 'shutdown hook failed'));
+    for (const lp of [...this.active].reverse()) {
+      if (!this.isActive(lp.plugin.id) || !lp.plugin.shutdown) continue;
+      try {
+        await lp.plugin.shutdown(createPluginContext(this, lp));
+      } catch (err) {
+        this.logger.error({ err, plugin: lp.plugin.id }, 'plugin shutdown failed');
+      }
+    }
+    await this.teardown();
+  }
+
+  private async teardown(): Promise<void> {
+    await this.events?.stop().catch(() => {});
+    await this.jobs?.stop(true, this.config.shutdownTimeoutMs).catch((err) => this.logger.error({ err }, 'job queue stop failed'));
+    await this.container.dispose().catch(() => {});
+    await this.database?.close();
+  }
+}

@@ -1,0 +1,46 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { pathToFileURL } from 'node:url';
+import type { Knex } from 'knex';
+import type { Db } from './db.ts';
+
+export interface Migration {
+  up(knex: Knex): Promise<void>;
+  down?(knex: Knex): Promise<void>;
+}
+
+/** Lists `*.ts`/`*.js` files of a directory in name order and imports them (works under tsx). */
+class DirectorySource implements Knex.MigrationSource<string> {
+  constructor(private readonly dir: string) {}
+
+  async getMigrations(): Promise<string[]> {
+    if (!fs.existsSync(this.dir)) return [];
+    return fs
+      .readdirSync(this.dir)
+      .filter((f) => /\.(ts|js|mjs)$/.test(f) && !f.endsWith('.d.ts'))
+      .sort();
+  }
+
+  getMigrationName(file: string): string {
+    return file.replace(/\.(ts|js|mjs)$/, '');
+  }
+
+  async getMigration(file: string): Promise<Knex.Migration> {
+    const mod = (await import(pathToFileURL(path.join(this.dir, file)).href)) as Migration & { default?: Migration };
+    const m = mod.default ?? mod;
+    return { up: m.up, down: m.down ?? (async () => {}) };
+  }
+}
+
+/** The migration table of an owner: kernel first, then one per plugin. */
+export function migrationTable(owner: string): string {
+  return `knex_migrations_${owner.replace(/-/g, '_')}`;
+}
+
+export async function migrateDirectory(db: Db, owner: string, dir: string): Promise<string[]> {
+  const [, applied] = (await db.migrate.latest({
+    migrationSource: new DirectorySource(dir),
+    tableName: migrationTable(owner),
+  })) as [number, string[]];
+  return applied;
+}

@@ -1,0 +1,144 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { createRequire } from 'node:module';
+import type { TSchema } from './schema.ts';
+import { API_PREFIX } from './router.ts';
+import { PROBLEM_TYPE } from './problem.ts';
+import type { RegisteredRoute, RouteDef } from './routes.ts';
+import { KERNEL_VERSION } from './version.ts';
+
+const PROBLEM_REF = { $ref: '#/components/schemas/Problem' };
+
+const PROBLEM_SCHEMA = {
+  type: 'object',
+  description: 'RFC 9457 problem details. Extension members (usage_count, current_version, records_with_value) appear where a route documents them.',
+  required: ['type', 'title', 'status', 'detail', 'code', 'request_id'],
+  properties: {
+    type: { type: 'string' },
+    title: { type: 'string' },
+    status: { type: 'integer' },
+    detail: { type: 'string' },
+    code: { type: 'string', description: 'Stable snake_case error code.' },
+    request_id: { type: 'string' },
+    errors: {
+      type: 'array',
+      items: {
+        type: 'object',
+        required: ['pointer', 'detail'],
+        properties: { pointer: { type: 'string', description: 'JSON Pointer into the request' }, detail: { type: 'string' } },
+      },
+    },
+  },
+};
+
+/** JSON-safe copy of a TypeBox schema (drops its symbol keys). */
+function plain(schema: TSchema | undefined): any {
+  return schema === undefined ? undefined : JSON.parse(JSON.stringify(schema));
+}
+
+function parametersOf(def: RouteDef, where: 'path' | 'query') {
+  const schema = plain(where === 'path' ? def.params : def.query);
+  const names = where === 'path' ? [...def.path.matchAll(/\{([A-Za-z0-9_]+)\}/g)].map((m) => m[1]) : Object.keys(schema?.properties ?? {});
+  return names.map((name) => ({
+    name,
+    in: where,
+    required: where === 'path' ? true : (schema?.required ?? []).includes(name),
+    schema: schema?.properties?.[name] ?? { type: 'string' },
+    ...(schema?.properties?.[name]?.description ? { description: schema.properties[name].description } : {}),
+  }));
+}
+
+function problemResponses(def: RouteDef): Record<string, object> {
+  const out: Record<string, object> = {};
+  const add = (status: number, description: string) => {
+    if (!def.responses[status]) out[status] = { description, content: { [PROBLEM_TYPE]: { schema: PROBLEM_REF } } };
+  };
+  if (def.body) add(400, 'Malformed JSON');
+  if (def.auth !== 'public') {
+    add(401, 'Missing, invalid, expired or revoked credential');
+    add(403, 'Authenticated but not allowed');
+  }
+  if (def.path.includes('{')) add(404, 'Unknown id, or an id the caller cannot see');
+  if (def.body || def.bodyType === 'multipart') {
+    add(413, 'Body too large');
+    add(415, 'Wrong content type');
+  }
+  if (def.body || def.query || def.params) add(422, 'Well-formed but invalid input; `errors[]` carries JSON pointers');
+  return out;
+}
+
+function operation(pluginId: string, def: RouteDef) {
+  const responses: Record<string, object> = {};
+  for (const [status, spec] of Object.entries(def.responses)) {
+    const type = spec.contentType ?? (spec.schema ? 'application/json' : undefined);
+    responses[status] = {
+      description: spec.description,
+      ...(type ? { content: { [type]: spec.schema ? { schema: plain(spec.schema) } : {} } } : {}),
+    };
+  }
+  Object.assign(responses, problemResponses(def));
+  const requestBody = def.bodyType === 'multipart'
+    ? { required: true, content: { 'multipart/form-data': { schema: plain(def.body) ?? { type: 'object', properties: { file: { type: 'string', format: 'binary' } } } } } }
+    : def.body
+      ? { required: true, content: { 'application/json': { schema: plain(def.body) } } }
+      : undefined;
+  return {
+    operationId: `${pluginId}.${def.method.toLowerCase()}${def.path.replace(/\{([^}]+)\}/g, 'By_$1').replace(/[^A-Za-z0-9_]+/g, '_')}`,
+    summary: def.summary,
+    ...(def.description ? { description: def.description } : {}),
+    tags: def.tags ?? [pluginId],
+    'x-tessera-plugin': pluginId,
+    'x-tessera-auth': def.auth,
+    ...(def.auth === 'public' ? { security: [] } : {}),
+    parameters: [...parametersOf(def, 'path'), ...parametersOf(def, 'query')],
+    ...(requestBody ? { requestBody } : {}),
+    responses,
+  };
+}
+
+export function buildOpenApi(routes: RegisteredRoute[], serverUrl?: string) {
+  const paths: Record<string, Record<string, object>> = {};
+  for (const { pluginId, def } of routes) {
+    const p = `${API_PREFIX}${def.path}`;
+    (paths[p] ??= {})[def.method.toLowerCase()] = operation(pluginId, def);
+  }
+  return {
+    openapi: '3.1.0',
+    info: {
+      title: 'Tessera API',
+      version: KERNEL_VERSION,
+      description: 'Structured records, served by a small kernel and the plugins enabled on this instance.',
+    },
+    ...(serverUrl ? { servers: [{ url: serverUrl }] } : {}),
+    security: [{ bearer: [] }],
+    paths,
+    components: {
+      securitySchemes: {
+        bearer: { type: 'http', scheme: 'bearer', description: 'A session token (`tss_…`) or a personal access token (`tpat_…`).' },
+      },
+      schemas: { Problem: PROBLEM_SCHEMA },
+    },
+  };
+}
+
+const require = createRequire(import.meta.url);
+const SWAGGER_DIR = path.dirname(require.resolve('swagger-ui-dist/package.json'));
+const ASSETS = new Set(['swagger-ui.css', 'swagger-ui-bundle.js', 'swagger-ui-standalone-preset.js', 'favicon-32x32.png']);
+
+/** The reference page, served from the locally installed swagger-ui-dist (no CDN). */
+export function docsPage(): string {
+  return `<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><title>Tessera API reference</title>
+<link rel="stylesheet" href="${API_PREFIX}/docs/assets/swagger-ui.css"></head>
+<body><div id="ui"></div>
+<script src="${API_PREFIX}/docs/assets/swagger-ui-bundle.js"></script>
+<script src="${API_PREFIX}/docs/assets/swagger-ui-standalone-preset.js"></script>
+<script>window.ui = SwaggerUIBundle({ url: '${API_PREFIX}/openapi.json', dom_id: '#ui', presets: [SwaggerUIBundle.presets.apis, SwaggerUIStandalonePreset], layout: 'StandaloneLayout' });</script>
+</body></html>`;
+}
+
+export function docsAsset(name: string): { body: fs.ReadStream; type: string } | null {
+  if (!ASSETS.has(name)) return null;
+  const type = name.endsWith('.css') ? 'text/css' : name.endsWith('.png') ? 'image/png' : 'application/javascript';
+  return { body: fs.createReadStream(path.join(SWAGGER_DIR, name)), type };
+}

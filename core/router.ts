@@ -1,0 +1,146 @@
+import Router from '@koa/router';
+import { koaBody } from 'koa-body';
+import type { Context } from 'koa';
+import { Ajv, type ValidateFunction } from 'ajv';
+import { addFormats, compile, toErrorDetails } from './schema.ts';
+import { forbidden, payloadTooLarge, unauthenticated, unsupportedMediaType, validationFailed, malformedJson } from './errors.ts';
+import { scopeAllows, type Principal } from './principal.ts';
+import { Reply, type RegisteredRoute, type RouteDef } from './routes.ts';
+import type { KernelContainer } from './container.ts';
+import type { KernelHooks } from './hooks.ts';
+
+/** Path and query values arrive as strings; this instance coerces them to the schema's types. */
+const coercing = new Ajv({ allErrors: true, strict: false, useDefaults: true, coerceTypes: 'array' });
+addFormats(coercing);
+
+export const API_PREFIX = '/api/v1';
+
+export function koaPath(path: string): string {
+  return path.replace(/\{([A-Za-z0-9_]+)\}/g, ':$1');
+}
+
+export interface RouteState {
+  principal: Principal;
+  requestId: string;
+  route?: string;
+}
+
+/** Route-level rules every route gets; resource-level rules go through the authorize hook. */
+async function authorizeRoute(def: RouteDef, principal: Principal, hooks: KernelHooks): Promise<void> {
+  if (def.auth !== 'public') {
+    if (principal.kind === 'anonymous') throw unauthenticated();
+    if (principal.kind === 'service') throw forbidden('This credential cannot call this route.');
+    if (def.auth === 'session' && principal.kind !== 'session') throw forbidden('This route requires a signed-in session; personal access tokens are refused.');
+    if (def.auth === 'instance_admin') {
+      if (principal.kind !== 'session') throw forbidden('This route requires a signed-in session of an instance admin.');
+      if (!principal.user.is_instance_admin) throw forbidden('Only instance admins may do this.');
+    }
+    if (principal.kind === 'pat') {
+      const need = def.scope ?? (def.method === 'GET' ? 'read' : 'write');
+      if (!scopeAllows(principal.scope, need)) throw forbidden(`This token's scope "${principal.scope}" does not allow this; it needs "${need}".`);
+    }
+  }
+  if (hooks.auth.authorize.isUsed()) {
+    const decision = await hooks.auth.authorize.promise({ principal, action: `${def.method} ${def.path}` });
+    if (decision && !decision.allow) throw forbidden(decision.reason);
+  }
+}
+
+function validator(schema: object | undefined, coerce: boolean): ValidateFunction | null {
+  if (!schema) return null;
+  return coerce ? coercing.compile(schema) : compile(schema);
+}
+
+function check(fn: ValidateFunction | null, value: unknown, base: string): void {
+  if (fn && !fn(value)) throw validationFailed(toErrorDetails(fn.errors, base));
+}
+
+function bodyParser(def: RouteDef, jsonLimit: number) {
+  const limit = def.bodyLimit ?? jsonLimit;
+  const multipart = def.bodyType === 'multipart';
+  const parse = koaBody({
+    json: !multipart,
+    jsonLimit: limit,
+    text: false,
+    urlencoded: false,
+    multipart,
+    parsedMethods: ['POST', 'PUT', 'PATCH', 'DELETE'] as never,
+    formidable: multipart ? { maxFileSize: limit, maxTotalFileSize: limit, maxFiles: 1, allowEmptyFiles: false } : undefined,
+    onError: (err: Error & { status?: number; httpCode?: number }) => {
+      const status = err.status ?? err.httpCode;
+      if (status === 413) throw payloadTooLarge(`The request body exceeds ${limit} bytes.`);
+      if (multipart) throw validationFailed([{ pointer: '/file', detail: `The multipart body is invalid: ${err.message}` }]);
+      throw malformedJson();
+    },
+  });
+  return async (ctx: Context) => {
+    const length = Number(ctx.get('content-length') || 0);
+    // Refuse an announced oversize body before reading it; framing adds a little to multipart.
+    if (length > limit + (multipart ? 16 * 1024 : 0)) throw payloadTooLarge(`The request body exceeds ${limit} bytes.`);
+    const hasBody = length > 0 || !!ctx.get('transfer-encoding');
+    if (hasBody) {
+      const wanted = multipart ? 'multipart/form-data' : 'application/json';
+      if (!ctx.is(wanted)) throw unsupportedMediaType(`Send the body as ${wanted}.`);
+    }
+    await parse(ctx, async () => {});
+    return hasBody ? ctx.request.body : undefined;
+  };
+}
+
+export interface MountOptions {
+  container: KernelContainer;
+  hooks: KernelHooks;
+  jsonLimit: number;
+}
+
+/** Mounts route definitions on a koa router: authenticate → authorize → parse → validate → handle. */
+export function buildRouter(routes: RegisteredRoute[], opts: MountOptions): Router {
+  const router = new Router({ prefix: API_PREFIX });
+  for (const { pluginId, def } of routes) {
+    const validateParams = validator(def.params, true);
+    const validateQuery = validator(def.query, true);
+    const validateBody = def.body || def.bodyType === 'multipart' ? validator(def.body, false) : null;
+    const parseBody = def.body || def.bodyType === 'multipart' ? bodyParser(def, opts.jsonLimit) : null;
+    const template = `${API_PREFIX}${def.path}`;
+    router.register(koaPath(def.path), [def.method], async (ctx: Context) => {
+      const state = ctx.state as RouteState;
+      state.route = template;
+      await authorizeRoute(def, state.principal, opts.hooks);
+      const params = { ...ctx.params };
+      check(validateParams, params, '/path');
+      const query = { ...ctx.query };
+      check(validateQuery, query, '/query');
+      let body: unknown;
+      if (parseBody) {
+        body = await parseBody(ctx);
+        if (def.bodyType !== 'multipart') {
+          if (body === undefined && def.body) body = {};
+          check(validateBody, body, '');
+        }
+      }
+      const scope = opts.container.createScope({ ctx, principal: state.principal, requestId: state.requestId });
+      const result = await def.handler({
+        params,
+        query,
+        body,
+        principal: state.principal,
+        requestId: state.requestId,
+        ctx,
+        scope,
+        resolve: opts.container.resolverFor(pluginId, scope),
+      });
+      if (result instanceof Reply) {
+        ctx.status = result.status;
+        for (const [k, v] of Object.entries(result.headers)) ctx.set(k, v);
+        if (result.type) ctx.type = result.type;
+        if (result.body !== undefined) ctx.body = result.body;
+      } else if (result === undefined) {
+        ctx.status = 204;
+      } else {
+        ctx.status = def.status ?? 200;
+        ctx.body = result;
+      }
+    });
+  }
+  return router;
+}

@@ -1,0 +1,81 @@
+import type { Context } from 'koa';
+import type { AwilixContainer } from 'awilix';
+import type { Static, TSchema } from './schema.ts';
+import type { Principal, TokenScope } from './principal.ts';
+import type { Resolve } from './container.ts';
+
+export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+
+/**
+ * Who may call a route:
+ * - `public`: anyone (a credential, if sent, is still checked);
+ * - `user`: a signed-in user, by session or PAT;
+ * - `session`: a signed-in user by session only (PAT → 403);
+ * - `instance_admin`: a session of an instance admin.
+ */
+export type RouteAuth = 'public' | 'user' | 'session' | 'instance_admin';
+
+export interface ResponseSpec {
+  description: string;
+  schema?: TSchema;
+  /** Defaults to application/json when a schema is given. */
+  contentType?: string;
+}
+
+export interface RouteRequest<P = any, Q = any, B = any> {
+  params: P;
+  query: Q;
+  body: B;
+  principal: Principal;
+  requestId: string;
+  ctx: Context;
+  scope: AwilixContainer;
+  /** Resolves services as the route's plugin may. */
+  resolve: Resolve;
+}
+
+/** Lets a handler choose status, headers or a non-JSON body. */
+export class Reply {
+  constructor(
+    readonly status: number,
+    readonly body?: unknown,
+    readonly headers: Record<string, string> = {},
+    readonly type?: string,
+  ) {}
+}
+
+export interface RouteDef<P extends TSchema = TSchema, Q extends TSchema = TSchema, B extends TSchema = TSchema> {
+  method: HttpMethod;
+  /** OpenAPI style, relative to /api/v1: `/me/tokens/{id}`. */
+  path: string;
+  summary: string;
+  description?: string;
+  tags?: string[];
+  auth: RouteAuth;
+  /** Minimum PAT scope; defaults to `read` for GET and `write` otherwise. */
+  scope?: TokenScope;
+  params?: P;
+  query?: Q;
+  body?: B;
+  /** `json` (default when `body` is set) or `multipart` (the handler reads ctx.request.files). */
+  bodyType?: 'json' | 'multipart';
+  /** Per-route body limit in bytes (JSON or multipart). */
+  bodyLimit?: number;
+  /** Success status when the handler returns a plain value (default 200, or 204 for undefined). */
+  status?: number;
+  responses: Record<number, ResponseSpec>;
+  /** Extension member documented on this route's errors, if any. */
+  handler: (req: RouteRequest<Static<P>, Static<Q>, Static<B>>) => unknown | Promise<unknown>;
+}
+
+/** Identity function that infers handler types from the schemas. */
+export function defineRoute<P extends TSchema = TSchema, Q extends TSchema = TSchema, B extends TSchema = TSchema>(
+  def: RouteDef<P, Q, B>,
+): RouteDef<P, Q, B> {
+  return def;
+}
+
+export interface RegisteredRoute {
+  pluginId: string;
+  def: RouteDef<any, any, any>;
+}

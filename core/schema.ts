@@ -1,0 +1,82 @@
+import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
+import addFormatsModule from 'ajv-formats';
+import type { TSchema, Static } from '@sinclair/typebox';
+import { validationFailed, type ErrorDetail } from './errors.ts';
+
+export { Type } from '@sinclair/typebox';
+export type { TSchema, Static };
+
+// ajv-formats ships CJS; under NodeNext its default export arrives wrapped.
+export const addFormats = ((addFormatsModule as unknown as { default?: unknown }).default ?? addFormatsModule) as (a: Ajv) => Ajv;
+
+/**
+ * One ajv instance for the whole process: schemas compile once and are cached by
+ * identity. `coerceTypes` is off: a JSON API must not turn "1" into 1 behind a client's back.
+ */
+export const ajv = new Ajv({
+  allErrors: true,
+  strict: false,
+  useDefaults: true,
+  removeAdditional: false,
+});
+addFormats(ajv);
+
+const compiled = new WeakMap<object, ValidateFunction>();
+
+export function compile(schema: TSchema | object): ValidateFunction {
+  let fn = compiled.get(schema);
+  if (!fn) {
+    fn = ajv.compile(schema);
+    compiled.set(schema, fn);
+  }
+  return fn;
+}
+
+function pointerOf(err: ErrorObject, base: string): string {
+  let path = err.instancePath;
+  if (err.keyword === 'additionalProperties') {
+    path += `/${escapePointer(String(err.params.additionalProperty))}`;
+  } else if (err.keyword === 'required') {
+    path += `/${escapePointer(String(err.params.missingProperty))}`;
+  }
+  return `${base}${path}`;
+}
+
+function messageOf(err: ErrorObject): string {
+  switch (err.keyword) {
+    case 'additionalProperties':
+      return `Unknown property "${err.params.additionalProperty}".`;
+    case 'required':
+      return `Property "${err.params.missingProperty}" is required.`;
+    case 'enum':
+      return `Must be one of: ${(err.params.allowedValues as unknown[]).map(String).join(', ')}.`;
+    default:
+      return `${err.message ?? 'is invalid'}`.replace(/^./, (c) => c.toUpperCase()) + '.';
+  }
+}
+
+export function escapePointer(segment: string): string {
+  return segment.replace(/~/g, '~0').replace(/\//g, '~1');
+}
+
+export function toErrorDetails(errors: ErrorObject[] | null | undefined, base = ''): ErrorDetail[] {
+  const seen = new Set<string>();
+  const out: ErrorDetail[] = [];
+  for (const err of errors ?? []) {
+    // anyOf/oneOf failures repeat the branch errors; the branch errors carry the useful pointer.
+    if (err.keyword === 'anyOf' || err.keyword === 'oneOf' || err.keyword === 'if') continue;
+    const detail = { pointer: pointerOf(err, base), detail: messageOf(err) };
+    const key = `${detail.pointer}\u0000${detail.detail}`;
+    if (!seen.has(key)) {
+      seen.add(key);
+      out.push(detail);
+    }
+  }
+  return out;
+}
+
+/** Validates `value` in place (defaults applied) and throws a 422 with pointers under `base`. */
+export function assertValid<T extends TSchema>(schema: T, value: unknown, base = ''): asserts value is Static<T> {
+  const validate = compile(schema);
+  if (!validate(value)) throw validationFailed(toErrorDetails(validate.errors, base));
+}

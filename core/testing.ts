@@ -1,0 +1,98 @@
+import { randomBytes } from 'node:crypto';
+import os from 'node:os';
+import path from 'node:path';
+import fs from 'node:fs';
+import supertest from 'supertest';
+import { Kernel } from './kernel.ts';
+import { loadConfig, type ConfigInput } from './config.ts';
+import type { Plugin } from './plugin.ts';
+import type { KernelContainer } from './container.ts';
+import type { Db } from './db.ts';
+import { builtinPlugins } from '../plugins/index.ts';
+
+export interface TestKernelOptions {
+  /** Plugins to load; defaults to every built-in plugin. Third-party plugins go here or in config `resolve`. */
+  plugins?: Plugin[];
+  config?: ConfigInput;
+  /** Reuse a PostgreSQL schema or PGlite directory (restart tests); otherwise a fresh one. */
+  storage?: TestStorage;
+  jobsMaintenanceSeconds?: number;
+}
+
+/** Where a test kernel keeps its data; pass the same one to a second kernel to "restart". */
+export interface TestStorage {
+  schema?: string;
+  dataDir?: string;
+}
+
+export interface TestKernel {
+  kernel: Kernel;
+  request: supertest.Agent;
+  container: KernelContainer;
+  db: Db;
+  storage: TestStorage;
+  url: string;
+  /** Stops the kernel; `keep` leaves the data for another kernel. */
+  stop(opts?: { keep?: boolean }): Promise<void>;
+}
+
+/** A fresh storage location: a PostgreSQL schema when DATABASE_URL is set, else a PGlite directory. */
+export function newTestStorage(): TestStorage {
+  const id = randomBytes(6).toString('hex');
+  if (process.env.DATABASE_URL) return { schema: `t_${id}` };
+  return { dataDir: fs.mkdtempSync(path.join(os.tmpdir(), 'tessera-test-')) };
+}
+
+/**
+ * Boots a real kernel on in-memory PGlite (or, with DATABASE_URL, on PostgreSQL in a
+ * schema of its own), listening on a loopback port.
+ */
+export async function startTestKernel(opts: TestKernelOptions = {}): Promise<TestKernel> {
+  const pg = process.env.DATABASE_URL;
+  const storage = opts.storage ?? (pg ? { schema: `t_${randomBytes(6).toString('hex')}` } : {});
+  const dataDir = storage.dataDir ?? fs.mkdtempSync(path.join(os.tmpdir(), 'tessera-blobs-'));
+  const config = loadConfig({
+    env: {},
+    input: {
+      logLevel: (process.env.TEST_LOG_LEVEL as 'silent') ?? 'silent',
+      databaseUrl: pg,
+      ...opts.config,
+      dataDir,
+      jobs: { pollingIntervalSeconds: 0.5, ...opts.config?.jobs },
+    },
+  });
+  const kernel = await Kernel.start({
+    config,
+    plugins: opts.plugins ?? builtinPlugins,
+    schema: storage.schema,
+    inMemory: !pg && !storage.dataDir,
+    jobsMaintenanceSeconds: opts.jobsMaintenanceSeconds,
+  });
+  const server = await kernel.listen(0, '127.0.0.1');
+  const { port } = server.address() as { port: number };
+  return {
+    kernel,
+    request: supertest.agent(server),
+    container: kernel.container,
+    db: kernel.db,
+    storage,
+    url: `http://127.0.0.1:${port}`,
+    async stop({ keep = false } = {}) {
+      await kernel.stop();
+      if (keep) return;
+      if (pg && storage.schema) await dropSchemas(pg, storage.schema);
+      if (!storage.dataDir || !opts.storage) fs.rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+async function dropSchemas(url: string, schema: string): Promise<void> {
+  const { default: pgLib } = await import('pg');
+  const client = new pgLib.Client({ connectionString: url });
+  await client.connect();
+  try {
+    await client.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE; DROP SCHEMA IF EXISTS "${schema}_jobs" CASCADE`);
+  } finally {
+    await client.end();
+  }
+}
