@@ -4,6 +4,7 @@ import { fileURLToPath } from 'node:url';
 import type Koa from 'koa';
 import type { Logger } from 'pino';
 import { StartupError } from './errors.ts';
+import { safeEqual } from './secrets.ts';
 import { KernelContainer, KERNEL } from './container.ts';
 import { createKernelHooks, HookAttribution, PluginHookRegistry, type KernelHooks } from './hooks.ts';
 import { openDatabase, type Database, type Db } from './db.ts';
@@ -216,10 +217,7 @@ export class Kernel {
 
   private metricsPrincipal(token: string) {
     const expected = this.config.metrics.token;
-    if (!expected || token.length !== expected.length) return undefined;
-    let diff = 0;
-    for (let i = 0; i < token.length; i++) diff |= token.charCodeAt(i) ^ expected.charCodeAt(i);
-    return diff === 0 ? ({ kind: 'service', name: 'metrics' } as const) : undefined;
+    return expected && safeEqual(token, expected) ? ({ kind: 'service', name: 'metrics' } as const) : undefined;
   }
 
   pluginStatuses(): PluginStatus[] {

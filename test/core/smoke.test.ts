@@ -19,3 +19,19 @@ describe('kernel smoke', () => {
     assert.equal(res.body.code, 'not_found');
   });
 });
+
+describe('auth smoke', () => {
+  let t: TestKernel;
+  before(async () => {
+    t = await startTestKernel();
+  });
+  after(() => t.stop());
+  it('signs up and reads /me', async () => {
+    const { signUp } = await import('../helpers.ts');
+    const u = await signUp(t);
+    const me = await t.request.get('/api/v1/me').set(u.auth).expect(200);
+    assert.equal(me.body.id, u.id);
+    await t.request.post('/api/v1/auth/sign-out').set(u.auth).expect(204);
+    await t.request.get('/api/v1/me').set(u.auth).expect(401);
+  });
+});
