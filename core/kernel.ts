@@ -60,6 +60,8 @@ export interface KernelOptions {
   inMemory?: boolean;
   /** Shorter pg-boss maintenance, for tests that crash deliveries. */
   jobsMaintenanceSeconds?: number;
+  /** `migrate`: wire plugins and run every migration, then stop short of jobs, boot and HTTP. */
+  mode?: 'serve' | 'migrate';
 }
 
 export class Kernel {
@@ -77,6 +79,7 @@ export class Kernel {
   blobs!: BlobStore;
   metrics?: HttpMetrics;
   private active: LoadedPlugin[] = [];
+  private readonly booted = new Set<string>();
   private stopping: Promise<void> | null = null;
 
   private constructor(readonly config: KernelConfig, readonly logger: Logger) {}
@@ -154,13 +157,15 @@ export class Kernel {
     }
     this.active = plan.ordered;
 
-    if (config.migrateOnStart) await this.migrate();
+    if (config.migrateOnStart || opts.mode === 'migrate') await this.migrate();
+    if (opts.mode === 'migrate') return;
     await this.jobs.start((owner) => this.isActive(owner));
 
     for (const lp of plan.ordered) {
       if (!this.isActive(lp.plugin.id)) continue;
       try {
         await lp.plugin.boot?.(contexts.get(lp.plugin.id)!);
+        this.booted.add(lp.plugin.id);
       } catch (err) {
         this.fail(lp, 'boot', err, plan.ordered);
       }
@@ -251,7 +256,7 @@ export class Kernel {
     }
     await this.hooks.lifecycle.shutdown.promise().catch((err) => this.logger.error({ err }, 'shutdown hook failed'));
     for (const lp of [...this.active].reverse()) {
-      if (!this.isActive(lp.plugin.id) || !lp.plugin.shutdown) continue;
+      if (!this.booted.has(lp.plugin.id) || !this.isActive(lp.plugin.id) || !lp.plugin.shutdown) continue;
       try {
         await lp.plugin.shutdown(createPluginContext(this, lp));
       } catch (err) {
