@@ -1,0 +1,93 @@
+import type { Knex } from 'knex';
+import { Type, type TSchema } from './schema.ts';
+import { invalidField } from './errors.ts';
+
+/** `?limit=` and `?cursor=` for a list route; `max` is 200 for most lists and 1000 for record pages. */
+export function pageQuery(max = 200) {
+  return Type.Object({
+    limit: Type.Optional(Type.Integer({ minimum: 1, maximum: max, default: 50, description: `Page size (1–${max}, default 50).` })),
+    cursor: Type.Optional(Type.String({ minLength: 1, maxLength: 1024, description: 'Opaque `next_cursor` of the previous page.' })),
+  });
+}
+
+export const PageQuery = pageQuery();
+
+/** `{ data: [...], next_cursor }`, the shape of every list. */
+export function pageOf<T extends TSchema>(item: T) {
+  return Type.Object({
+    data: Type.Array(item),
+    next_cursor: Type.Union([Type.String(), Type.Null()], { description: 'Pass as `?cursor=` for the next page; null on the last page.' }),
+  });
+}
+
+export interface Page<T> {
+  data: T[];
+  next_cursor: string | null;
+}
+
+export function encodeCursor(values: string[]): string {
+  return Buffer.from(JSON.stringify(values)).toString('base64url');
+}
+
+/** The cursor's values, or a 422 pointing at `?cursor=` when it was not produced by `encodeCursor` with `arity` values. */
+export function decodeCursor(cursor: string, arity: number): string[] {
+  let values: unknown;
+  try {
+    values = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
+  } catch {
+    values = undefined;
+  }
+  if (!Array.isArray(values) || values.length !== arity || !values.every((v) => typeof v === 'string')) {
+    throw invalidField('/query/cursor', 'The cursor is invalid; pass the next_cursor of a previous page unchanged.');
+  }
+  return values;
+}
+
+/** Key column types a cursor value is cast back to; each value is checked before it reaches SQL. */
+const KEY_TYPES = {
+  timestamptz: /^\d{4}-\d{2}-\d{2}[ T]\d{2}:\d{2}:\d{2}(\.\d{1,6})?([+-]\d{2}(:?\d{2})?|Z)$/,
+  uuid: /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i,
+  bigint: /^-?\d{1,19}$/,
+  text: /^/,
+} as const;
+
+export interface Keyset {
+  /** Columns in sort order, the last one unique (usually `id`); all sorted the same direction. */
+  keys: Array<{ column: string; type: keyof typeof KEY_TYPES }>;
+  direction: 'asc' | 'desc';
+}
+
+/**
+ * Runs `query` (which must select its own columns) as one keyset page: `LIMIT n + 1`, no
+ * count. Key values travel in the cursor as PostgreSQL text, so timestamps keep their
+ * microseconds and no row is skipped or repeated between pages.
+ */
+export async function keysetPage<T extends object>(
+  db: Knex,
+  query: Knex.QueryBuilder,
+  keyset: Keyset,
+  page: { limit?: number; cursor?: string },
+): Promise<Page<T>> {
+  const limit = page.limit ?? 50;
+  const columns = keyset.keys.map((k) => k.column);
+  const aliases = keyset.keys.map((_, i) => `__cursor_${i}`);
+  const q = query.clone();
+  keyset.keys.forEach((k, i) => q.select(db.raw(`??::text as ??`, [k.column, aliases[i]])));
+  if (page.cursor) {
+    const values = decodeCursor(page.cursor, keyset.keys.length);
+    keyset.keys.forEach((k, i) => {
+      if (!KEY_TYPES[k.type].test(values[i])) throw invalidField('/query/cursor', 'The cursor is invalid; pass the next_cursor of a previous page unchanged.');
+    });
+    const tuple = keyset.keys.map((k) => `?::${k.type}`).join(', ');
+    const cols = columns.map(() => '??').join(', ');
+    q.whereRaw(`(${cols}) ${keyset.direction === 'desc' ? '<' : '>'} (${tuple})`, [...columns, ...values]);
+  }
+  for (const column of columns) q.orderBy(column, keyset.direction);
+  const rows = (await q.limit(limit + 1)) as Array<T & Record<string, string>>;
+  const more = rows.length > limit;
+  if (more) rows.length = limit;
+  const last = rows[rows.length - 1];
+  const next = more && last ? encodeCursor(aliases.map((a) => last[a])) : null;
+  for (const row of rows) for (const a of aliases) delete row[a];
+  return { data: rows as T[], next_cursor: next };
+}

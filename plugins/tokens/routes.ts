@@ -1,0 +1,52 @@
+import { defineRoute, type RouteDef } from '../../core/routes.ts';
+import { notFound } from '../../core/errors.ts';
+import { PageQuery, pageOf } from '../../core/pagination.ts';
+import type { UserPrincipal } from '../../core/principal.ts';
+import { CreatedToken, CreateTokenBody, TokenIdParams, TokenView } from './schemas.ts';
+
+const tags = ['tokens'];
+
+/** Managing tokens needs a session: a token must not mint or revoke tokens. */
+export function tokenRoutes(): RouteDef<any, any, any>[] {
+  return [
+    defineRoute({
+      method: 'POST',
+      path: '/me/tokens',
+      summary: 'Create a personal access token for one workspace; the token is returned in this response only',
+      tags,
+      auth: 'session',
+      body: CreateTokenBody,
+      status: 201,
+      responses: { 201: { description: 'The token, with its plaintext `token`', schema: CreatedToken } },
+      handler: ({ principal, body, resolve }) =>
+        resolve('tokens.service').create((principal as UserPrincipal).user.id, {
+          name: body.name,
+          workspaceId: body.workspace_id,
+          scope: body.scope ?? 'read',
+          allowRunButton: body.allow_run_button ?? false,
+        }),
+    }),
+    defineRoute({
+      method: 'GET',
+      path: '/me/tokens',
+      summary: 'List my personal access tokens, newest first (prefix only, never the token)',
+      tags,
+      auth: 'session',
+      query: PageQuery,
+      responses: { 200: { description: 'A page of tokens', schema: pageOf(TokenView) } },
+      handler: ({ principal, query, resolve }) => resolve('tokens.service').list((principal as UserPrincipal).user.id, query),
+    }),
+    defineRoute({
+      method: 'DELETE',
+      path: '/me/tokens/{id}',
+      summary: 'Revoke a personal access token; it stops working on the next request',
+      tags,
+      auth: 'session',
+      params: TokenIdParams,
+      responses: { 204: { description: 'Revoked' } },
+      handler: async ({ principal, params, resolve }) => {
+        if (!(await resolve('tokens.service').revoke((principal as UserPrincipal).user.id, params.id))) throw notFound('No such token.');
+      },
+    }),
+  ];
+}
