@@ -30,7 +30,23 @@ export interface Database {
   schema: string;
   /** Runs raw `$1`-style SQL on the knex connection (or transaction) given; used by pg-boss. */
   executeSql(text: string, values?: unknown[], on?: Db): Promise<{ rows: any[] }>;
+  /**
+   * A constant `$1`-style statement for a per-request hot path: on PostgreSQL it is a named
+   * prepared statement, parsed and planned once per pooled connection. `name` must be unique
+   * per text (prefix it with the plugin id). Not for use inside a transaction.
+   */
+  prepared<R = any>(name: string, text: string): (values: unknown[]) => Promise<R[]>;
   close(): Promise<void>;
+}
+
+/**
+ * knex-pglite derives the SQL command from knex's method name, so `del()` reports "DEL" and
+ * knex returns the raw result instead of the affected row count; name it as PostgreSQL does.
+ */
+class PGliteClient extends (ClientPGLite as unknown as new (config: unknown) => { processResponse(obj: any, runner: unknown): unknown }) {
+  override processResponse(obj: any, runner: unknown): unknown {
+    return super.processResponse(obj?.method === 'del' ? { ...obj, method: 'delete' } : obj, runner);
+  }
 }
 
 const LOCK_FILE = 'tessera.lock';
@@ -91,7 +107,7 @@ export async function openDatabase(opts: DatabaseOptions): Promise<Database> {
   const unlock = dir ? lockDataDir(dir) : () => {};
   try {
     const pglite = await PGlite.create(dir ?? 'memory://', { extensions: { pg_trgm } });
-    const knex = knexFactory({ client: ClientPGLite as never, connection: { pglite } as never, searchPath });
+    const knex = knexFactory({ client: PGliteClient as never, connection: { pglite } as never, searchPath });
     if (schema !== 'public') await knex.raw('CREATE SCHEMA IF NOT EXISTS ??', [schema]);
     return wrap('pglite', knex, schema, async () => {
       await knex.destroy();
@@ -123,6 +139,20 @@ function wrap(kind: DatabaseKind, knex: Db, schema: string, close: () => Promise
       } finally {
         await client.releaseConnection(conn);
       }
+    },
+    prepared(name, text) {
+      const client = (knex as any).client;
+      return async (values) => {
+        // Visible to knex 'query' listeners like every other statement.
+        if (knex.listenerCount('query') > 0) knex.emit('query', { method: 'raw', sql: text, bindings: values });
+        const conn = await client.acquireConnection();
+        try {
+          const result = kind === 'postgres' ? await conn.query({ name, text, values }) : await conn.query(text, values);
+          return result.rows;
+        } finally {
+          client.releaseConnection(conn);
+        }
+      };
     },
   };
 }

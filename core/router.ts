@@ -55,6 +55,16 @@ function check(fn: ValidateFunction | null, value: unknown, base: string): void 
   if (fn && !fn(value)) throw validationFailed(toErrorDetails(fn.errors, base));
 }
 
+/**
+ * A refused body is not read further: stop reading now, answer, then close the connection
+ * (keep-alive would otherwise drain the rest of the body, however large, after the answer).
+ */
+function refuseBody(ctx: Context, limit: number) {
+  ctx.req.pause();
+  ctx.set('Connection', 'close');
+  return payloadTooLarge(`The request body exceeds ${limit} bytes.`);
+}
+
 function bodyParser(def: RouteDef, jsonLimit: number) {
   const limit = def.bodyLimit ?? jsonLimit;
   const multipart = def.bodyType === 'multipart';
@@ -65,10 +75,13 @@ function bodyParser(def: RouteDef, jsonLimit: number) {
     urlencoded: false,
     multipart,
     parsedMethods: ['POST', 'PUT', 'PATCH', 'DELETE'] as never,
-    formidable: multipart ? { maxFileSize: limit, maxTotalFileSize: limit, maxFiles: 1, allowEmptyFiles: false } : undefined,
-    onError: (err: Error & { status?: number; httpCode?: number }) => {
+    // Text parts count against the limit too; an empty file is content the route judges (e.g. 415).
+    formidable: multipart
+      ? { maxFileSize: limit, maxTotalFileSize: limit, maxFieldsSize: limit, maxFiles: 1, allowEmptyFiles: true, minFileSize: 0 }
+      : undefined,
+    onError: (err: Error & { status?: number; httpCode?: number }, ctx: Context) => {
       const status = err.status ?? err.httpCode;
-      if (status === 413) throw payloadTooLarge(`The request body exceeds ${limit} bytes.`);
+      if (status === 413) throw refuseBody(ctx, limit);
       if (multipart) throw validationFailed([{ pointer: '/file', detail: `The multipart body is invalid: ${err.message}` }]);
       throw malformedJson();
     },
@@ -76,7 +89,7 @@ function bodyParser(def: RouteDef, jsonLimit: number) {
   return async (ctx: Context) => {
     const length = Number(ctx.get('content-length') || 0);
     // Refuse an announced oversize body before reading it; framing adds a little to multipart.
-    if (length > limit + (multipart ? 16 * 1024 : 0)) throw payloadTooLarge(`The request body exceeds ${limit} bytes.`);
+    if (length > limit + (multipart ? 16 * 1024 : 0)) throw refuseBody(ctx, limit);
     const hasBody = length > 0 || !!ctx.get('transfer-encoding');
     if (hasBody) {
       const wanted = multipart ? 'multipart/form-data' : 'application/json';

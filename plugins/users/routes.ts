@@ -1,0 +1,92 @@
+import { defineRoute, Reply, type RouteDef } from '../../core/routes.ts';
+import { notFound } from '../../core/errors.ts';
+import type { UserPrincipal } from '../../core/principal.ts';
+import { PublicUser } from '../auth/schemas.ts';
+import { AvatarQuery, PatchPreferencesBody, Preferences, UserIdParams } from './schemas.ts';
+import { AVATAR_MAX_BYTES } from './avatars.service.ts';
+import { discardUploads, uploadedFile } from './upload.ts';
+
+const AVATAR_MAX_AGE_SECONDS = 3600;
+const me = (principal: unknown) => (principal as UserPrincipal).user.id;
+
+export function usersRoutes(): RouteDef<any, any, any>[] {
+  return [
+    defineRoute({
+      method: 'GET',
+      path: '/me/preferences',
+      summary: 'The current user’s locale, time zone and notification delivery',
+      description: 'Never-set preferences read as `locale: "en"`, `timezone: "UTC"`, `notifications: {}` (every type to inbox and email).',
+      auth: 'user',
+      responses: { 200: { description: 'The preferences', schema: Preferences } },
+      handler: ({ principal, resolve }) => resolve('users.preferences').get(me(principal)),
+    }),
+    defineRoute({
+      method: 'PATCH',
+      path: '/me/preferences',
+      summary: 'Change some preferences',
+      description:
+        'Given fields replace; `notifications` merges type by type, each given type replacing that type’s delivery ' +
+        '(an omitted channel is on). An invalid locale or time zone is a 422 and nothing is stored.',
+      auth: 'user',
+      body: PatchPreferencesBody,
+      responses: { 200: { description: 'The preferences after the change', schema: Preferences } },
+      handler: ({ principal, body, resolve }) => resolve('users.preferences').update(me(principal), body),
+    }),
+    defineRoute({
+      method: 'PUT',
+      path: '/me/avatar',
+      summary: 'Set the current user’s avatar',
+      description:
+        'multipart/form-data with the image in field `file`. PNG, JPEG or WebP, judged by the bytes (not the declared ' +
+        'type or name); at most 1 MiB. 413 beyond that, 415 for any other content (including an empty file), ' +
+        '422 when `file` is missing.',
+      auth: 'user',
+      bodyType: 'multipart',
+      bodyLimit: AVATAR_MAX_BYTES,
+      responses: { 200: { description: 'The user, with its new `avatar_url`', schema: PublicUser } },
+      handler: async ({ principal, ctx, resolve }) => {
+        try {
+          await resolve('users.avatars').set(me(principal), uploadedFile(ctx, 'file'));
+        } finally {
+          await discardUploads(ctx);
+        }
+        const users = resolve('auth.users');
+        const user = await users.findById(me(principal));
+        if (!user) throw notFound();
+        return users.toPublic(user);
+      },
+    }),
+    defineRoute({
+      method: 'DELETE',
+      path: '/me/avatar',
+      summary: 'Remove the current user’s avatar',
+      auth: 'user',
+      responses: { 204: { description: 'No avatar any more; `avatar_url` is null' } },
+      handler: async ({ principal, resolve }) => {
+        await resolve('users.avatars').remove(me(principal));
+      },
+    }),
+    defineRoute({
+      method: 'GET',
+      path: '/users/{id}/avatar',
+      summary: 'A user’s avatar image',
+      description:
+        'Any signed-in session may read any avatar (workspaces will narrow this). Personal access tokens are refused. ' +
+        'An unknown user and a user without an avatar are both 404. Answers 304 to a matching `If-None-Match`.',
+      auth: 'session',
+      params: UserIdParams,
+      query: AvatarQuery,
+      responses: {
+        200: { description: 'The image bytes', contentType: 'image/*' },
+        304: { description: 'The cached copy is current' },
+      },
+      handler: async ({ params, ctx, resolve }) => {
+        const avatar = await resolve('users.avatars').get(params.id);
+        if (!avatar) throw notFound('This user has no avatar.');
+        const headers = { ETag: avatar.etag, 'Cache-Control': `private, max-age=${AVATAR_MAX_AGE_SECONDS}` };
+        if (ctx.get('if-none-match').split(/\s*,\s*/).includes(avatar.etag)) return new Reply(304, undefined, headers);
+        return new Reply(200, avatar.bytes, headers, avatar.contentType);
+      },
+    }),
+  ];
+}
