@@ -96,6 +96,10 @@ export const rateLimited = (retryAfterSeconds: number) =>
     headers: { 'Retry-After': String(retryAfterSeconds) },
   });
 
+/** An upstream the server depends on (an OAuth provider, a payment provider) failed or answered nonsense. */
+export const providerError = (detail: string) =>
+  new AppError({ status: 502, code: 'provider_error', title: 'Bad Gateway', detail });
+
 export const serviceUnavailable = (detail: string, extensions?: Record<string, unknown>) =>
   new AppError({ status: 503, code: 'service_unavailable', title: 'Service Unavailable', detail, extensions });
 

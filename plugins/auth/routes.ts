@@ -1,9 +1,16 @@
 import { defineRoute, type RouteDef } from '../../core/routes.ts';
-import { unauthenticated, notFound } from '../../core/errors.ts';
+import { notFound } from '../../core/errors.ts';
 import type { UserPrincipal } from '../../core/principal.ts';
+import type { Resolve } from '../../core/container.ts';
 import { PublicUser, SessionResponse, SignInBody, SignUpBody, PatchMeBody } from './schemas.ts';
+import type { IssuedSession } from './sign-in.service.ts';
 
-export function authRoutes(): RouteDef<any, any, any>[] {
+/** The body of every route that signs someone in. */
+export function sessionBody(resolve: Resolve, s: IssuedSession) {
+  return { user: resolve('auth.users').toPublic(s.user), token: s.token, expires_at: s.expiresAt.toISOString() };
+}
+
+export function accountRoutes(): RouteDef<any, any, any>[] {
   return [
     defineRoute({
       method: 'POST',
@@ -12,28 +19,31 @@ export function authRoutes(): RouteDef<any, any, any>[] {
       auth: 'public',
       body: SignUpBody,
       status: 201,
-      responses: { 201: { description: 'Account and session created', schema: SessionResponse } },
+      responses: {
+        201: { description: 'Account and session created', schema: SessionResponse },
+        409: { description: 'An account with this email exists (`email_taken`)' },
+      },
       handler: async ({ body, resolve, ctx }) => {
-        const users = resolve('auth.users');
-        const user = await users.create(body);
-        const session = await resolve('auth.sessions').issue(user.id, ctx.get('user-agent'));
-        return { user: users.toPublic(user), token: session.token, expires_at: session.expiresAt.toISOString() };
+        const user = await resolve('auth.users').create(body);
+        return sessionBody(resolve, { user, ...(await resolve('auth.sessions').issue(user.id, ctx.get('user-agent'))) });
       },
     }),
     defineRoute({
       method: 'POST',
       path: '/auth/sign-in',
       summary: 'Exchange email and password for a session token',
+      description:
+        'Failed attempts are counted per email (any case) and per IP address; past the limit the answer is 429 `rate_limited` ' +
+        'with `Retry-After` (seconds), whether or not the email has an account. A successful sign-in resets the email\'s count.',
       auth: 'public',
       body: SignInBody,
-      responses: { 200: { description: 'Signed in', schema: SessionResponse } },
-      handler: async ({ body, resolve, ctx }) => {
-        const users = resolve('auth.users');
-        const user = await users.verifyCredentials(body.email, body.password);
-        if (!user) throw unauthenticated('The email or password is wrong.');
-        const session = await resolve('auth.sessions').issue(user.id, ctx.get('user-agent'));
-        return { user: users.toPublic(user), token: session.token, expires_at: session.expiresAt.toISOString() };
+      responses: {
+        200: { description: 'Signed in', schema: SessionResponse },
+        401: { description: 'Wrong email or password, or a disabled account' },
+        429: { description: 'Too many failed attempts; see `Retry-After`' },
       },
+      handler: async ({ body, resolve, ctx }) =>
+        sessionBody(resolve, await resolve('auth.signIn').withPassword(body.email, body.password, { ip: ctx.ip, userAgent: ctx.get('user-agent') })),
     }),
     defineRoute({
       method: 'POST',
@@ -61,7 +71,7 @@ export function authRoutes(): RouteDef<any, any, any>[] {
     defineRoute({
       method: 'PATCH',
       path: '/me',
-      summary: 'Update the current user',
+      summary: 'Update the current user (only `name`: changing the email needs a verification flow that does not exist yet)',
       auth: 'user',
       body: PatchMeBody,
       responses: { 200: { description: 'The updated user', schema: PublicUser } },
@@ -72,4 +82,3 @@ export function authRoutes(): RouteDef<any, any, any>[] {
     }),
   ];
 }
-

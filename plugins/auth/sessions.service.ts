@@ -10,6 +10,8 @@ export class SessionService {
   async issue(userId: string, userAgent?: string): Promise<{ token: string; expiresAt: Date }> {
     const token = randomSecret(SESSION_PREFIX, 40);
     const expiresAt = new Date(Date.now() + this.ttlHours * 3600_000);
+    // Expired sessions are dead weight; dropping the user's own on each sign-in keeps the table bounded.
+    await this.db('sessions').where({ user_id: userId }).where('expires_at', '<=', this.db.fn.now()).delete();
     await this.db('sessions').insert({
       user_id: userId,
       token_hash: hashSecret(token),

@@ -1,6 +1,6 @@
 import { hash, verify } from '@node-rs/argon2';
-import type { Db } from '../../core/db.ts';
-import { conflict } from '../../core/errors.ts';
+import { inTransaction, type Db, type Trx } from '../../core/db.ts';
+import { conflict, invalidField } from '../../core/errors.ts';
 import type { PublicUser } from './schemas.ts';
 
 export interface UserRow {
@@ -14,6 +14,14 @@ export interface UserRow {
   avatar_updated_at: Date | null;
   created_at: Date;
   updated_at: Date;
+}
+
+export interface NewUser {
+  email: string;
+  name: string;
+  /** Absent for accounts created through an OAuth provider: they cannot sign in with a password. */
+  password?: string;
+  instanceAdmin?: boolean;
 }
 
 /** A hash to verify against when the email is unknown, so timing does not reveal which emails exist. */
@@ -37,18 +45,31 @@ export class UserService {
   }
 
   findByEmail(email: string, db: Db = this.db): Promise<UserRow | undefined> {
-    return db<UserRow>('users').whereRaw('lower(email) = lower(?)', [email]).first();
+    return db<UserRow>('users').whereRaw('lower(email) = lower(?)', [email.trim()]).first();
+  }
+
+  /**
+   * Runs `fn` in a transaction holding the user-creation lock, so that "the email is free"
+   * and "this is the first user" stay true until the insert commits, on every instance.
+   */
+  withCreationLock<T>(fn: (trx: Trx) => Promise<T>, trx?: Db): Promise<T> {
+    return inTransaction(
+      this.db,
+      async (t) => {
+        await t.raw('SELECT pg_advisory_xact_lock(hashtext(?))', ['tessera.users.create']);
+        return fn(t);
+      },
+      trx,
+    );
   }
 
   /** Creates a user; the first user of an instance becomes its instance admin. */
-  async create(input: { email: string; name: string; password: string; instanceAdmin?: boolean }): Promise<UserRow> {
-    const passwordHash = await hash(input.password);
-    return this.db.transaction(async (trx) => {
-      // Serialise sign-ups so exactly one "first user" can exist.
-      await trx.raw('SELECT pg_advisory_xact_lock(hashtext(?))', ['tessera.users.create']);
-      if (await this.findByEmail(input.email, trx)) throw conflict('An account with this email already exists.', undefined, 'email_taken');
-      const { count } = (await trx('users').count({ count: '*' }).first()) as { count: number };
-      const [row] = await trx<UserRow>('users')
+  async create(input: NewUser, trx?: Db): Promise<UserRow> {
+    const passwordHash = input.password === undefined ? null : await hash(input.password);
+    return this.withCreationLock(async (t) => {
+      if (await this.findByEmail(input.email, t)) throw conflict('An account with this email already exists.', undefined, 'email_taken');
+      const { count } = (await t('users').count({ count: '*' }).first()) as { count: number };
+      const [row] = await t<UserRow>('users')
         .insert({
           email: input.email.trim(),
           name: input.name.trim(),
@@ -57,6 +78,22 @@ export class UserService {
         })
         .returning('*');
       return row;
+    }, trx);
+  }
+
+  /** Makes the owner of `email` an instance admin, creating the account when there is none (the password is then required). */
+  async ensureInstanceAdmin(input: { email: string; name: string; password?: string }): Promise<{ user: UserRow; created: boolean }> {
+    return this.withCreationLock(async (trx) => {
+      const existing = await this.findByEmail(input.email, trx);
+      if (!existing) {
+        if (input.password === undefined) throw invalidField('/password', 'A password is required to create a new account.');
+        return { user: await this.create({ ...input, instanceAdmin: true }, trx), created: true };
+      }
+      const [user] = await trx<UserRow>('users')
+        .where({ id: existing.id })
+        .update({ is_instance_admin: true, updated_at: trx.fn.now() })
+        .returning('*');
+      return { user, created: false };
     });
   }
 

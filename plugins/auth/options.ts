@@ -1,0 +1,50 @@
+import { Type, type Static } from '../../core/schema.ts';
+import { PRESETS } from './oauth-providers.ts';
+
+const Url = Type.String({ format: 'uri', pattern: '^https?://' });
+
+const providerFields = {
+  clientId: Type.String({ minLength: 1 }),
+  clientSecret: Type.String({ minLength: 1, description: 'Put it in the environment: `{ "$env": "GITHUB_CLIENT_SECRET" }`.' }),
+  name: Type.Optional(Type.String({ minLength: 1, maxLength: 100 })),
+  scopes: Type.Optional(Type.Array(Type.String({ minLength: 1 }))),
+};
+
+/** A preset (github, google) needs only its client credentials; URLs given here override the preset's. */
+const PresetProvider = Type.Object(
+  { ...providerFields, authorizeUrl: Type.Optional(Url), tokenUrl: Type.Optional(Url), userInfoUrl: Type.Optional(Url) },
+  { additionalProperties: false },
+);
+
+/** Any other id is an OpenID Connect-style provider and must name all three endpoints. */
+const CustomProvider = Type.Object(
+  { ...providerFields, authorizeUrl: Url, tokenUrl: Url, userInfoUrl: Url },
+  { additionalProperties: false },
+);
+
+const presetProperties = Object.fromEntries(Object.keys(PRESETS).map((id) => [id, Type.Optional(PresetProvider)]));
+
+export const AuthOptionsSchema = Type.Object(
+  {
+    sessionTtlHours: Type.Integer({ minimum: 1, default: 24 * 30 }),
+    signInRateLimit: Type.Object(
+      {
+        /** Failed sign-ins for one email (any case) before 429. */
+        maxFailures: Type.Integer({ minimum: 1, default: 5 }),
+        /** Failed sign-ins from one IP address before 429; higher, since many people can share an address. */
+        maxFailuresPerIp: Type.Integer({ minimum: 1, default: 20 }),
+        windowMinutes: Type.Integer({ minimum: 1, default: 15 }),
+      },
+      { additionalProperties: false, default: {} },
+    ),
+    oauth: Type.Object(presetProperties, {
+      additionalProperties: CustomProvider,
+      propertyNames: { pattern: '^[a-z][a-z0-9-]*$', not: { const: 'password' } },
+      default: {},
+    }),
+  },
+  { additionalProperties: false, default: {} },
+);
+
+export type OAuthProviderOptions = Static<typeof PresetProvider>;
+export type AuthOptions = Omit<Static<typeof AuthOptionsSchema>, 'oauth'> & { oauth: Record<string, OAuthProviderOptions> };
