@@ -116,6 +116,40 @@ export function attributeMap<H extends Hook<any, any>>(at: HookAttribution, hook
   return map;
 }
 
+/**
+ * Middleware runs per request, long after its tap returned: wrap each entry a tap adds so
+ * that what the middleware itself throws still names the plugin (errors from `next()` pass as they are).
+ */
+function attributeMiddleware(at: HookAttribution, hook: tapable.SyncWaterfallHook<[MiddlewareEntry[]]>) {
+  hook.intercept({
+    register: (tap) => {
+      const pluginId = at.current ?? tap.name;
+      const original = tap.fn as (entries: MiddlewareEntry[]) => MiddlewareEntry[];
+      const fn = (entries: MiddlewareEntry[]) =>
+        original(entries).map((e) => (entries.includes(e) ? e : { ...e, middleware: attributedMiddleware(pluginId, e.middleware) }));
+      return { ...tap, fn };
+    },
+  });
+  return attribute(at, 'http.middleware', hook);
+}
+
+function attributedMiddleware(pluginId: string, middleware: Middleware): Middleware {
+  return async (ctx, next) => {
+    let downstream: unknown;
+    try {
+      await middleware(ctx, () =>
+        next().catch((err: unknown) => {
+          downstream = err;
+          throw err;
+        }),
+      );
+    } catch (err) {
+      if (err === downstream || err instanceof AppError || err instanceof PluginHookError) throw err;
+      throw new PluginHookError(pluginId, 'http.middleware', err);
+    }
+  };
+}
+
 function createKernelHooks(at: HookAttribution) {
   return Object.freeze({
     lifecycle: Object.freeze({
@@ -124,7 +158,7 @@ function createKernelHooks(at: HookAttribution) {
       shutdown: attribute(at, 'lifecycle.shutdown', new AsyncSeriesHook<[]>()),
     }),
     http: Object.freeze({
-      middleware: attribute(at, 'http.middleware', new SyncWaterfallHook<[MiddlewareEntry[]]>(['entries'])),
+      middleware: attributeMiddleware(at, new SyncWaterfallHook<[MiddlewareEntry[]]>(['entries'])),
     }),
     auth: Object.freeze({
       /** Bail: the first strategy that recognises the token returns the principal. */

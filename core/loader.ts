@@ -1,3 +1,4 @@
+import fs from 'node:fs';
 import path from 'node:path';
 import { createRequire } from 'node:module';
 import { pathToFileURL } from 'node:url';
@@ -8,7 +9,8 @@ import { isPlugin, type Plugin } from './plugin.ts';
 import type { KernelConfig } from './config.ts';
 import { KERNEL_VERSION } from './version.ts';
 
-const ID = /^[a-z][a-z0-9]*(-[a-z0-9]+)*$/;
+/** What a plugin id must look like: kebab-case, starting with a letter. */
+export const PLUGIN_ID = /^[a-z][a-z0-9]*(-[a-z0-9]+)*$/;
 
 export interface LoadedPlugin {
   plugin: Plugin;
@@ -26,22 +28,25 @@ export interface PluginPlan {
   disabled: Plugin[];
 }
 
-/** Imports a plugin named by `resolve`: a package name or a path relative to the config file. */
-export async function importPlugin(spec: string, baseDir: string): Promise<Plugin> {
+/**
+ * Imports the plugin that config key `id` names by `resolve`: a package name, or a path
+ * relative to the config file (to a module, or to a package directory with a `main`).
+ */
+export async function importPlugin(id: string, spec: string, baseDir: string): Promise<Plugin> {
   const isPath = spec.startsWith('.') || path.isAbsolute(spec);
-  const target = isPath
-    ? pathToFileURL(path.resolve(baseDir, spec)).href
-    : pathToFileURL(createRequire(path.join(baseDir, 'noop.js')).resolve(spec)).href;
+  const fail = (why: string, code: string) => new StartupError(`Plugin "${id}" (resolve "${spec}") ${why}`, code, [id]);
   let mod: Record<string, unknown>;
   try {
-    mod = (await import(target)) as Record<string, unknown>;
+    const local = path.resolve(baseDir, spec);
+    const file = isPath && !fs.statSync(local, { throwIfNoEntry: false })?.isDirectory()
+      ? local
+      : createRequire(path.join(baseDir, 'noop.js')).resolve(isPath ? local : spec);
+    mod = (await import(pathToFileURL(file).href)) as Record<string, unknown>;
   } catch (err) {
-    throw new StartupError(`Cannot load plugin from "${spec}": ${(err as Error).message}`, 'plugin_unresolvable');
+    throw fail(`cannot be loaded: ${(err as Error).message}`, 'plugin_unresolvable');
   }
   const candidate = mod.default ?? mod.plugin;
-  if (!isPlugin(candidate)) {
-    throw new StartupError(`"${spec}" does not export a plugin made with definePlugin() as its default export.`, 'plugin_invalid');
-  }
+  if (!isPlugin(candidate)) throw fail('does not export a plugin made with definePlugin() as its default export.', 'plugin_invalid');
   return candidate;
 }
 
@@ -49,7 +54,7 @@ function checkManifest(p: Plugin): void {
   const fail = (why: string) => {
     throw new StartupError(`Plugin "${p.id}" has an invalid manifest: ${why}`, 'plugin_invalid', [p.id]);
   };
-  if (typeof p.id !== 'string' || !ID.test(p.id)) fail(`id must be kebab-case (got ${JSON.stringify(p.id)}).`);
+  if (typeof p.id !== 'string' || !PLUGIN_ID.test(p.id)) fail(`id must be kebab-case (got ${JSON.stringify(p.id)}).`);
   if (!semver.valid(p.version)) fail(`version "${p.version}" is not semver.`);
   if (!semver.validRange(p.kernel)) fail(`kernel range "${p.kernel}" is not a semver range.`);
   for (const [dep, range] of Object.entries({ ...p.dependsOn, ...p.optionalDependsOn })) {
@@ -109,11 +114,12 @@ export async function planPlugins(builtins: Plugin[], config: KernelConfig): Pro
   const known = new Map<string, { plugin: Plugin; enabled: boolean }>();
   for (const p of builtins) {
     checkManifest(p);
+    if (known.has(p.id)) throw new StartupError(`Two plugins have the id "${p.id}".`, 'plugin_duplicate', [p.id]);
     known.set(p.id, { plugin: p, enabled: p.enabledByDefault ?? true });
   }
   for (const [id, entry] of Object.entries(config.plugins)) {
     if (entry.resolve) {
-      const p = await importPlugin(entry.resolve, config.baseDir);
+      const p = await importPlugin(id, entry.resolve, config.baseDir);
       checkManifest(p);
       if (p.id !== id) {
         throw new StartupError(`Config key "plugins/${id}" resolves to a plugin whose id is "${p.id}".`, 'plugin_invalid', [id, p.id]);

@@ -3,6 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import fs from 'node:fs';
 import supertest from 'supertest';
+import type { Logger } from 'pino';
 import { Kernel } from './kernel.ts';
 import { loadConfig, type ConfigInput } from './config.ts';
 import type { Plugin } from './plugin.ts';
@@ -17,6 +18,8 @@ export interface TestKernelOptions {
   /** Reuse a PostgreSQL schema or PGlite directory (restart tests); otherwise a fresh one. */
   storage?: TestStorage;
   jobsMaintenanceSeconds?: number;
+  /** A logger of the test's own, to assert on what the kernel logs. */
+  logger?: Logger;
 }
 
 /** Where a test kernel keeps its data; pass the same one to a second kernel to "restart". */
@@ -51,23 +54,18 @@ export async function startTestKernel(opts: TestKernelOptions = {}): Promise<Tes
   const pg = process.env.DATABASE_URL;
   const storage = opts.storage ?? (pg ? { schema: `t_${randomBytes(6).toString('hex')}` } : {});
   const dataDir = storage.dataDir ?? fs.mkdtempSync(path.join(os.tmpdir(), 'tessera-blobs-'));
-  const config = loadConfig({
-    env: {},
-    input: {
-      logLevel: (process.env.TEST_LOG_LEVEL as 'silent') ?? 'silent',
-      databaseUrl: pg,
-      ...opts.config,
-      dataDir,
-      jobs: { pollingIntervalSeconds: 0.5, ...opts.config?.jobs },
-    },
-  });
-  const kernel = await Kernel.start({
-    config,
-    plugins: opts.plugins ?? builtinPlugins,
-    schema: storage.schema,
-    inMemory: !pg && !storage.dataDir,
-    jobsMaintenanceSeconds: opts.jobsMaintenanceSeconds,
-  });
+  const cleanUp = async () => {
+    if (pg && storage.schema) await dropSchemas(pg, storage.schema);
+    if (!storage.dataDir || !opts.storage) fs.rmSync(dataDir, { recursive: true, force: true });
+  };
+  let kernel: Kernel;
+  try {
+    kernel = await startKernel(opts, storage, dataDir, pg);
+  } catch (err) {
+    // A kernel that failed to start must not leave its schema or directory behind, unless the caller owns them.
+    if (!opts.storage) await cleanUp();
+    throw err;
+  }
   const server = await kernel.listen(0, '127.0.0.1');
   const { port } = server.address() as { port: number };
   return {
@@ -79,11 +77,30 @@ export async function startTestKernel(opts: TestKernelOptions = {}): Promise<Tes
     url: `http://127.0.0.1:${port}`,
     async stop({ keep = false } = {}) {
       await kernel.stop();
-      if (keep) return;
-      if (pg && storage.schema) await dropSchemas(pg, storage.schema);
-      if (!storage.dataDir || !opts.storage) fs.rmSync(dataDir, { recursive: true, force: true });
+      if (!keep) await cleanUp();
     },
   };
+}
+
+async function startKernel(opts: TestKernelOptions, storage: TestStorage, dataDir: string, pg: string | undefined): Promise<Kernel> {
+  const config = loadConfig({
+    env: {},
+    input: {
+      logLevel: (process.env.TEST_LOG_LEVEL as 'silent') ?? 'silent',
+      databaseUrl: pg,
+      ...opts.config,
+      dataDir,
+      jobs: { pollingIntervalSeconds: 0.5, ...opts.config?.jobs },
+    },
+  });
+  return Kernel.start({
+    config,
+    plugins: opts.plugins ?? builtinPlugins,
+    schema: storage.schema,
+    inMemory: !pg && !storage.dataDir,
+    jobsMaintenanceSeconds: opts.jobsMaintenanceSeconds,
+    logger: opts.logger,
+  });
 }
 
 async function dropSchemas(url: string, schema: string): Promise<void> {

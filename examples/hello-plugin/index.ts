@@ -1,0 +1,28 @@
+import { fileURLToPath } from 'node:url';
+// Imports the kernel by path; a plugin published as a package imports `tessera/plugin` (see examples/hello-plugin/README.md).
+import { definePlugin } from '../../core/plugin.ts';
+import { HelloOptions } from './schemas.ts';
+import { GreetingService } from './greetings.service.ts';
+import { createHelloHooks, helloHeader } from './hooks.ts';
+import { helloRoutes } from './routes.ts';
+
+declare module '../../core/container.ts' {
+  interface ServiceMap {
+    'hello.greetings': GreetingService;
+  }
+}
+
+export default definePlugin<HelloOptions>({
+  id: 'hello',
+  version: '1.0.0',
+  kernel: '^1.0.0',
+  optionsSchema: HelloOptions,
+  migrations: fileURLToPath(new URL('./migrations', import.meta.url)),
+  exports: ['hello.greetings'],
+  register(ctx) {
+    const hooks = ctx.defineHooks('greetings', createHelloHooks());
+    ctx.provide('greetings', (r) => new GreetingService(r('db'), r('events'), hooks, ctx.options.greeting));
+    ctx.hooks.http.middleware.tap('greeting-header', (entries) => [...entries, { name: 'hello:greeting-header', middleware: helloHeader(ctx.options.greeting) }]);
+    ctx.routes(helloRoutes);
+  },
+});

@@ -1,0 +1,27 @@
+import { defineRoute, type RouteDef } from '../../core/routes.ts';
+import type { UserPrincipal } from '../../core/principal.ts';
+import { PageQuery } from '../../core/pagination.ts';
+import { CreateGreetingBody, Greeting, GreetingList } from './schemas.ts';
+
+/** Routes as data: the router validates with these schemas and the OpenAPI document lists them. */
+export const helloRoutes: RouteDef<any, any, any>[] = [
+  defineRoute({
+    method: 'GET',
+    path: '/hello/greetings',
+    summary: 'Greetings the current user has stored, newest first',
+    auth: 'user',
+    query: PageQuery,
+    responses: { 200: { description: 'One page of greetings', schema: GreetingList } },
+    handler: ({ principal, query, resolve }) => resolve('hello.greetings').list((principal as UserPrincipal).user.id, query),
+  }),
+  defineRoute({
+    method: 'POST',
+    path: '/hello/greetings',
+    summary: 'Greet someone; the greeting is stored for the current user',
+    auth: 'user',
+    body: CreateGreetingBody,
+    status: 201,
+    responses: { 201: { description: 'The stored greeting', schema: Greeting } },
+    handler: ({ principal, body, resolve }) => resolve('hello.greetings').create((principal as UserPrincipal).user.id, body.name),
+  }),
+];

@@ -1,0 +1,27 @@
+import { Type, type Static } from '../../core/schema.ts';
+import { pageOf } from '../../core/pagination.ts';
+
+/** Validated at start-up; defaults are applied before `register` sees them. */
+export const HelloOptions = Type.Object(
+  {
+    /** Also sent as the X-Hello header, hence printable ASCII only. */
+    greeting: Type.String({ minLength: 1, maxLength: 40, pattern: '^[\\x20-\\x7E]+$', default: 'Hello' }),
+  },
+  { additionalProperties: false },
+);
+export type HelloOptions = Static<typeof HelloOptions>;
+
+export const Greeting = Type.Object({
+  id: Type.String({ format: 'uuid' }),
+  name: Type.String(),
+  message: Type.String(),
+  created_at: Type.String({ format: 'date-time' }),
+});
+export type Greeting = Static<typeof Greeting>;
+
+export const CreateGreetingBody = Type.Object(
+  { name: Type.String({ minLength: 1, maxLength: 100, description: 'Who to greet' }) },
+  { additionalProperties: false },
+);
+
+export const GreetingList = pageOf(Greeting);

@@ -1,0 +1,119 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Command } from 'commander';
+import { PLUGIN_ID } from '../core/loader.ts';
+
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const TEMPLATE = path.join(ROOT, 'examples', 'hello-plugin');
+
+interface Names {
+  id: string;
+  snake: string;
+  camel: string;
+  pascal: string;
+}
+
+function namesOf(id: string): Names {
+  const words = id.split('-');
+  const pascal = words.map((w) => w[0].toUpperCase() + w.slice(1)).join('');
+  return { id, snake: words.join('_'), camel: pascal[0].toLowerCase() + pascal.slice(1), pascal };
+}
+
+/** Relative imports that leave the template (the kernel) are re-aimed from the new location. */
+function reaimImports(text: string, from: string, to: string): string {
+  return text.replace(/(['"])(\.\.?\/[^'"]*)\1/g, (match, quote: string, spec: string) => {
+    const target = path.resolve(path.dirname(from), spec);
+    if (!path.relative(TEMPLATE, target).startsWith('..')) return match;
+    let rel = path.relative(path.dirname(to), target).split(path.sep).join('/');
+    if (!rel.startsWith('.')) rel = `./${rel}`;
+    return `${quote}${rel}${quote}`;
+  });
+}
+
+/** Turns the example's `hello` into the new id, in every spelling the example uses. */
+function rename(text: string, n: Names): string {
+  return text
+    .replace(/@tessera-examples\/hello-plugin/g, `tessera-plugin-${n.id}`)
+    .replace(/\bhello_/g, `${n.snake}_`)
+    .replace(/\bX-Hello\b/g, `X-${n.id.split('-').map((w) => w[0].toUpperCase() + w.slice(1)).join('-')}`)
+    .replace(/Hello(?=[A-Z])/g, n.pascal)
+    .replace(/\bhello(?=[A-Z])/g, n.camel)
+    .replace(/\bhello\b(?!-plugin)/g, n.id);
+}
+
+function migrationStamp(): string {
+  return new Date().toISOString().replace(/\D/g, '').slice(0, 14);
+}
+
+function readme(n: Names): string {
+  return `# ${n.id}
+
+Scaffolded from \`examples/hello-plugin\` by \`npm run new-plugin\`; its guide explains every part.
+Replace the greetings with what this plugin is for, and keep this file telling its story.
+
+| method | path | auth | notes |
+| --- | --- | --- | --- |
+| GET | /api/v1/${n.id}/greetings | user | the caller's greetings, newest first (\`limit\`, \`cursor\`) |
+| POST | /api/v1/${n.id}/greetings | user | \`{ name }\` → 201 the stored greeting |
+
+- Options: \`greeting\` (string, default \`"Hello"\`).
+- Hooks tapped: \`http.middleware\` (adds the greeting as a response header).
+- Hooks defined: \`${n.id}.greetings\` — \`message\` (waterfall over a new greeting's message).
+- Services exported: \`${n.id}.greetings\`.
+- Events emitted: \`${n.id}.greeting_created\`.
+- Tables: \`${n.snake}_greetings\`.
+`;
+}
+
+/** Copies the example into `target` under the new id; returns the files written. */
+function scaffold(n: Names, target: string, external: boolean): string[] {
+  const written: string[] = [];
+  const stamp = migrationStamp();
+  const copy = (dir: string) => {
+    for (const entry of fs.readdirSync(dir, { withFileTypes: true })) {
+      const from = path.join(dir, entry.name);
+      if (entry.name === 'node_modules' || entry.name === 'README.md') continue;
+      if (entry.name === 'package.json' && !external) continue;
+      if (entry.isDirectory()) {
+        copy(from);
+        continue;
+      }
+      let name = entry.name.replace(/hello/g, n.snake);
+      if (path.basename(dir) === 'migrations') name = name.replace(/^\d{14}/, stamp);
+      const to = path.join(target, path.relative(TEMPLATE, dir), name);
+      let text = rename(reaimImports(fs.readFileSync(from, 'utf8'), from, to), n);
+      if (entry.name === 'package.json') text = text.replace(/"version": "[^"]*"/, '"version": "0.1.0"').replace(/"description": "[^"]*"/, `"description": "Tessera plugin ${n.id}"`);
+      fs.mkdirSync(path.dirname(to), { recursive: true });
+      fs.writeFileSync(to, text);
+      written.push(to);
+    }
+  };
+  copy(TEMPLATE);
+  const doc = path.join(target, 'README.md');
+  fs.writeFileSync(doc, readme(n));
+  return [...written, doc];
+}
+
+const program = new Command()
+  .name('new-plugin')
+  .description('Scaffold a Tessera plugin from examples/hello-plugin')
+  .argument('<id>', 'plugin id, kebab-case (also its route prefix, service namespace and table prefix)')
+  .option('--dir <path>', 'create an external plugin package there instead of plugins/<id>')
+  .action((id: string, opts: { dir?: string }) => {
+    if (!PLUGIN_ID.test(id)) program.error(`error: plugin id "${id}" must be kebab-case (e.g. "acme-crm").`);
+    if (fs.existsSync(path.join(ROOT, 'plugins', id))) program.error(`error: plugin id "${id}" is taken: plugins/${id} already exists.`);
+    // npm runs scripts from the package root; INIT_CWD is where the user typed the command.
+    const target = opts.dir ? path.resolve(process.env.INIT_CWD ?? process.cwd(), opts.dir) : path.join(ROOT, 'plugins', id);
+    if (fs.existsSync(target) && fs.readdirSync(target).length > 0) program.error(`error: ${target} already exists and is not empty.`);
+    const files = scaffold(namesOf(id), target, !!opts.dir);
+    const shown = (f: string) => (path.relative(process.cwd(), f).startsWith('..') ? f : path.relative(process.cwd(), f));
+    process.stdout.write(`Created plugin "${id}":\n${files.map((f) => `  ${shown(f)}\n`).join('')}\n`);
+    process.stdout.write(
+      opts.dir
+        ? `Enable it in tessera.config.json:\n  { "plugins": { "${id}": { "resolve": "${target}" } } }\n`
+        : `Make it a built-in: import it in plugins/index.ts and add it to builtinPlugins.\n`,
+    );
+  });
+
+program.parse();

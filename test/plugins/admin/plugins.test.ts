@@ -1,0 +1,53 @@
+import assert from 'node:assert/strict';
+import { startTestKernel, type TestKernel } from '../../../core/testing.ts';
+import { definePlugin } from '../../../core/plugin.ts';
+import { builtinPlugins } from '../../../plugins/index.ts';
+import { signUp, type SignedUpUser } from '../../helpers.ts';
+import { createPat } from '../tokens/helpers.ts';
+
+describe('admin: GET /admin/plugins', () => {
+  const dormant = definePlugin({ id: 'dormant', version: '0.3.1', kernel: '^1.0.0', enabledByDefault: false });
+  let t: TestKernel;
+  let root: SignedUpUser;
+  let member: SignedUpUser;
+
+  before(async () => {
+    t = await startTestKernel({ plugins: [...builtinPlugins, dormant] });
+    root = await signUp(t); // the first user of an instance is its instance admin
+    member = await signUp(t);
+  });
+  after(() => t.stop());
+
+  it('lists every known plugin, sorted by id, with version, enabled, state and failure', async () => {
+    const res = await t.request.get('/api/v1/admin/plugins').set(root.auth).expect(200);
+    assert.equal(res.body.next_cursor, null);
+    const expected = [
+      ...builtinPlugins.map((p) => ({ id: p.id, version: p.version, enabled: true, state: 'active', failure: null })),
+      { id: 'dormant', version: '0.3.1', enabled: false, state: 'disabled', failure: null },
+    ].sort((a, b) => a.id.localeCompare(b.id));
+    assert.deepEqual(res.body.data, expected);
+    assert.ok(res.body.data.some((p: { id: string }) => p.id === 'admin'));
+  });
+
+  it('answers 401 without a credential and 403 to a user who is not an instance admin', async () => {
+    const anonymous = await t.request.get('/api/v1/admin/plugins').expect(401);
+    assert.equal(anonymous.body.code, 'unauthenticated');
+    const res = await t.request.get('/api/v1/admin/plugins').set(member.auth).expect(403);
+    assert.equal(res.body.code, 'forbidden');
+    assert.equal(res.body.data, undefined);
+  });
+
+  it('refuses the instance admin\'s personal access token: admin routes need a session', async () => {
+    const pat = await createPat(t, root, { scope: 'admin' });
+    const res = await t.request.get('/api/v1/admin/plugins').set(pat.auth).expect(403);
+    assert.equal(res.body.code, 'forbidden');
+  });
+
+  it('is documented in the OpenAPI document as an instance-admin route', async () => {
+    const doc = await t.request.get('/api/v1/openapi.json').expect(200);
+    const op = doc.body.paths['/api/v1/admin/plugins'].get;
+    assert.equal(op['x-tessera-auth'], 'instance_admin');
+    assert.deepEqual(op.tags, ['admin']);
+    assert.ok(op.responses['200'].content['application/json'].schema.properties.data);
+  });
+});
