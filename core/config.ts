@@ -132,7 +132,8 @@ export function loadConfig(opts: LoadConfigOptions = {}): KernelConfig {
     const v = env[name];
     if (v !== undefined && v !== '') apply(raw, v);
   }
-  const validate = compile(ConfigSchema);
+  // Environment values are strings; `{ "$env": "PORT" }` must still satisfy an integer key.
+  const validate = compile(ConfigSchema, { coerce: true });
   if (!validate(raw)) {
     const first = toErrorDetails(validate.errors)[0];
     throw new StartupError(`Invalid configuration at "${first.pointer || '/'}": ${first.detail}`, 'config_invalid');

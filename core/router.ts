@@ -1,17 +1,14 @@
 import Router from '@koa/router';
 import { koaBody } from 'koa-body';
 import type { Context } from 'koa';
-import { Ajv, type ValidateFunction } from 'ajv';
-import { addFormats, compile, toErrorDetails } from './schema.ts';
+import type { ValidateFunction } from 'ajv';
+import { compile, toErrorDetails } from './schema.ts';
 import { forbidden, payloadTooLarge, unauthenticated, unsupportedMediaType, validationFailed, malformedJson } from './errors.ts';
 import { scopeAllows, type Principal } from './principal.ts';
 import { Reply, type RegisteredRoute, type RouteDef } from './routes.ts';
 import type { KernelContainer } from './container.ts';
 import type { KernelHooks } from './hooks.ts';
 
-/** Path and query values arrive as strings; this instance coerces them to the schema's types. */
-const coercing = new Ajv({ allErrors: true, strict: false, useDefaults: true, coerceTypes: 'array' });
-addFormats(coercing);
 
 export const API_PREFIX = '/api/v1';
 
@@ -48,7 +45,7 @@ async function authorizeRoute(def: RouteDef, principal: Principal, hooks: Kernel
 
 function validator(schema: object | undefined, coerce: boolean): ValidateFunction | null {
   if (!schema) return null;
-  return coerce ? coercing.compile(schema) : compile(schema);
+  return compile(schema, { coerce });
 }
 
 function check(fn: ValidateFunction | null, value: unknown, base: string): void {

@@ -10,24 +10,25 @@ export type { TSchema, Static };
 export const addFormats = ((addFormatsModule as unknown as { default?: unknown }).default ?? addFormatsModule) as (a: Ajv) => Ajv;
 
 /**
- * One ajv instance for the whole process: schemas compile once and are cached by
- * identity. `coerceTypes` is off: a JSON API must not turn "1" into 1 behind a client's back.
+ * One ajv instance for JSON bodies: schemas compile once and are cached by identity.
+ * `coerceTypes` is off: a JSON API must not turn "1" into 1 behind a client's back.
  */
-export const ajv = new Ajv({
-  allErrors: true,
-  strict: false,
-  useDefaults: true,
-  removeAdditional: false,
-});
+export const ajv = new Ajv({ allErrors: true, strict: false, useDefaults: true, removeAdditional: false });
 addFormats(ajv);
 
-const compiled = new WeakMap<object, ValidateFunction>();
+/** For values that can only arrive as strings (path, query, environment): coerced to the schema's types. */
+const coercingAjv = new Ajv({ allErrors: true, strict: false, useDefaults: true, coerceTypes: 'array' });
+addFormats(coercingAjv);
 
-export function compile(schema: TSchema | object): ValidateFunction {
-  let fn = compiled.get(schema);
+const compiled = new WeakMap<object, ValidateFunction>();
+const compiledCoercing = new WeakMap<object, ValidateFunction>();
+
+export function compile(schema: TSchema | object, opts: { coerce?: boolean } = {}): ValidateFunction {
+  const cache = opts.coerce ? compiledCoercing : compiled;
+  let fn = cache.get(schema);
   if (!fn) {
-    fn = ajv.compile(schema);
-    compiled.set(schema, fn);
+    fn = (opts.coerce ? coercingAjv : ajv).compile(schema);
+    cache.set(schema, fn);
   }
   return fn;
 }

@@ -91,3 +91,15 @@ describe('configuration file', () => {
     assert.throws(() => loadConfig({ env: { TESSERA_CONFIG: file } }), startupError(/custom\.json.*not valid JSON/));
   });
 });
+
+describe('configuration from the environment', () => {
+  it('coerces { "$env" } values to the type of their key', async () => {
+    const { loadConfig } = await import('../../core/config.ts');
+    const config = loadConfig({
+      env: { APP_PORT: '8080', APP_METRICS: 'true' },
+      input: { port: { $env: 'APP_PORT' } as never, metrics: { enabled: { $env: 'APP_METRICS' } as never } },
+    });
+    assert.equal(config.port, 8080);
+    assert.equal(config.metrics.enabled, true);
+  });
+});
