@@ -18,6 +18,8 @@ export interface AppOptions {
   hooks: KernelHooks;
   metrics?: HttpMetrics;
   routes: Koa.Middleware;
+  /** Answers OPTIONS, and marks a known path asked with another method 405 (with Allow) or an unknown method 501. */
+  allowedMethods?: Koa.Middleware;
 }
 
 function requestContext(logger: Logger, metrics?: HttpMetrics) {
@@ -32,6 +34,7 @@ function requestContext(logger: Logger, metrics?: HttpMetrics) {
     try {
       await next();
       if (ctx.status === 404 && ctx.body === undefined) throw notFound(`No route matches ${ctx.method} ${ctx.path}.`);
+      if ((ctx.status === 405 || ctx.status === 501) && ctx.body === undefined) ctx.throw(ctx.status);
     } catch (err) {
       renderProblem(ctx, err, requestId, logger);
     }
@@ -94,5 +97,6 @@ export function createApp(opts: AppOptions): Koa {
     return next();
   });
   app.use(opts.routes);
+  if (opts.allowedMethods) app.use(opts.allowedMethods);
   return app;
 }

@@ -78,16 +78,21 @@ export class Jobs {
       if (def.schedule) await this.boss.schedule(def.name, def.schedule);
       const workerId = await this.boss.work(
         def.name,
-        { pollingIntervalSeconds: this.opts.pollingIntervalSeconds, batchSize: def.concurrency ?? 1 },
+        // Metadata carries retryCount, which handlers are promised.
+        { pollingIntervalSeconds: this.opts.pollingIntervalSeconds, batchSize: def.concurrency ?? 1, includeMetadata: true },
+        // A batch is `concurrency` jobs run side by side; each fails alone, so one failure
+        // neither re-runs its finished neighbours nor spends a retry of those never tried.
         async (jobs) => {
-          for (const job of jobs) {
-            try {
-              await def.handler(job.data, { id: job.id, retryCount: (job as { retryCount?: number }).retryCount ?? 0 });
-            } catch (err) {
-              this.logger.warn({ err, job: def.name, jobId: job.id, plugin: def.owner }, 'job failed; it will be retried');
-              throw err;
-            }
-          }
+          await Promise.all(
+            jobs.map(async (job) => {
+              try {
+                await def.handler(job.data, { id: job.id, retryCount: (job as { retryCount?: number }).retryCount ?? 0 });
+              } catch (err) {
+                this.logger.warn({ err, job: def.name, jobId: job.id, plugin: def.owner }, 'job failed; it will be retried');
+                await this.boss.fail(def.name, job.id, err as object);
+              }
+            }),
+          );
         },
       );
       this.workerIds.set(def.name, workerId);

@@ -81,6 +81,8 @@ export class Kernel {
   private active: LoadedPlugin[] = [];
   private readonly booted = new Set<string>();
   private stopping: Promise<void> | null = null;
+  /** Requests whose middleware has not finished, socket or not. */
+  private readonly handling = new Set<Promise<void>>();
 
   private constructor(readonly config: KernelConfig, readonly logger: Logger) {}
 
@@ -181,7 +183,14 @@ export class Kernel {
       seen.set(key, r.pluginId);
     }
     const router = buildRouter(routes, { container: this.container, hooks: this.hooks, jsonLimit: config.http.jsonLimit });
-    this.app = createApp({ config, logger, hooks: this.hooks, metrics: this.metrics, routes: router.routes() as unknown as Koa.Middleware });
+    this.app = createApp({
+      config,
+      logger,
+      hooks: this.hooks,
+      metrics: this.metrics,
+      routes: router.routes() as unknown as Koa.Middleware,
+      allowedMethods: router.allowedMethods() as unknown as Koa.Middleware,
+    });
     this.events.start();
     await this.hooks.lifecycle.ready.promise();
   }
@@ -230,7 +239,11 @@ export class Kernel {
   }
 
   async listen(port = this.config.port, host = this.config.host): Promise<http.Server> {
-    const server = http.createServer(this.app.callback());
+    const handle = this.app.callback();
+    const server = http.createServer((req, res) => {
+      const done: Promise<void> = handle(req, res).finally(() => this.handling.delete(done));
+      this.handling.add(done);
+    });
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);
       server.listen(port, host, () => resolve());
@@ -250,8 +263,18 @@ export class Kernel {
     if (server) {
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
       server.closeIdleConnections();
-      const timer = setTimeout(() => server.closeAllConnections(), this.config.shutdownTimeoutMs);
-      await closed;
+      // A keep-alive socket freed by a finishing in-flight request would otherwise hold close() open until it times out.
+      const sweep = setInterval(() => server.closeIdleConnections(), 100);
+      let timer!: NodeJS.Timeout;
+      const deadline = new Promise<void>((resolve) => {
+        timer = setTimeout(() => {
+          server.closeAllConnections();
+          resolve();
+        }, this.config.shutdownTimeoutMs);
+      });
+      // Then the handlers: one whose client hung up has no socket left but still needs the pool.
+      await Promise.race([closed.then(() => Promise.allSettled(this.handling)), deadline]);
+      clearInterval(sweep);
       clearTimeout(timer);
     }
     await this.hooks.lifecycle.shutdown.promise().catch((err) => this.logger.error({ err }, 'shutdown hook failed'));

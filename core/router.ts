@@ -6,7 +6,8 @@ import { compile, toErrorDetails } from './schema.ts';
 import { forbidden, payloadTooLarge, unauthenticated, unsupportedMediaType, validationFailed, malformedJson } from './errors.ts';
 import { scopeAllows, type Principal } from './principal.ts';
 import { Reply, type RegisteredRoute, type RouteDef } from './routes.ts';
-import type { KernelContainer } from './container.ts';
+import { Lifetime, type AwilixContainer } from 'awilix';
+import { SCOPED_KEYS, type KernelContainer, type Resolve } from './container.ts';
 import type { KernelHooks } from './hooks.ts';
 
 
@@ -97,6 +98,11 @@ function bodyParser(def: RouteDef, jsonLimit: number) {
   };
 }
 
+/** Keys only a request scope can resolve: the request's own values and services provided `scoped`. */
+function isScoped(container: KernelContainer, key: string): boolean {
+  return (SCOPED_KEYS as readonly string[]).includes(key) || container.awilix.getRegistration(key)?.lifetime === Lifetime.SCOPED;
+}
+
 export interface MountOptions {
   container: KernelContainer;
   hooks: KernelHooks;
@@ -112,6 +118,7 @@ export function buildRouter(routes: RegisteredRoute[], opts: MountOptions): Rout
     const validateBody = def.body || def.bodyType === 'multipart' ? validator(def.body, false) : null;
     const parseBody = def.body || def.bodyType === 'multipart' ? bodyParser(def, opts.jsonLimit) : null;
     const template = `${API_PREFIX}${def.path}`;
+    const rootResolve = opts.container.resolverFor(pluginId);
     router.register(koaPath(def.path), [def.method], async (ctx: Context) => {
       const state = ctx.state as RouteState;
       state.route = template;
@@ -128,7 +135,9 @@ export function buildRouter(routes: RegisteredRoute[], opts: MountOptions): Rout
           check(validateBody, body, '');
         }
       }
-      const scope = opts.container.createScope({ ctx, principal: state.principal, requestId: state.requestId });
+      // Most handlers resolve singletons only: the request scope is built when one asks for a scoped key.
+      let scope: AwilixContainer | undefined;
+      const requestScope = () => (scope ??= opts.container.createScope({ ctx, principal: state.principal, requestId: state.requestId }));
       const result = await def.handler({
         params,
         query,
@@ -136,8 +145,10 @@ export function buildRouter(routes: RegisteredRoute[], opts: MountOptions): Rout
         principal: state.principal,
         requestId: state.requestId,
         ctx,
-        scope,
-        resolve: opts.container.resolverFor(pluginId, scope),
+        get scope() {
+          return requestScope();
+        },
+        resolve: ((key: string) => (isScoped(opts.container, key) ? opts.container.resolverFor(pluginId, requestScope())(key) : rootResolve(key))) as Resolve,
       });
       if (result instanceof Reply) {
         ctx.status = result.status;

@@ -1,0 +1,164 @@
+/**
+ * `npm run bench`: req/s and p50/p99 latency of GET /api/v1/health and GET /api/v1/me with a
+ * personal access token, on PostgreSQL and then on PGlite, plus a check that a revoked token
+ * is refused on the very next request. See bench/README.md.
+ *
+ *   --pg | --pglite   only that database (default: both, PostgreSQL first)
+ *   --cpu-prof        write a V8 CPU profile of each server to a temporary directory (printed)
+ * Environment: DATABASE_URL (default postgres://postgres@127.0.0.1:5432/test),
+ * BENCH_DURATION seconds per measurement (default 10), BENCH_CONNECTIONS (default 32).
+ */
+import { fork } from 'node:child_process';
+import { randomBytes, randomUUID } from 'node:crypto';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import pg from 'pg';
+import autocannon, { type Result } from 'autocannon';
+
+const HERE = path.dirname(fileURLToPath(import.meta.url));
+const ROOT = path.resolve(HERE, '..');
+const PAT_TARGET = 5000;
+const DURATION = Number(process.env.BENCH_DURATION ?? 10);
+const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 32);
+const WARMUP = 2;
+const PG_URL = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
+const args = new Set(process.argv.slice(2));
+const profileDir = args.has('--cpu-prof') ? fs.mkdtempSync(path.join(os.tmpdir(), 'tessera-bench-prof-')) : null;
+
+interface Storage {
+  label: string;
+  env: Record<string, string>;
+  /** Whether the PAT target applies (it is stated for PostgreSQL). */
+  targeted: boolean;
+  cleanup(): Promise<void>;
+}
+
+interface Server {
+  url: string;
+  stop(): Promise<void>;
+}
+
+let failed = false;
+
+function postgresStorage(): Storage {
+  const schema = `bench_${randomBytes(5).toString('hex')}`;
+  return {
+    label: `PostgreSQL (${new URL(PG_URL).host}, schema ${schema})`,
+    env: { BENCH_DATABASE_URL: PG_URL, BENCH_SCHEMA: schema, BENCH_DATA_DIR: fs.mkdtempSync(path.join(os.tmpdir(), 'tessera-bench-blobs-')) },
+    targeted: true,
+    async cleanup() {
+      const client = new pg.Client({ connectionString: PG_URL });
+      await client.connect();
+      await client.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE; DROP SCHEMA IF EXISTS "${schema}_jobs" CASCADE`);
+      await client.end();
+      fs.rmSync(this.env.BENCH_DATA_DIR, { recursive: true, force: true });
+    },
+  };
+}
+
+function pgliteStorage(): Storage {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'tessera-bench-'));
+  return {
+    label: `PGlite (DATA_DIR ${dir})`,
+    env: { BENCH_DATABASE_URL: '', BENCH_SCHEMA: '', BENCH_DATA_DIR: dir },
+    targeted: false,
+    async cleanup() {
+      fs.rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+function startServer(storage: Storage): Promise<Server> {
+  const execArgv = ['--import', 'tsx'];
+  if (profileDir) execArgv.push('--cpu-prof', `--cpu-prof-dir=${profileDir}`);
+  const child = fork(path.join(HERE, 'server.ts'), [], { cwd: ROOT, execArgv, env: { ...process.env, ...storage.env } });
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  return new Promise((resolve, reject) => {
+    child.once('exit', (code) => reject(new Error(`the bench server exited (${code}) before listening`)));
+    child.once('message', (m: { port: number }) =>
+      resolve({
+        url: `http://127.0.0.1:${m.port}`,
+        async stop() {
+          child.send('stop');
+          await exited;
+        },
+      }),
+    );
+  });
+}
+
+async function call(url: string, method: string, headers: Record<string, string> = {}, body?: unknown) {
+  const res = await fetch(url, {
+    method,
+    headers: { ...headers, ...(body ? { 'Content-Type': 'application/json' } : {}) },
+    body: body ? JSON.stringify(body) : undefined,
+  });
+  const text = await res.text();
+  return { status: res.status, body: text ? JSON.parse(text) : undefined };
+}
+
+const fmt = (n: number, digits = 0) => n.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits });
+
+async function measure(name: string, url: string, headers: Record<string, string>): Promise<Result> {
+  await autocannon({ url, connections: CONNECTIONS, duration: WARMUP, headers });
+  const r = await autocannon({ url, connections: CONNECTIONS, duration: DURATION, headers });
+  const bad = r.non2xx + r.errors + r.timeouts;
+  const line = `  ${name.padEnd(28)} ${fmt(r.requests.average).padStart(7)} req/s   p50 ${fmt(r.latency.p50)} ms   p99 ${fmt(r.latency.p99)} ms`;
+  if (bad > 0) {
+    failed = true;
+    console.log(`${line}   INVALID: ${r.non2xx} non-2xx, ${r.errors} errors, ${r.timeouts} timeouts`);
+  } else {
+    console.log(line);
+  }
+  return r;
+}
+
+async function benchmark(storage: Storage): Promise<void> {
+  console.log(`\n${storage.label}`);
+  const started = Date.now();
+  const server = await startServer(storage);
+  try {
+    console.log(`  server up in ${fmt((Date.now() - started) / 1000, 1)} s; ${CONNECTIONS} connections, ${DURATION} s per measurement after ${WARMUP} s warm-up`);
+    const api = `${server.url}/api/v1`;
+    const signUp = await call(`${api}/auth/sign-up`, 'POST', {}, { email: `bench-${randomUUID()}@example.test`, name: 'Bench', password: 'bench password 123' });
+    if (signUp.status !== 201) throw new Error(`sign-up failed: ${signUp.status} ${JSON.stringify(signUp.body)}`);
+    const session = { Authorization: `Bearer ${signUp.body.token}` };
+
+    await measure('GET /api/v1/health', `${api}/health`, {});
+
+    const created = await call(`${api}/me/tokens`, 'POST', session, { name: 'bench', workspace_id: randomUUID(), scope: 'read' });
+    if (created.status === 404) {
+      console.log('  GET /api/v1/me (PAT)         skipped: POST /me/tokens does not exist (the tokens plugin is not installed)');
+      return;
+    }
+    if (created.status !== 201) throw new Error(`token creation failed: ${created.status} ${JSON.stringify(created.body)}`);
+    const pat = { Authorization: `Bearer ${created.body.token}` };
+    const me = await measure('GET /api/v1/me (PAT)', `${api}/me`, pat);
+    if (storage.targeted) {
+      const ratio = me.requests.average / PAT_TARGET;
+      console.log(`  target ${fmt(PAT_TARGET)} req/s for GET /me with a PAT: ${fmt(ratio, 2)}× ${ratio >= 1 ? '(met)' : '(NOT met)'}`);
+    }
+
+    const revoked = await call(`${api}/me/tokens/${created.body.id}`, 'DELETE', session);
+    const next = await call(`${api}/me`, 'GET', pat);
+    if (revoked.status === 204 && next.status === 401) {
+      console.log('  revocation: immediate (DELETE 204, the very next GET /me with the token is 401)');
+    } else {
+      failed = true;
+      console.log(`  revocation: NOT immediate (DELETE ${revoked.status}, next GET /me ${next.status})`);
+    }
+  } finally {
+    await server.stop();
+    await storage.cleanup();
+  }
+}
+
+const storages: Array<() => Storage> = [];
+if (!args.has('--pglite')) storages.push(postgresStorage);
+if (!args.has('--pg')) storages.push(pgliteStorage);
+console.log(`Tessera benchmark — node ${process.version}, ${os.cpus().length} CPUs (${os.cpus()[0]?.model ?? 'unknown'})`);
+for (const make of storages) await benchmark(make());
+if (profileDir) console.log(`\nCPU profiles: ${profileDir} (open in Chrome DevTools or speedscope)`);
+process.exitCode = failed ? 1 : 0;

@@ -1,0 +1,118 @@
+import assert from 'node:assert/strict';
+import { startTestKernel, type TestKernel } from '../../core/testing.ts';
+import type { DomainEvent, Subscriber } from '../../core/events.ts';
+import { eventProbePlugin } from '../fixtures/event-probe.ts';
+import { captureLogs } from '../fixtures/log-capture.ts';
+import { sleep, waitUntil } from '../fixtures/wait.ts';
+
+describe('domain events', () => {
+  let t: TestKernel;
+  const logs = captureLogs('warn');
+  const received = new Map<string, DomainEvent[]>();
+  const flakyAttempts: DomainEvent[] = [];
+  const got = (sub: string) => received.get(sub) ?? [];
+  const names = (sub: string) => got(sub).map((e) => e.name);
+  const recorder = (name: string, events: string[]): Subscriber => ({
+    name,
+    events,
+    handler: async (event) => void received.set(name, [...got(name), event]),
+  });
+
+  before(async () => {
+    const subscribers: Subscriber[] = [
+      recorder('exact', ['probe.item.created']),
+      recorder('prefix', ['probe.item.*']),
+      recorder('all', ['*']),
+      recorder('other', ['other.*']),
+      recorder('steady', ['flaky.happened']),
+      {
+        name: 'flaky',
+        events: ['flaky.happened'],
+        retryDelaySeconds: 1,
+        handler: async (event) => {
+          flakyAttempts.push(event);
+          if (flakyAttempts.length <= 2) throw new Error(`flaky failure ${flakyAttempts.length}`);
+          received.set('flaky', [...got('flaky'), event]);
+        },
+      },
+    ];
+    t = await startTestKernel({ plugins: [eventProbePlugin(subscribers)], logger: logs.logger });
+  });
+  after(() => t.stop());
+
+  const emit = (events: Array<{ name: string; payload?: unknown }>, rollback?: boolean) =>
+    t.request.post('/api/v1/event-probe/emit').send({ events, ...(rollback ? { rollback } : {}) });
+
+  it('delivers a committed event to every subscriber whose pattern matches (exact, prefix.*, *)', async () => {
+    await emit([{ name: 'probe.item.created', payload: { n: 1 } }]).expect(201);
+    await emit([{ name: 'probe.itemized' }, { name: 'other.thing' }]).expect(201);
+    // Later sentinels: once they arrive, anything misrouted earlier would have arrived too.
+    await emit([{ name: 'probe.item.deleted' }, { name: 'other.done' }]).expect(201);
+    await waitUntil('every subscriber to see the sentinels', () =>
+      got('all').length === 5 && names('prefix').includes('probe.item.deleted') && names('other').includes('other.done'),
+    );
+
+    assert.deepEqual(names('exact'), ['probe.item.created']);
+    assert.deepEqual(names('prefix').sort(), ['probe.item.created', 'probe.item.deleted']);
+    assert.deepEqual(names('other').sort(), ['other.done', 'other.thing']);
+    assert.deepEqual(names('all').sort(), ['other.done', 'other.thing', 'probe.item.created', 'probe.item.deleted', 'probe.itemized']);
+
+    const [event] = got('exact');
+    assert.equal(event.payload && (event.payload as { n: number }).n, 1);
+    assert.equal(event.workspace_id, null);
+    assert.equal(event.actor_id, null);
+    assert.ok(Number.isInteger(event.id));
+    assert.ok(!Number.isNaN(Date.parse(event.occurred_at)), 'occurred_at is a timestamp');
+    // The same event reaches each subscriber with the same identity.
+    assert.equal(got('all').find((e) => e.name === 'probe.item.created')?.id, event.id);
+    const row = await t.db('kernel_events').where({ id: event.id }).first();
+    assert.ok(row.dispatched_at, 'the outbox row is marked dispatched');
+  });
+
+  it('never delivers an event whose transaction rolled back', async () => {
+    const res = await emit([{ name: 'probe.item.rolled-back' }], true).expect(409);
+    assert.equal(res.body.code, 'conflict');
+    assert.equal((await t.db('kernel_events').where({ name: 'probe.item.rolled-back' })).length, 0, 'nothing left in the outbox');
+
+    await emit([{ name: 'probe.item.after-rollback' }]).expect(201);
+    await waitUntil('the sentinel', () => names('all').includes('probe.item.after-rollback'));
+    for (const sub of ['exact', 'prefix', 'all']) assert.ok(!names(sub).includes('probe.item.rolled-back'), sub);
+  });
+
+  it('delivers nothing before the transaction commits, and delivers once it does', async () => {
+    const trx = await t.db.transaction();
+    try {
+      await t.kernel.events.emit(trx, { name: 'probe.item.pending', payload: { late: true } });
+      await sleep(1500); // longer than the dispatcher's poll and the workers' polling
+      assert.ok(!names('all').includes('probe.item.pending'), 'not delivered while uncommitted');
+      await trx.commit();
+    } catch (err) {
+      await trx.rollback();
+      throw err;
+    }
+    const event = await waitUntil('delivery after commit', () => got('prefix').find((e) => e.name === 'probe.item.pending'));
+    assert.deepEqual(event.payload, { late: true });
+  });
+
+  it('retries a failing subscriber until it succeeds, logging each failure, without failing the request or other subscribers', async function () {
+    this.timeout(40000);
+    const started = Date.now();
+    await emit([{ name: 'flaky.happened', payload: { k: 'v' } }]).expect(201);
+    assert.ok(Date.now() - started < 2000, 'the request does not wait for subscribers');
+
+    await waitUntil('the flaky subscriber to succeed', () => got('flaky').length === 1, 30000);
+    assert.equal(flakyAttempts.length, 3, 'two failures, then one success');
+    const ids = new Set(flakyAttempts.map((e) => e.id));
+    assert.equal(ids.size, 1, 'every attempt carries the same event');
+    assert.deepEqual(got('flaky')[0].payload, { k: 'v' });
+
+    const failures = logs.lines.filter((l) => l.job === 'event-probe.events.flaky' && l.level === 40);
+    assert.equal(failures.length, 2, 'each failure is logged as a warning');
+    assert.deepEqual(failures.map((l) => l.err?.message), ['flaky failure 1', 'flaky failure 2']);
+    assert.equal(failures[0].plugin, 'event-probe');
+
+    assert.deepEqual(names('steady'), ['flaky.happened'], 'the other subscriber got it exactly once');
+    await sleep(1200);
+    assert.equal(flakyAttempts.length, 3, 'no delivery after success');
+  });
+});
