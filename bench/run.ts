@@ -4,6 +4,7 @@
  * is refused on the very next request. See bench/README.md.
  *
  *   --pg | --pglite   only that database (default: both, PostgreSQL first)
+ *   --workers N       on PostgreSQL, also measure with N cluster workers (default: the CPU count; 1 = skip)
  *   --cpu-prof        write a V8 CPU profile of each server to a temporary directory (printed)
  * Environment: DATABASE_URL (default postgres://postgres@127.0.0.1:5432/test),
  * BENCH_DURATION seconds per measurement (default 10), BENCH_CONNECTIONS (default 32).
@@ -29,6 +30,7 @@ const profileDir = args.has('--cpu-prof') ? fs.mkdtempSync(path.join(os.tmpdir()
 
 interface Storage {
   label: string;
+  workers: number;
   env: Record<string, string>;
   /** Whether the PAT target applies (it is stated for PostgreSQL). */
   targeted: boolean;
@@ -42,11 +44,17 @@ interface Server {
 
 let failed = false;
 
-function postgresStorage(): Storage {
+function postgresStorage(workers: number): Storage {
   const schema = `bench_${randomBytes(5).toString('hex')}`;
   return {
-    label: `PostgreSQL (${new URL(PG_URL).host}, schema ${schema})`,
-    env: { BENCH_DATABASE_URL: PG_URL, BENCH_SCHEMA: schema, BENCH_DATA_DIR: fs.mkdtempSync(path.join(os.tmpdir(), 'tessera-bench-blobs-')) },
+    label: `PostgreSQL (${new URL(PG_URL).host}, schema ${schema}), ${workers === 1 ? '1 process' : `${workers} cluster workers`}`,
+    workers,
+    env: {
+      BENCH_DATABASE_URL: PG_URL,
+      BENCH_SCHEMA: schema,
+      BENCH_WORKERS: String(workers),
+      BENCH_DATA_DIR: fs.mkdtempSync(path.join(os.tmpdir(), 'tessera-bench-blobs-')),
+    },
     targeted: true,
     async cleanup() {
       const client = new pg.Client({ connectionString: PG_URL });
@@ -61,8 +69,9 @@ function postgresStorage(): Storage {
 function pgliteStorage(): Storage {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'tessera-bench-'));
   return {
-    label: `PGlite (DATA_DIR ${dir})`,
-    env: { BENCH_DATABASE_URL: '', BENCH_SCHEMA: '', BENCH_DATA_DIR: dir },
+    label: `PGlite (DATA_DIR ${dir}), 1 process`,
+    workers: 1,
+    env: { BENCH_DATABASE_URL: '', BENCH_SCHEMA: '', BENCH_WORKERS: '1', BENCH_DATA_DIR: dir },
     targeted: false,
     async cleanup() {
       fs.rmSync(dir, { recursive: true, force: true });
@@ -155,8 +164,13 @@ async function benchmark(storage: Storage): Promise<void> {
   }
 }
 
+const workersArg = process.argv.indexOf('--workers');
+const WORKERS = workersArg > 0 ? Number(process.argv[workersArg + 1]) : os.cpus().length;
 const storages: Array<() => Storage> = [];
-if (!args.has('--pglite')) storages.push(postgresStorage);
+if (!args.has('--pglite')) {
+  storages.push(() => postgresStorage(1));
+  if (WORKERS > 1) storages.push(() => postgresStorage(WORKERS));
+}
 if (!args.has('--pg')) storages.push(pgliteStorage);
 console.log(`Tessera benchmark — node ${process.version}, ${os.cpus().length} CPUs (${os.cpus()[0]?.model ?? 'unknown'})`);
 for (const make of storages) await benchmark(make());

@@ -21,6 +21,8 @@ export const ConfigSchema = Type.Object(
     databaseUrl: Type.Optional(Type.String({ minLength: 1 })),
     dataDir: Type.String({ default: './data' }),
     migrateOnStart: Type.Boolean({ default: true }),
+    /** Processes serving the API (node:cluster); above 1 needs PostgreSQL. */
+    workers: Type.Integer({ minimum: 1, maximum: 64, default: 1 }),
     logLevel: Type.Union(
       ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].map((l) => Type.Literal(l)),
       { default: 'info' },
@@ -95,6 +97,7 @@ const ENV_KEYS: Array<[string, (raw: Record<string, any>, v: string) => void]> =
   ['DATABASE_URL', (c, v) => (c.databaseUrl = v)],
   ['DATA_DIR', (c, v) => (c.dataDir = v)],
   ['LOG_LEVEL', (c, v) => (c.logLevel = v)],
+  ['WORKERS', (c, v) => (c.workers = v)],
   ['MIGRATE_ON_START', (c, v) => (c.migrateOnStart = v === 'true' || v === '1')],
   ['METRICS_ENABLED', (c, v) => ((c.metrics ??= {}).enabled = v === 'true' || v === '1')],
   ['METRICS_TOKEN', (c, v) => ((c.metrics ??= {}).token = v)],

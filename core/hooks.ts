@@ -78,7 +78,7 @@ function wrapTap(at: HookAttribution, hookName: string, waterfall: boolean, tap:
   if (tap.type === 'promise') {
     wrapped = (...args) => {
       try {
-        return Promise.resolve(fn(...args)).catch((e) => Promise.reject(rethrow(e)));
+        return Promise.resolve(fn(...args)).then(undefined, (e) => Promise.reject(rethrow(e)));
       } catch (e) {
         return Promise.reject(rethrow(e));
       }

@@ -139,7 +139,10 @@ export class Kernel {
     c.provideKernel('blobs', this.blobs);
     c.provideKernel('kernel', this);
 
-    this.hooks.auth.authenticate.tapPromise(KERNEL, async ({ token }) => this.metricsPrincipal(token));
+    // Only when a metrics token exists: this strategy would otherwise cost every request a promise for nothing.
+    if (config.metrics.enabled && config.metrics.token) {
+      this.hooks.auth.authenticate.tapPromise(KERNEL, async ({ token }) => this.metricsPrincipal(token));
+    }
     this.routes.push(...kernelRoutes(this).map((def) => ({ pluginId: KERNEL, def })));
 
     const contexts = new Map<string, ReturnType<typeof createPluginContext>>();

@@ -1,11 +1,44 @@
 /** Who is calling. Strategies (sessions, PATs, inbound hooks, OAuth) are plugins tapping `auth.authenticate`. */
 export type TokenScope = 'read' | 'write' | 'admin';
 
+/**
+ * The caller's user row as read by the authentication query: enough to answer `GET /me`
+ * and to make permission decisions without a second round trip.
+ */
 export interface PrincipalUser {
   id: string;
   email: string;
   name: string;
   is_instance_admin: boolean;
+  avatar_key: string | null;
+  avatar_updated_at: Date | null;
+  created_at: Date;
+}
+
+/** Columns an authentication query selects from `users AS u` to build a PrincipalUser. */
+export const PRINCIPAL_USER_COLUMNS =
+  'u.id AS user_id, u.email, u.name, u.is_instance_admin, u.avatar_key, u.avatar_updated_at, u.created_at AS user_created_at';
+
+export interface PrincipalUserRow {
+  user_id: string;
+  email: string;
+  name: string;
+  is_instance_admin: boolean;
+  avatar_key: string | null;
+  avatar_updated_at: Date | null;
+  user_created_at: Date;
+}
+
+export function principalUserOf(row: PrincipalUserRow): PrincipalUser {
+  return {
+    id: row.user_id,
+    email: row.email,
+    name: row.name,
+    is_instance_admin: row.is_instance_admin,
+    avatar_key: row.avatar_key,
+    avatar_updated_at: row.avatar_updated_at,
+    created_at: row.user_created_at,
+  };
 }
 
 export type Principal =

@@ -1,22 +1,29 @@
+import cluster from 'node:cluster';
 import { loadConfig } from '../core/config.ts';
-import { Kernel } from '../core/kernel.ts';
+import { serve } from '../core/cluster.ts';
 import { builtinPlugins } from '../plugins/index.ts';
 import { runCli } from './cli.ts';
 
 await runCli(async () => {
   const config = loadConfig();
-  const kernel = await Kernel.start({ config, plugins: builtinPlugins });
-  await kernel.listen();
-  kernel.logger.info(
-    { port: config.port, host: config.host, database: kernel.database.kind, plugins: kernel.pluginStatuses().filter((p) => p.state === 'active').map((p) => p.id) },
-    `Tessera listening on http://${config.host === '0.0.0.0' ? 'localhost' : config.host}:${config.port}/api/v1 (docs at /api/v1/docs)`,
+  const served = await serve({ config, plugins: builtinPlugins });
+  if (cluster.isWorker) return;
+  served.logger.info(
+    {
+      port: served.port,
+      host: config.host,
+      workers: served.workers,
+      database: config.databaseUrl ? 'postgres' : 'pglite',
+      plugins: served.kernel?.pluginStatuses().filter((p) => p.state === 'active').map((p) => p.id),
+    },
+    `Tessera listening on http://${config.host === '0.0.0.0' ? 'localhost' : config.host}:${served.port}/api/v1 (docs at /api/v1/docs)`,
   );
   const stop = (signal: string) => {
-    kernel.logger.info({ signal }, 'shutting down: finishing in-flight requests');
-    kernel.stop().then(
+    served.logger.info({ signal }, 'shutting down: finishing in-flight requests');
+    served.stop().then(
       () => process.exit(0),
       (err) => {
-        kernel.logger.error({ err }, 'shutdown failed');
+        served.logger.error({ err }, 'shutdown failed');
         process.exit(1);
       },
     );

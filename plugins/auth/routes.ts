@@ -1,5 +1,4 @@
 import { defineRoute, type RouteDef } from '../../core/routes.ts';
-import { notFound } from '../../core/errors.ts';
 import type { UserPrincipal } from '../../core/principal.ts';
 import type { Resolve } from '../../core/container.ts';
 import { PublicUser, SessionResponse, SignInBody, SignUpBody, PatchMeBody } from './schemas.ts';
@@ -61,12 +60,8 @@ export function accountRoutes(): RouteDef<any, any, any>[] {
       summary: 'The current user',
       auth: 'user',
       responses: { 200: { description: 'The current user', schema: PublicUser } },
-      handler: async ({ principal, resolve }) => {
-        const users = resolve('auth.users');
-        const user = await users.findById((principal as UserPrincipal).user.id);
-        if (!user) throw notFound();
-        return users.toPublic(user);
-      },
+      // The authentication query already read the user's row: no second round trip.
+      handler: ({ principal, resolve }) => resolve('auth.users').toPublic((principal as UserPrincipal).user),
     }),
     defineRoute({
       method: 'PATCH',

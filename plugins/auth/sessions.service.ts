@@ -1,11 +1,26 @@
-import type { Db } from '../../core/db.ts';
-import type { Principal } from '../../core/principal.ts';
+import type { Database, Db } from '../../core/db.ts';
+import { PRINCIPAL_USER_COLUMNS, principalUserOf, type Principal, type PrincipalUserRow } from '../../core/principal.ts';
 import { hashSecret, randomSecret } from '../../core/secrets.ts';
 
 export const SESSION_PREFIX = 'tss_';
 
+/** Constant text: a prepared statement on PostgreSQL, since it runs on every request. */
+const LOOKUP = `
+  SELECT s.id AS session_id, ${PRINCIPAL_USER_COLUMNS}
+    FROM sessions s
+    JOIN users u ON u.id = s.user_id
+   WHERE s.token_hash = $1
+     AND s.expires_at > now()
+     AND u.disabled_at IS NULL`;
+
 export class SessionService {
-  constructor(private readonly db: Db, private readonly ttlHours: number) {}
+  private readonly db: Db;
+  private readonly lookup: (values: unknown[]) => Promise<Array<PrincipalUserRow & { session_id: string }>>;
+
+  constructor(database: Database, private readonly ttlHours: number) {
+    this.db = database.knex;
+    this.lookup = database.prepared('auth.session_lookup', LOOKUP);
+  }
 
   async issue(userId: string, userAgent?: string): Promise<{ token: string; expiresAt: Date }> {
     const token = randomSecret(SESSION_PREFIX, 40);
@@ -24,18 +39,9 @@ export class SessionService {
   /** The session principal for a live token of an active user; checked on every request. */
   async authenticate(token: string): Promise<Principal | undefined> {
     if (!token.startsWith(SESSION_PREFIX)) return undefined;
-    const row = await this.db('sessions as s')
-      .join('users as u', 'u.id', 's.user_id')
-      .where('s.token_hash', hashSecret(token))
-      .where('s.expires_at', '>', this.db.fn.now())
-      .whereNull('u.disabled_at')
-      .first('s.id as session_id', 'u.id', 'u.email', 'u.name', 'u.is_instance_admin');
+    const [row] = await this.lookup([hashSecret(token)]);
     if (!row) return undefined;
-    return {
-      kind: 'session',
-      sessionId: row.session_id,
-      user: { id: row.id, email: row.email, name: row.name, is_instance_admin: row.is_instance_admin },
-    };
+    return { kind: 'session', sessionId: row.session_id, user: principalUserOf(row) };
   }
 
   async revoke(sessionId: string): Promise<void> {

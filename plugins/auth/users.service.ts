@@ -30,7 +30,7 @@ const DUMMY_HASH = hash('tessera-timing-equaliser');
 export class UserService {
   constructor(private readonly db: Db) {}
 
-  toPublic(u: UserRow): PublicUser {
+  toPublic(u: Pick<UserRow, 'id' | 'email' | 'name' | 'avatar_key' | 'avatar_updated_at' | 'created_at'>): PublicUser {
     return {
       id: u.id,
       email: u.email,

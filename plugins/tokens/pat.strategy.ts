@@ -1,5 +1,5 @@
 import type { Database } from '../../core/db.ts';
-import type { Principal, TokenScope } from '../../core/principal.ts';
+import { PRINCIPAL_USER_COLUMNS, principalUserOf, type Principal, type PrincipalUserRow, type TokenScope } from '../../core/principal.ts';
 import { hasValidChecksum, hashSecret } from '../../core/secrets.ts';
 import type { LastUsedRecorder } from './last-used.ts';
 
@@ -7,24 +7,19 @@ export const PAT_PREFIX = 'tpat_';
 
 /** Constant text, one parameter: prepared once per connection, then only bound and executed. */
 const LOOKUP = `
-  SELECT t.id, t.workspace_id, t.scope, t.allow_run_button, t.last_used_at,
-         u.id AS user_id, u.email, u.name, u.is_instance_admin
+  SELECT t.id, t.workspace_id, t.scope, t.allow_run_button, t.last_used_at, ${PRINCIPAL_USER_COLUMNS}
     FROM personal_access_tokens t
     JOIN users u ON u.id = t.user_id
    WHERE t.token_hash = $1
      AND u.disabled_at IS NULL
      AND (t.expires_at IS NULL OR t.expires_at > now())`;
 
-interface LookupRow {
+interface LookupRow extends PrincipalUserRow {
   id: string;
   workspace_id: string;
   scope: TokenScope;
   allow_run_button: boolean;
   last_used_at: Date | null;
-  user_id: string;
-  email: string;
-  name: string;
-  is_instance_admin: boolean;
 }
 
 /** The `auth.authenticate` strategy for personal access tokens: one indexed query per request, so revocation is immediate. */
@@ -44,7 +39,7 @@ export class PatStrategy {
     this.lastUsed.touch(row.id, row.last_used_at);
     return {
       kind: 'pat',
-      user: { id: row.user_id, email: row.email, name: row.name, is_instance_admin: row.is_instance_admin },
+      user: principalUserOf(row),
       tokenId: row.id,
       workspaceId: row.workspace_id,
       scope: row.scope,
