@@ -67,6 +67,20 @@ export const conflict = (detail: string, extensions?: Record<string, unknown>, c
 export const versionConflict = (currentVersion: number) =>
   conflict('The resource was changed by someone else.', { current_version: currentVersion }, 'version_conflict');
 
+/** Another request with the same Idempotency-Key has not finished yet. */
+export const idempotencyInFlight = () =>
+  conflict('A request with this Idempotency-Key is still being processed; retry once it has finished.', undefined, 'idempotency_in_flight');
+
+/** The key was first used for another request (method, path or body): replaying would answer the wrong question. */
+export const idempotencyKeyReused = () =>
+  new AppError({
+    status: 422,
+    code: 'idempotency_key_reused',
+    title: 'Unprocessable Content',
+    detail: 'This Idempotency-Key was already used for a different request (method, path or body).',
+    errors: [{ pointer: '/headers/idempotency-key', detail: 'Use a new key for a different request.' }],
+  });
+
 export const payloadTooLarge = (detail: string) =>
   new AppError({ status: 413, code: 'payload_too_large', title: 'Content Too Large', detail });
 

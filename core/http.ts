@@ -54,7 +54,7 @@ function cors(origins: string[], credentials: boolean) {
     ctx.set('Access-Control-Allow-Origin', any && !credentials ? '*' : origin);
     ctx.vary('Origin');
     if (credentials) ctx.set('Access-Control-Allow-Credentials', 'true');
-    ctx.set('Access-Control-Expose-Headers', 'X-Request-Id, Retry-After');
+    ctx.set('Access-Control-Expose-Headers', 'X-Request-Id, Retry-After, Idempotency-Replayed');
     if (ctx.method === 'OPTIONS' && ctx.get('access-control-request-method')) {
       ctx.set('Access-Control-Allow-Methods', 'GET, POST, PUT, PATCH, DELETE');
       ctx.set('Access-Control-Allow-Headers', ctx.get('access-control-request-headers') || 'Authorization, Content-Type');

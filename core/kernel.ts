@@ -11,6 +11,7 @@ import { openDatabase, type Database, type Db } from './db.ts';
 import { migrateDirectory } from './migrations.ts';
 import { Jobs } from './jobs.ts';
 import { EventBus } from './events.ts';
+import { Idempotency } from './idempotency.ts';
 import { LocalDiskBlobStore, type BlobStore } from './blobs.ts';
 import { createLogger } from './logger.ts';
 import { dependantsOf, planPlugins, type LoadedPlugin } from './loader.ts';
@@ -77,6 +78,7 @@ export class Kernel {
   jobs!: Jobs;
   events!: EventBus;
   blobs!: BlobStore;
+  idempotency!: Idempotency;
   metrics?: HttpMetrics;
   private active: LoadedPlugin[] = [];
   private readonly booted = new Set<string>();
@@ -126,6 +128,15 @@ export class Kernel {
       maintenanceIntervalSeconds: opts.jobsMaintenanceSeconds,
     });
     this.events = new EventBus(this.db, this.jobs, logger, Math.max(1000, config.jobs.pollingIntervalSeconds * 1000));
+    this.idempotency = new Idempotency(this.db, logger);
+    this.jobs.define(KERNEL, {
+      name: 'idempotency-purge',
+      schedule: '17 * * * *',
+      handler: async () => {
+        const purged = await this.idempotency.purgeExpired();
+        if (purged > 0) logger.debug({ purged }, 'expired idempotency keys deleted');
+      },
+    });
     if (config.metrics.enabled) this.metrics = new HttpMetrics();
 
     const c = this.container;
@@ -185,7 +196,7 @@ export class Kernel {
       if (prior) throw new StartupError(`Route ${r.def.method} ${r.def.path} is declared by both "${prior}" and "${r.pluginId}".`, 'duplicate_route', [prior, r.pluginId]);
       seen.set(key, r.pluginId);
     }
-    const router = buildRouter(routes, { container: this.container, hooks: this.hooks, jsonLimit: config.http.jsonLimit });
+    const router = buildRouter(routes, { container: this.container, hooks: this.hooks, jsonLimit: config.http.jsonLimit, idempotency: this.idempotency });
     this.app = createApp({
       config,
       logger,

@@ -5,6 +5,7 @@ import type { TSchema } from './schema.ts';
 import { API_PREFIX } from './router.ts';
 import { PROBLEM_TYPE } from './problem.ts';
 import type { RegisteredRoute, RouteDef } from './routes.ts';
+import { IDEMPOTENCY_TTL_HOURS, isIdempotentRoute, REPLAYED_HEADER } from './idempotency.ts';
 import { KERNEL_VERSION } from './version.ts';
 
 const PROBLEM_REF = { $ref: '#/components/schemas/Problem' };
@@ -67,6 +68,36 @@ function problemResponses(def: RouteDef): Record<string, object> {
   return out;
 }
 
+const IDEMPOTENCY_KEY_PARAMETER = {
+  name: 'Idempotency-Key',
+  in: 'header',
+  required: false,
+  description:
+    'Makes retrying this create safe. Honoured for signed-in callers (keys are per user); ignored for anonymous calls. ' +
+    'Repeating a key with the same request (method, path, query and body, defaults applied) answers with the first ' +
+    `response and \`${REPLAYED_HEADER}: true\` without running again; with a different request → 422 \`idempotency_key_reused\`; ` +
+    'while the first request is still running → 409 `idempotency_in_flight`. A first attempt that failed (4xx/5xx) is ' +
+    `not remembered, so the same key may be retried. Keys are remembered for ${IDEMPOTENCY_TTL_HOURS} hours.`,
+  schema: { type: 'string', minLength: 1, maxLength: 255, pattern: '^[\\x20-\\x7E]+$' },
+};
+
+const IDEMPOTENCY_IGNORED =
+  'This route does not take `Idempotency-Key`: its response is never stored, so a sent key is ignored and every call creates anew.';
+
+/** The header parameter, the replay marker on the success response, and the 409/422 answers a key can cause. */
+function documentIdempotency(def: RouteDef, responses: Record<string, any>): void {
+  const success = responses[def.status!];
+  if (success) success.headers = { [REPLAYED_HEADER]: { description: '`true` when this is the recorded response of an earlier request with the same key', schema: { type: 'string', enum: ['true'] } } };
+  const extra: Record<number, string> = {
+    409: 'A request with the same `Idempotency-Key` is still running (`idempotency_in_flight`)',
+    422: 'An `Idempotency-Key` that is malformed (`validation_failed`) or was used for a different request (`idempotency_key_reused`)',
+  };
+  for (const [status, description] of Object.entries(extra)) {
+    if (responses[status]) responses[status].description += `; or: ${description}`;
+    else responses[status] = { description, content: { [PROBLEM_TYPE]: { schema: PROBLEM_REF } } };
+  }
+}
+
 function operation(pluginId: string, def: RouteDef) {
   const responses: Record<string, object> = {};
   for (const [status, spec] of Object.entries(def.responses)) {
@@ -77,6 +108,10 @@ function operation(pluginId: string, def: RouteDef) {
     };
   }
   Object.assign(responses, problemResponses(def));
+  const idempotent = isIdempotentRoute(def);
+  if (idempotent) documentIdempotency(def, responses);
+  const optedOut = def.method === 'POST' && def.status === 201 && !idempotent;
+  const description = [def.description, optedOut ? IDEMPOTENCY_IGNORED : undefined].filter(Boolean).join(' ');
   const requestBody = def.bodyType === 'multipart'
     ? { required: true, content: { 'multipart/form-data': { schema: plain(def.body) ?? { type: 'object', properties: { file: { type: 'string', format: 'binary' } } } } } }
     : def.body
@@ -85,12 +120,12 @@ function operation(pluginId: string, def: RouteDef) {
   return {
     operationId: `${pluginId}.${def.method.toLowerCase()}${def.path.replace(/\{([^}]+)\}/g, 'By_$1').replace(/[^A-Za-z0-9_]+/g, '_')}`,
     summary: def.summary,
-    ...(def.description ? { description: def.description } : {}),
+    ...(description ? { description } : {}),
     tags: def.tags ?? [pluginId],
     'x-tessera-plugin': pluginId,
     'x-tessera-auth': def.auth,
     ...(def.auth === 'public' ? { security: [] } : {}),
-    parameters: [...parametersOf(def, 'path'), ...parametersOf(def, 'query')],
+    parameters: [...parametersOf(def, 'path'), ...parametersOf(def, 'query'), ...(idempotent ? [IDEMPOTENCY_KEY_PARAMETER] : [])],
     ...(requestBody ? { requestBody } : {}),
     responses,
   };

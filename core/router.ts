@@ -4,11 +4,12 @@ import type { Context } from 'koa';
 import type { ValidateFunction } from 'ajv';
 import { compile, toErrorDetails } from './schema.ts';
 import { forbidden, payloadTooLarge, unauthenticated, unsupportedMediaType, validationFailed, malformedJson } from './errors.ts';
-import { scopeAllows, type Principal } from './principal.ts';
+import { isUser, scopeAllows, type Principal } from './principal.ts';
 import { Reply, type RegisteredRoute, type RouteDef } from './routes.ts';
 import { Lifetime, type AwilixContainer } from 'awilix';
 import { SCOPED_KEYS, type KernelContainer, type Resolve } from './container.ts';
 import type { KernelHooks } from './hooks.ts';
+import { isIdempotentRoute, type Idempotency } from './idempotency.ts';
 
 
 export const API_PREFIX = '/api/v1';
@@ -107,9 +108,24 @@ export interface MountOptions {
   container: KernelContainer;
   hooks: KernelHooks;
   jsonLimit: number;
+  idempotency: Idempotency;
 }
 
-/** Mounts route definitions on a koa router: authenticate → authorize → parse → validate → handle. */
+function respond(ctx: Context, def: RouteDef, result: unknown): void {
+  if (result instanceof Reply) {
+    ctx.status = result.status;
+    for (const [k, v] of Object.entries(result.headers)) ctx.set(k, v);
+    if (result.type) ctx.type = result.type;
+    if (result.body !== undefined) ctx.body = result.body;
+  } else if (result === undefined) {
+    ctx.status = 204;
+  } else {
+    ctx.status = def.status ?? 200;
+    ctx.body = result;
+  }
+}
+
+/** Mounts route definitions on a koa router: authenticate → authorize → parse → validate → (idempotency) → handle. */
 export function buildRouter(routes: RegisteredRoute[], opts: MountOptions): Router {
   const router = new Router({ prefix: API_PREFIX });
   for (const { pluginId, def } of routes) {
@@ -119,6 +135,7 @@ export function buildRouter(routes: RegisteredRoute[], opts: MountOptions): Rout
     const parseBody = def.body || def.bodyType === 'multipart' ? bodyParser(def, opts.jsonLimit) : null;
     const template = `${API_PREFIX}${def.path}`;
     const rootResolve = opts.container.resolverFor(pluginId);
+    const idempotency = isIdempotentRoute(def) ? opts.idempotency : null;
     router.register(koaPath(def.path), [def.method], async (ctx: Context) => {
       const state = ctx.state as RouteState;
       state.route = template;
@@ -138,7 +155,7 @@ export function buildRouter(routes: RegisteredRoute[], opts: MountOptions): Rout
       // Most handlers resolve singletons only: the request scope is built when one asks for a scoped key.
       let scope: AwilixContainer | undefined;
       const requestScope = () => (scope ??= opts.container.createScope({ ctx, principal: state.principal, requestId: state.requestId }));
-      const result = await def.handler({
+      const execute = async () => respond(ctx, def, await def.handler({
         params,
         query,
         body,
@@ -149,17 +166,12 @@ export function buildRouter(routes: RegisteredRoute[], opts: MountOptions): Rout
           return requestScope();
         },
         resolve: ((key: string) => (isScoped(opts.container, key) ? opts.container.resolverFor(pluginId, requestScope())(key) : rootResolve(key))) as Resolve,
-      });
-      if (result instanceof Reply) {
-        ctx.status = result.status;
-        for (const [k, v] of Object.entries(result.headers)) ctx.set(k, v);
-        if (result.type) ctx.type = result.type;
-        if (result.body !== undefined) ctx.body = result.body;
-      } else if (result === undefined) {
-        ctx.status = 204;
+      }));
+      // Keys are per user: an anonymous caller's key is ignored, like a key sent to a route that does not take one.
+      if (idempotency && ctx.headers['idempotency-key'] !== undefined && isUser(state.principal)) {
+        await idempotency.run(ctx, state.principal.user.id, template, { query, body }, execute);
       } else {
-        ctx.status = def.status ?? 200;
-        ctx.body = result;
+        await execute();
       }
     });
   }

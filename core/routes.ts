@@ -63,6 +63,11 @@ export interface RouteDef<P extends TSchema = TSchema, Q extends TSchema = TSche
   bodyLimit?: number;
   /** Success status when the handler returns a plain value (default 200, or 204 for undefined). */
   status?: number;
+  /**
+   * `false` opts a POST create (status 201) out of Idempotency-Key replays: a sent key is then ignored.
+   * For responses that must never be stored, e.g. a secret shown only once.
+   */
+  idempotency?: false;
   responses: Record<number, ResponseSpec>;
   /** Extension member documented on this route's errors, if any. */
   handler: (req: RouteRequest<Static<P>, Static<Q>, Static<B>>) => unknown | Promise<unknown>;

@@ -15,9 +15,11 @@ export function accountRoutes(): RouteDef<any, any, any>[] {
       method: 'POST',
       path: '/auth/sign-up',
       summary: 'Create an account and a session; the first account of an instance is its instance admin',
+      description: 'The session token is never stored in plaintext, so this response cannot be replayed.',
       auth: 'public',
       body: SignUpBody,
       status: 201,
+      idempotency: false,
       responses: {
         201: { description: 'Account and session created', schema: SessionResponse },
         409: { description: 'An account with this email exists (`email_taken`)' },

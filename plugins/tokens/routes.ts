@@ -13,10 +13,12 @@ export function tokenRoutes(): RouteDef<any, any, any>[] {
       method: 'POST',
       path: '/me/tokens',
       summary: 'Create a personal access token for one workspace; the token is returned in this response only',
+      description: 'The plaintext token is never stored, so this response cannot be replayed.',
       tags,
       auth: 'session',
       body: CreateTokenBody,
       status: 201,
+      idempotency: false,
       responses: { 201: { description: 'The token, with its plaintext `token`', schema: CreatedToken } },
       handler: ({ principal, body, resolve }) =>
         resolve('tokens.service').create((principal as UserPrincipal).user.id, {
