@@ -5,6 +5,7 @@ import type { ValidateFunction } from 'ajv';
 import { compile, toErrorDetails } from './schema.ts';
 import { forbidden, payloadTooLarge, unauthenticated, unsupportedMediaType, validationFailed, malformedJson } from './errors.ts';
 import { isUser, scopeAllows, type Principal } from './principal.ts';
+import { discardUploads } from './uploads.ts';
 import { Reply, type RegisteredRoute, type RouteDef } from './routes.ts';
 import { Lifetime, type AwilixContainer } from 'awilix';
 import { SCOPED_KEYS, type KernelContainer, type Resolve } from './container.ts';
@@ -136,7 +137,7 @@ export function buildRouter(routes: RegisteredRoute[], opts: MountOptions): Rout
     const template = `${API_PREFIX}${def.path}`;
     const rootResolve = opts.container.resolverFor(pluginId);
     const idempotency = isIdempotentRoute(def) ? opts.idempotency : null;
-    router.register(koaPath(def.path), [def.method], async (ctx: Context) => {
+    const handle = async (ctx: Context) => {
       const state = ctx.state as RouteState;
       state.route = template;
       await authorizeRoute(def, state.principal, opts.hooks);
@@ -173,7 +174,20 @@ export function buildRouter(routes: RegisteredRoute[], opts: MountOptions): Rout
       } else {
         await execute();
       }
-    });
+    };
+    router.register(
+      koaPath(def.path),
+      [def.method],
+      def.bodyType === 'multipart'
+        ? async (ctx: Context) => {
+            try {
+              await handle(ctx);
+            } finally {
+              await discardUploads(ctx);
+            }
+          }
+        : handle,
+    );
   }
   return router;
 }

@@ -4,7 +4,7 @@ import type { UserPrincipal } from '../../core/principal.ts';
 import { PublicUser } from '../auth/schemas.ts';
 import { AvatarQuery, PatchPreferencesBody, Preferences, UserIdParams } from './schemas.ts';
 import { AVATAR_MAX_BYTES } from './avatars.service.ts';
-import { discardUploads, uploadedFile } from './upload.ts';
+import { uploadedFile } from '../../core/uploads.ts';
 
 const AVATAR_MAX_AGE_SECONDS = 3600;
 const me = (principal: unknown) => (principal as UserPrincipal).user.id;
@@ -45,11 +45,7 @@ export function usersRoutes(): RouteDef<any, any, any>[] {
       bodyLimit: AVATAR_MAX_BYTES,
       responses: { 200: { description: 'The user, with its new `avatar_url`', schema: PublicUser } },
       handler: async ({ principal, ctx, resolve }) => {
-        try {
-          await resolve('users.avatars').set(me(principal), uploadedFile(ctx, 'file'));
-        } finally {
-          await discardUploads(ctx);
-        }
+        await resolve('users.avatars').set(me(principal), uploadedFile(ctx, 'file'));
         const users = resolve('auth.users');
         const user = await users.findById(me(principal));
         if (!user) throw notFound();

@@ -1,6 +1,11 @@
 import fsp from 'node:fs/promises';
 import type { Context } from 'koa';
-import { unsupportedMediaType, validationFailed } from '../../core/errors.ts';
+import { unsupportedMediaType, validationFailed } from './errors.ts';
+
+/**
+ * For `bodyType: 'multipart'` routes. The router deletes every temp file after the handler,
+ * so a handler reads or moves the file before it returns and never cleans up itself.
+ */
 
 /** The temp path of the one file a multipart request sent in `field`. */
 export function uploadedFile(ctx: Context, field: string): string {
@@ -13,7 +18,7 @@ export function uploadedFile(ctx: Context, field: string): string {
   throw validationFailed([{ pointer: `/${field}`, detail: `The multipart field "${field}" is required.` }]);
 }
 
-/** Deletes every temp file the parser wrote for this request, used or not. */
+/** Deletes every temp file the parser wrote for this request, used or not (the router calls it). */
 export async function discardUploads(ctx: Context): Promise<void> {
   const files = Object.values(ctx.request.files ?? {}).flat();
   await Promise.all(files.map((f) => fsp.rm(f.filepath, { force: true })));
