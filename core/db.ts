@@ -36,6 +36,12 @@ export interface Database {
    * per text (prefix it with the plugin id). Not for use inside a transaction.
    */
   prepared<R = any>(name: string, text: string): (values: unknown[]) => Promise<R[]>;
+  /**
+   * Runs `fn` while holding a PostgreSQL session advisory lock named `name`, so several
+   * processes starting at once do their set-up one after another. PGlite: one process owns
+   * the directory, so `fn` just runs.
+   */
+  withSetupLock<T>(name: string, fn: () => Promise<T>): Promise<T>;
   close(): Promise<void>;
 }
 
@@ -94,11 +100,17 @@ export async function openDatabase(opts: DatabaseOptions): Promise<Database> {
       pool: { min: 0, max: opts.poolMax ?? 10 },
     });
     try {
-      if (schema !== 'public') await knex.raw('CREATE SCHEMA IF NOT EXISTS ??', [schema]);
       await knex.raw('select 1');
     } catch (err) {
       await knex.destroy();
       throw new StartupError(`Cannot connect to PostgreSQL (DATABASE_URL): ${(err as Error).message}`, 'database_unreachable');
+    }
+    if (schema !== 'public') {
+      // CREATE SCHEMA IF NOT EXISTS is not safe against a concurrent twin; a transaction lock makes it so.
+      await knex.transaction(async (trx) => {
+        await trx.raw('SELECT pg_advisory_xact_lock(hashtext(?))', [`tessera:schema:${schema}`]);
+        await trx.raw('CREATE SCHEMA IF NOT EXISTS ??', [schema]);
+      });
     }
     return wrap('postgres', knex, schema, async () => knex.destroy());
   }
@@ -138,6 +150,21 @@ function wrap(kind: DatabaseKind, knex: Db, schema: string, close: () => Promise
         return await conn.query(text, values);
       } finally {
         await client.releaseConnection(conn);
+      }
+    },
+    async withSetupLock(name, fn) {
+      if (kind === 'pglite') return fn();
+      const client = (knex as any).client;
+      const conn = await client.acquireConnection();
+      try {
+        await conn.query('SELECT pg_advisory_lock(hashtext($1))', [name]);
+        try {
+          return await fn();
+        } finally {
+          await conn.query('SELECT pg_advisory_unlock(hashtext($1))', [name]);
+        }
+      } finally {
+        client.releaseConnection(conn);
       }
     },
     prepared(name, text) {

@@ -61,8 +61,8 @@ export class Jobs {
     return this.defs.has(name);
   }
 
-  /** Creates the pg-boss schema and queues; starts workers when jobs are enabled. */
-  async start(isActive: (owner: string) => boolean = () => true): Promise<void> {
+  /** Creates the pg-boss schema and the queues (idempotent, but not safe to race: see Kernel's setup lock). */
+  async prepare(isActive: (owner: string) => boolean = () => true): Promise<void> {
     await this.boss.start();
     this.started = true;
     for (const def of this.defs.values()) {
@@ -74,7 +74,14 @@ export class Jobs {
         retryBackoff: true,
         expireInSeconds: def.expireInSeconds ?? 15 * 60,
       });
-      if (!this.opts.enabled) continue;
+    }
+  }
+
+  /** Starts workers and schedules, when jobs are enabled in this process. */
+  async startWorkers(isActive: (owner: string) => boolean = () => true): Promise<void> {
+    if (!this.opts.enabled) return;
+    for (const def of this.defs.values()) {
+      if (!isActive(def.owner)) continue;
       if (def.schedule) await this.boss.schedule(def.name, def.schedule);
       const workerId = await this.boss.work(
         def.name,

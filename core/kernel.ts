@@ -61,7 +61,7 @@ export interface KernelOptions {
   inMemory?: boolean;
   /** Shorter pg-boss maintenance, for tests that crash deliveries. */
   jobsMaintenanceSeconds?: number;
-  /** `migrate`: wire plugins and run every migration, then stop short of jobs, boot and HTTP. */
+  /** `migrate`: wire plugins, run every migration and create the job queues, then stop short of workers, boot and HTTP. */
   mode?: 'serve' | 'migrate';
 }
 
@@ -122,7 +122,8 @@ export class Kernel {
     });
     this.blobs = new LocalDiskBlobStore(path.resolve(config.baseDir, config.dataDir, 'blobs'));
     this.jobs = new Jobs(this.database, logger, {
-      enabled: config.jobs.enabled,
+      // Migrating prepares the queues but runs no worker or schedule.
+      enabled: config.jobs.enabled && opts.mode !== 'migrate',
       pollingIntervalSeconds: config.jobs.pollingIntervalSeconds,
       schema: `${opts.schema ?? 'public'}_jobs`.replace(/^public_jobs$/, 'pgboss'),
       maintenanceIntervalSeconds: opts.jobsMaintenanceSeconds,
@@ -173,9 +174,14 @@ export class Kernel {
     }
     this.active = plan.ordered;
 
-    if (config.migrateOnStart || opts.mode === 'migrate') await this.migrate();
+    const isActive = (owner: string) => this.isActive(owner);
+    // Processes starting together on one database (WORKERS, several machines) would race on DDL.
+    await this.database.withSetupLock(`tessera:${this.database.schema}:setup`, async () => {
+      if (config.migrateOnStart || opts.mode === 'migrate') await this.migrate();
+      await this.jobs.prepare(isActive);
+    });
     if (opts.mode === 'migrate') return;
-    await this.jobs.start((owner) => this.isActive(owner));
+    await this.jobs.startWorkers(isActive);
 
     for (const lp of plan.ordered) {
       if (!this.isActive(lp.plugin.id)) continue;
