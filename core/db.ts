@@ -5,6 +5,7 @@ import ClientPGLite from 'knex-pglite';
 import { PGlite } from '@electric-sql/pglite';
 import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm';
 import pg from 'pg';
+import type { Logger } from 'pino';
 import { StartupError } from './errors.ts';
 
 export type Db = Knex;
@@ -22,6 +23,18 @@ export interface DatabaseOptions {
   /** PostgreSQL schema to work in (tests use one per kernel). */
   schema?: string;
   poolMax?: number;
+  /** Where knex's own warnings and errors go (else plain text on the console). */
+  logger?: Logger;
+}
+
+function knexLog(logger?: Logger): Knex.Config['log'] {
+  if (!logger) return undefined;
+  return {
+    warn: (message: unknown) => logger.warn({ source: 'knex' }, String(message)),
+    error: (message: unknown) => logger.error({ source: 'knex' }, String(message)),
+    deprecate: (method: string, alternative: string) => logger.warn({ source: 'knex' }, `${method} is deprecated; use ${alternative}`),
+    debug: (message: unknown) => logger.debug({ source: 'knex' }, String(message)),
+  };
 }
 
 export interface Database {
@@ -98,6 +111,7 @@ export async function openDatabase(opts: DatabaseOptions): Promise<Database> {
       connection: opts.url,
       searchPath,
       pool: { min: 0, max: opts.poolMax ?? 10 },
+      log: knexLog(opts.logger),
     });
     try {
       await knex.raw('select 1');
@@ -119,7 +133,7 @@ export async function openDatabase(opts: DatabaseOptions): Promise<Database> {
   const unlock = dir ? lockDataDir(dir) : () => {};
   try {
     const pglite = await PGlite.create(dir ?? 'memory://', { extensions: { pg_trgm } });
-    const knex = knexFactory({ client: PGliteClient as never, connection: { pglite } as never, searchPath });
+    const knex = knexFactory({ client: PGliteClient as never, connection: { pglite } as never, searchPath, log: knexLog(opts.logger) });
     if (schema !== 'public') await knex.raw('CREATE SCHEMA IF NOT EXISTS ??', [schema]);
     return wrap('pglite', knex, schema, async () => {
       await knex.destroy();

@@ -119,6 +119,7 @@ export class Kernel {
       url: config.databaseUrl,
       dataDir: opts.inMemory ? undefined : config.dataDir,
       schema: opts.schema,
+      logger,
     });
     this.blobs = new LocalDiskBlobStore(path.resolve(config.baseDir, config.dataDir, 'blobs'));
     this.jobs = new Jobs(this.database, logger, {
@@ -181,7 +182,6 @@ export class Kernel {
       await this.jobs.prepare(isActive);
     });
     if (opts.mode === 'migrate') return;
-    await this.jobs.startWorkers(isActive);
 
     for (const lp of plan.ordered) {
       if (!this.isActive(lp.plugin.id)) continue;
@@ -192,6 +192,8 @@ export class Kernel {
         this.fail(lp, 'boot', err, plan.ordered);
       }
     }
+    // After boot: a plugin that failed to boot runs no workers (its queues exist; jobs wait).
+    await this.jobs.startWorkers(isActive);
     await this.hooks.lifecycle.boot.promise();
 
     const routes = this.routes.filter((r) => this.isActive(r.pluginId));

@@ -152,3 +152,34 @@ describe('onBootFailure: "abort" (the default)', () => {
     assert.match(err.message, /"flaky".*boot.*disk on fire/);
   });
 });
+
+describe('a plugin that fails to boot runs no job workers', () => {
+  it('leaves its jobs queued and unhandled while other plugins work theirs', async () => {
+    const handled: string[] = [];
+    const withJob = (id: string, failBoot: boolean) =>
+      definePlugin({
+        id,
+        version: '1.0.0',
+        kernel: '^1.0.0',
+        register(ctx) {
+          ctx.job({ name: 'work', handler: async () => void handled.push(id) });
+        },
+        async boot(ctx) {
+          await ctx.sendJob('work', {});
+          if (failBoot) throw new Error('boot failed after queueing work');
+        },
+      });
+    const t = await startTestKernel({
+      plugins: [withJob('broken-worker', true), withJob('healthy-worker', false)],
+      config: { onBootFailure: 'continue' },
+    });
+    try {
+      for (let i = 0; i < 100 && !handled.includes('healthy-worker'); i++) await new Promise((r) => setTimeout(r, 50));
+      await new Promise((r) => setTimeout(r, 1500));
+      assert.deepEqual(handled, ['healthy-worker']);
+      assert.equal(t.kernel.statuses.get('broken-worker')?.state, 'failed');
+    } finally {
+      await t.stop();
+    }
+  });
+});
