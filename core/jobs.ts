@@ -1,5 +1,6 @@
 import PgBoss from 'pg-boss';
 import type { Logger } from 'pino';
+import { StartupError } from './errors.ts';
 import type { Database } from './db.ts';
 import type { Db } from './db.ts';
 
@@ -53,7 +54,7 @@ export class Jobs {
 
   define(owner: string, def: JobDefinition): void {
     const name = def.name.startsWith(`${owner}.`) ? def.name : `${owner}.${def.name}`;
-    if (this.defs.has(name)) throw new Error(`Job "${name}" is defined twice.`);
+    if (this.defs.has(name)) throw new StartupError(`Job "${name}" is defined twice.`, 'duplicate_job', [owner]);
     this.defs.set(name, { ...def, name, owner });
   }
 
