@@ -59,12 +59,12 @@ function problemResponses(def: RouteDef): Record<string, object> {
     add(401, 'Missing, invalid, expired or revoked credential');
     add(403, 'Authenticated but not allowed');
   }
-  if (def.path.includes('{')) add(404, 'Unknown id, or an id the caller cannot see');
+  if (def.path.includes('{')) add(404, 'Unknown or malformed id, or an id the caller cannot see');
   if (def.body || def.bodyType === 'multipart') {
     add(413, 'Body too large');
     add(415, 'Wrong content type');
   }
-  if (def.body || def.query || def.params) add(422, 'Well-formed but invalid input; `errors[]` carries JSON pointers');
+  if (def.body || def.query) add(422, 'Well-formed but invalid input; `errors[]` carries JSON pointers');
   return out;
 }
 

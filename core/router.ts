@@ -3,7 +3,7 @@ import { koaBody } from 'koa-body';
 import type { Context } from 'koa';
 import type { ValidateFunction } from 'ajv';
 import { compile, toErrorDetails } from './schema.ts';
-import { forbidden, payloadTooLarge, unauthenticated, unsupportedMediaType, validationFailed, malformedJson } from './errors.ts';
+import { forbidden, notFound, payloadTooLarge, unauthenticated, unsupportedMediaType, validationFailed, malformedJson } from './errors.ts';
 import { isUser, scopeAllows, type Principal } from './principal.ts';
 import { discardUploads } from './uploads.ts';
 import { Reply, type RegisteredRoute, type RouteDef } from './routes.ts';
@@ -142,7 +142,8 @@ export function buildRouter(routes: RegisteredRoute[], opts: MountOptions): Rout
       state.route = template;
       await authorizeRoute(def, state.principal, opts.hooks);
       const params = { ...ctx.params };
-      check(validateParams, params, '/path');
+      // A path that names no resource, malformed id included, is an unknown id: 404 (API.md), never a hint of shape.
+      if (validateParams && !validateParams(params)) throw notFound();
       const query = { ...ctx.query };
       check(validateQuery, query, '/query');
       let body: unknown;

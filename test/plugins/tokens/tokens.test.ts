@@ -167,9 +167,9 @@ describe('tokens: creating, listing and revoking personal access tokens', () => 
     assert.ok(!list.body.data.some((d: { id: string }) => d.id === mine.id));
   });
 
-  it('rejects a malformed token id with 422', async () => {
-    const res = await t.request.delete('/api/v1/me/tokens/not-a-uuid').set(alice.auth).expect(422);
-    assert.equal(res.body.errors[0].pointer, '/path/id');
+  it('answers 404 for a malformed token id, like any unknown id', async () => {
+    const res = await t.request.delete('/api/v1/me/tokens/not-a-uuid').set(alice.auth).expect(404);
+    assert.equal(res.body.code, 'not_found');
   });
 
   it('refuses a PAT on every token route (403) and anonymous callers (401)', async () => {
