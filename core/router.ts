@@ -162,6 +162,7 @@ export function buildRouter(routes: RegisteredRoute[], opts: MountOptions): Rout
         query,
         body,
         principal: state.principal,
+        user: isUser(state.principal) ? state.principal.user : undefined,
         requestId: state.requestId,
         ctx,
         get scope() {

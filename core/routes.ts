@@ -1,7 +1,7 @@
 import type { Context } from 'koa';
 import type { AwilixContainer } from 'awilix';
 import type { Static, TSchema } from './schema.ts';
-import type { Principal, TokenScope } from './principal.ts';
+import type { Principal, PrincipalUser, TokenScope } from './principal.ts';
 import type { Resolve } from './container.ts';
 
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
@@ -22,11 +22,13 @@ export interface ResponseSpec {
   contentType?: string;
 }
 
-export interface RouteRequest<P = any, Q = any, B = any> {
+export interface RouteRequest<P = any, Q = any, B = any, U = PrincipalUser | undefined> {
   params: P;
   query: Q;
   body: B;
   principal: Principal;
+  /** The signed-in user (session or PAT); always there unless the route is `public`. */
+  user: U;
   requestId: string;
   ctx: Context;
   scope: AwilixContainer;
@@ -44,14 +46,17 @@ export class Reply {
   ) {}
 }
 
-export interface RouteDef<P extends TSchema = TSchema, Q extends TSchema = TSchema, B extends TSchema = TSchema> {
+/** What `user` is for a route of this `auth`: the router refuses non-users before any non-public handler runs. */
+export type UserFor<A extends RouteAuth> = A extends 'public' ? PrincipalUser | undefined : PrincipalUser;
+
+export interface RouteDef<P extends TSchema = TSchema, Q extends TSchema = TSchema, B extends TSchema = TSchema, A extends RouteAuth = RouteAuth> {
   method: HttpMethod;
   /** OpenAPI style, relative to /api/v1: `/me/tokens/{id}`. */
   path: string;
   summary: string;
   description?: string;
   tags?: string[];
-  auth: RouteAuth;
+  auth: A;
   /** Minimum PAT scope; defaults to `read` for GET and `write` otherwise. */
   scope?: TokenScope;
   params?: P;
@@ -70,17 +75,17 @@ export interface RouteDef<P extends TSchema = TSchema, Q extends TSchema = TSche
   idempotency?: false;
   responses: Record<number, ResponseSpec>;
   /** Extension member documented on this route's errors, if any. */
-  handler: (req: RouteRequest<Static<P>, Static<Q>, Static<B>>) => unknown | Promise<unknown>;
+  handler: (req: RouteRequest<Static<P>, Static<Q>, Static<B>, UserFor<A>>) => unknown | Promise<unknown>;
 }
 
-/** Identity function that infers handler types from the schemas. */
-export function defineRoute<P extends TSchema = TSchema, Q extends TSchema = TSchema, B extends TSchema = TSchema>(
-  def: RouteDef<P, Q, B>,
-): RouteDef<P, Q, B> {
+/** Identity function that infers handler types from the schemas and the `auth` level. */
+export function defineRoute<P extends TSchema = TSchema, Q extends TSchema = TSchema, B extends TSchema = TSchema, A extends RouteAuth = RouteAuth>(
+  def: RouteDef<P, Q, B, A>,
+): RouteDef<P, Q, B, A> {
   return def;
 }
 
 export interface RegisteredRoute {
   pluginId: string;
-  def: RouteDef<any, any, any>;
+  def: RouteDef<any, any, any, any>;
 }

@@ -1,5 +1,4 @@
 import { defineRoute, type RouteDef } from '../../core/routes.ts';
-import type { UserPrincipal } from '../../core/principal.ts';
 import { PageQuery } from '../../core/pagination.ts';
 import { CreateGreetingBody, Greeting, GreetingList } from './schemas.ts';
 
@@ -12,7 +11,7 @@ export const helloRoutes: RouteDef<any, any, any>[] = [
     auth: 'user',
     query: PageQuery,
     responses: { 200: { description: 'One page of greetings', schema: GreetingList } },
-    handler: ({ principal, query, resolve }) => resolve('hello.greetings').list((principal as UserPrincipal).user.id, query),
+    handler: ({ user, query, resolve }) => resolve('hello.greetings').list(user.id, query),
   }),
   defineRoute({
     method: 'POST',
@@ -22,6 +21,6 @@ export const helloRoutes: RouteDef<any, any, any>[] = [
     body: CreateGreetingBody,
     status: 201,
     responses: { 201: { description: 'The stored greeting', schema: Greeting } },
-    handler: ({ principal, body, resolve }) => resolve('hello.greetings').create((principal as UserPrincipal).user.id, body.name),
+    handler: ({ user, body, resolve }) => resolve('hello.greetings').create(user.id, body.name),
   }),
 ];

@@ -1,5 +1,4 @@
 import { defineRoute, type RouteDef } from '../../core/routes.ts';
-import type { UserPrincipal } from '../../core/principal.ts';
 import type { Resolve } from '../../core/container.ts';
 import { PublicUser, SessionResponse, SignInBody, SignUpBody, PatchMeBody } from './schemas.ts';
 import type { IssuedSession } from './sign-in.service.ts';
@@ -63,7 +62,7 @@ export function accountRoutes(): RouteDef<any, any, any>[] {
       auth: 'user',
       responses: { 200: { description: 'The current user', schema: PublicUser } },
       // The authentication query already read the user's row: no second round trip.
-      handler: ({ principal, resolve }) => resolve('auth.users').toPublic((principal as UserPrincipal).user),
+      handler: ({ user, resolve }) => resolve('auth.users').toPublic(user),
     }),
     defineRoute({
       method: 'PATCH',
@@ -72,9 +71,9 @@ export function accountRoutes(): RouteDef<any, any, any>[] {
       auth: 'user',
       body: PatchMeBody,
       responses: { 200: { description: 'The updated user', schema: PublicUser } },
-      handler: async ({ principal, body, resolve }) => {
+      handler: async ({ user, body, resolve }) => {
         const users = resolve('auth.users');
-        return users.toPublic(await users.update((principal as UserPrincipal).user.id, body));
+        return users.toPublic(await users.update(user.id, body));
       },
     }),
   ];

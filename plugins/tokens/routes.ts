@@ -1,7 +1,6 @@
 import { defineRoute, type RouteDef } from '../../core/routes.ts';
 import { notFound } from '../../core/errors.ts';
 import { PageQuery, pageOf } from '../../core/pagination.ts';
-import type { UserPrincipal } from '../../core/principal.ts';
 import { CreatedToken, CreateTokenBody, TokenIdParams, TokenView } from './schemas.ts';
 
 const tags = ['tokens'];
@@ -20,8 +19,8 @@ export function tokenRoutes(): RouteDef<any, any, any>[] {
       status: 201,
       idempotency: false,
       responses: { 201: { description: 'The token, with its plaintext `token`', schema: CreatedToken } },
-      handler: ({ principal, body, resolve }) =>
-        resolve('tokens.service').create((principal as UserPrincipal).user.id, {
+      handler: ({ user, body, resolve }) =>
+        resolve('tokens.service').create(user.id, {
           name: body.name,
           workspaceId: body.workspace_id,
           scope: body.scope ?? 'read',
@@ -36,7 +35,7 @@ export function tokenRoutes(): RouteDef<any, any, any>[] {
       auth: 'session',
       query: PageQuery,
       responses: { 200: { description: 'A page of tokens', schema: pageOf(TokenView) } },
-      handler: ({ principal, query, resolve }) => resolve('tokens.service').list((principal as UserPrincipal).user.id, query),
+      handler: ({ user, query, resolve }) => resolve('tokens.service').list(user.id, query),
     }),
     defineRoute({
       method: 'DELETE',
@@ -46,8 +45,8 @@ export function tokenRoutes(): RouteDef<any, any, any>[] {
       auth: 'session',
       params: TokenIdParams,
       responses: { 204: { description: 'Revoked' } },
-      handler: async ({ principal, params, resolve }) => {
-        if (!(await resolve('tokens.service').revoke((principal as UserPrincipal).user.id, params.id))) throw notFound('No such token.');
+      handler: async ({ user, params, resolve }) => {
+        if (!(await resolve('tokens.service').revoke(user.id, params.id))) throw notFound('No such token.');
       },
     }),
   ];

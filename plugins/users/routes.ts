@@ -1,13 +1,11 @@
 import { defineRoute, Reply, type RouteDef } from '../../core/routes.ts';
 import { notFound } from '../../core/errors.ts';
-import type { UserPrincipal } from '../../core/principal.ts';
 import { PublicUser } from '../auth/schemas.ts';
 import { AvatarQuery, PatchPreferencesBody, Preferences, UserIdParams } from './schemas.ts';
 import { AVATAR_MAX_BYTES } from './avatars.service.ts';
 import { uploadedFile } from '../../core/uploads.ts';
 
 const AVATAR_MAX_AGE_SECONDS = 3600;
-const me = (principal: unknown) => (principal as UserPrincipal).user.id;
 
 export function usersRoutes(): RouteDef<any, any, any>[] {
   return [
@@ -18,7 +16,7 @@ export function usersRoutes(): RouteDef<any, any, any>[] {
       description: 'Never-set preferences read as `locale: "en"`, `timezone: "UTC"`, `notifications: {}` (every type to inbox and email).',
       auth: 'user',
       responses: { 200: { description: 'The preferences', schema: Preferences } },
-      handler: ({ principal, resolve }) => resolve('users.preferences').get(me(principal)),
+      handler: ({ user, resolve }) => resolve('users.preferences').get(user.id),
     }),
     defineRoute({
       method: 'PATCH',
@@ -30,7 +28,7 @@ export function usersRoutes(): RouteDef<any, any, any>[] {
       auth: 'user',
       body: PatchPreferencesBody,
       responses: { 200: { description: 'The preferences after the change', schema: Preferences } },
-      handler: ({ principal, body, resolve }) => resolve('users.preferences').update(me(principal), body),
+      handler: ({ user, body, resolve }) => resolve('users.preferences').update(user.id, body),
     }),
     defineRoute({
       method: 'PUT',
@@ -44,12 +42,12 @@ export function usersRoutes(): RouteDef<any, any, any>[] {
       bodyType: 'multipart',
       bodyLimit: AVATAR_MAX_BYTES,
       responses: { 200: { description: 'The user, with its new `avatar_url`', schema: PublicUser } },
-      handler: async ({ principal, ctx, resolve }) => {
-        await resolve('users.avatars').set(me(principal), uploadedFile(ctx, 'file'));
+      handler: async ({ user, ctx, resolve }) => {
+        await resolve('users.avatars').set(user.id, uploadedFile(ctx, 'file'));
         const users = resolve('auth.users');
-        const user = await users.findById(me(principal));
-        if (!user) throw notFound();
-        return users.toPublic(user);
+        const updated = await users.findById(user.id);
+        if (!updated) throw notFound();
+        return users.toPublic(updated);
       },
     }),
     defineRoute({
@@ -58,8 +56,8 @@ export function usersRoutes(): RouteDef<any, any, any>[] {
       summary: 'Remove the current user’s avatar',
       auth: 'user',
       responses: { 204: { description: 'No avatar any more; `avatar_url` is null' } },
-      handler: async ({ principal, resolve }) => {
-        await resolve('users.avatars').remove(me(principal));
+      handler: async ({ user, resolve }) => {
+        await resolve('users.avatars').remove(user.id);
       },
     }),
     defineRoute({
