@@ -4,6 +4,7 @@ import type { Context, Middleware } from 'koa';
 import { AppError, StartupError } from './errors.ts';
 import type { Principal } from './principal.ts';
 import type { Db } from './db.ts';
+import type { Location, LocateRequest, WorkspaceAccess } from './authz.ts';
 
 const { AsyncSeriesHook, AsyncSeriesBailHook, AsyncSeriesWaterfallHook, AsyncParallelHook, SyncHook, SyncWaterfallHook, SyncBailHook, HookMap } =
   tapable;
@@ -165,6 +166,10 @@ function createKernelHooks(at: HookAttribution) {
       authenticate: attribute(at, 'auth.authenticate', new AsyncSeriesBailHook<[AuthenticateInput], Principal | undefined>(['input'])),
       /** Bail: the first tap with an opinion decides; no opinion means the route-level rules stand. */
       authorize: attribute(at, 'auth.authorize', new AsyncSeriesBailHook<[AuthorizeRequest], AuthorizeDecision | undefined>(['request'])),
+      /** Waterfall: each tap adds what it knows of a user in a workspace (membership, guest spaces, grants). */
+      workspaceAccess: attribute(at, 'auth.workspaceAccess', new AsyncSeriesWaterfallHook<[WorkspaceAccess, Db | undefined]>(['access', 'trx'])),
+      /** Keyed by resource type; bail: the owning plugin answers where a resource sits, or undefined when it is not in that workspace. */
+      locate: attributeMap(at, 'auth.locate', new HookMap(() => new AsyncSeriesBailHook<[LocateRequest], Location | undefined>(['request']))),
     }),
     entity: Object.freeze({
       /** Keyed by entity type; may change or reject the input, inside the transaction. */

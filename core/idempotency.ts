@@ -5,7 +5,7 @@ import type { Context } from 'koa';
 import type { Logger } from 'pino';
 import type { Db } from './db.ts';
 import { idempotencyInFlight, idempotencyKeyReused, invalidField } from './errors.ts';
-import type { RouteDef } from './routes.ts';
+import type { AnyRouteDef } from './routes.ts';
 
 export const IDEMPOTENCY_TABLE = 'kernel_idempotency_keys';
 /** A key is remembered this long; an older one is treated as new, and a scheduled job deletes it. */
@@ -19,7 +19,7 @@ const ABANDONED = `now() - interval '5 minutes'`;
 const NOT_REPLAYED = new Set(['content-length', 'transfer-encoding', 'connection', 'date', 'x-request-id', 'set-cookie']);
 
 /** POST creates (declared status 201) honour Idempotency-Key unless they opt out with `idempotency: false`. */
-export function isIdempotentRoute(def: RouteDef<any, any, any>): boolean {
+export function isIdempotentRoute(def: AnyRouteDef): boolean {
   return def.method === 'POST' && def.status === 201 && def.idempotency !== false;
 }
 

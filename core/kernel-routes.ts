@@ -1,13 +1,13 @@
-import { defineRoute, Reply, type RouteDef } from './routes.ts';
+import { defineRoute, Reply, type AnyRouteDef } from './routes.ts';
 import { Type } from './schema.ts';
 import { forbidden, notFound, unauthenticated } from './errors.ts';
 import { buildOpenApi, docsAsset, docsPage } from './openapi.ts';
 import type { Kernel } from './kernel.ts';
 
 /** Routes the kernel itself serves: the API description and, when enabled, metrics. */
-export function kernelRoutes(kernel: Kernel): RouteDef<any, any, any>[] {
+export function kernelRoutes(kernel: Kernel): AnyRouteDef[] {
   let openapi: object | null = null;
-  const routes: RouteDef<any, any, any>[] = [
+  const routes: AnyRouteDef[] = [
     defineRoute({
       method: 'GET',
       path: '/openapi.json',

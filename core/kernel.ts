@@ -20,6 +20,7 @@ import { createApp } from './http.ts';
 import { HttpMetrics } from './metrics.ts';
 import { kernelRoutes } from './kernel-routes.ts';
 import { createPluginContext } from './plugin-context.ts';
+import { Authz } from './authz.ts';
 import type { Plugin } from './plugin.ts';
 import type { KernelConfig } from './config.ts';
 import type { RegisteredRoute } from './routes.ts';
@@ -35,6 +36,7 @@ declare module './container.ts' {
     jobs: Jobs;
     blobs: BlobStore;
     kernel: Kernel;
+    authz: Authz;
   }
 }
 
@@ -71,6 +73,7 @@ export class Kernel {
   readonly container = new KernelContainer();
   readonly attribution = new HookAttribution();
   readonly hooks: KernelHooks = createKernelHooks(this.attribution);
+  readonly authz = new Authz(this.hooks);
   readonly pluginHooks = new PluginHookRegistry(this.attribution);
   app!: Koa;
   server: http.Server | null = null;
@@ -151,6 +154,7 @@ export class Kernel {
     c.provideKernel('jobs', this.jobs);
     c.provideKernel('blobs', this.blobs);
     c.provideKernel('kernel', this);
+    c.provideKernel('authz', this.authz);
 
     // Only when a metrics token exists: this strategy would otherwise cost every request a promise for nothing.
     if (config.metrics.enabled && config.metrics.token) {
@@ -204,7 +208,7 @@ export class Kernel {
       if (prior) throw new StartupError(`Route ${r.def.method} ${r.def.path} is declared by both "${prior}" and "${r.pluginId}".`, 'duplicate_route', [prior, r.pluginId]);
       seen.set(key, r.pluginId);
     }
-    const router = buildRouter(routes, { container: this.container, hooks: this.hooks, jsonLimit: config.http.jsonLimit, idempotency: this.idempotency });
+    const router = buildRouter(routes, { container: this.container, hooks: this.hooks, authz: this.authz, jsonLimit: config.http.jsonLimit, idempotency: this.idempotency });
     this.app = createApp({
       config,
       logger,

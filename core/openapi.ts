@@ -98,6 +98,14 @@ function documentIdempotency(def: RouteDef, responses: Record<string, any>): voi
   }
 }
 
+function accessSentence(def: RouteDef): string | undefined {
+  const rule = def.access;
+  if (!rule) return undefined;
+  const where = rule.resource ? `on this ${rule.resource.type}` : 'in this workspace';
+  const creator = rule.creatorRole ? ` (or, for the ${rule.resource?.type ?? 'resource'}'s creator, "${rule.creatorRole}")` : '';
+  return `Requires the "${rule.role}" role ${where}${creator}; a personal access token also needs the scope for it.`;
+}
+
 function operation(pluginId: string, def: RouteDef) {
   const responses: Record<string, object> = {};
   for (const [status, spec] of Object.entries(def.responses)) {
@@ -111,7 +119,7 @@ function operation(pluginId: string, def: RouteDef) {
   const idempotent = isIdempotentRoute(def);
   if (idempotent) documentIdempotency(def, responses);
   const optedOut = def.method === 'POST' && def.status === 201 && !idempotent;
-  const description = [def.description, optedOut ? IDEMPOTENCY_IGNORED : undefined].filter(Boolean).join(' ');
+  const description = [def.description, accessSentence(def), optedOut ? IDEMPOTENCY_IGNORED : undefined].filter(Boolean).join(' ');
   const requestBody = def.bodyType === 'multipart'
     ? { required: true, content: { 'multipart/form-data': { schema: plain(def.body) ?? { type: 'object', properties: { file: { type: 'string', format: 'binary' } } } } } }
     : def.body
@@ -124,6 +132,7 @@ function operation(pluginId: string, def: RouteDef) {
     tags: def.tags ?? [pluginId],
     'x-tessera-plugin': pluginId,
     'x-tessera-auth': def.auth,
+    ...(def.access ? { 'x-tessera-role': def.access.role } : {}),
     ...(def.auth === 'public' ? { security: [] } : {}),
     parameters: [...parametersOf(def, 'path'), ...parametersOf(def, 'query'), ...(idempotent ? [IDEMPOTENCY_KEY_PARAMETER] : [])],
     ...(requestBody ? { requestBody } : {}),

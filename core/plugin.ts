@@ -3,7 +3,7 @@ import type { Logger } from 'pino';
 import type { TSchema } from './schema.ts';
 import type { KernelHooks, PluginHookMap } from './hooks.ts';
 import type { Resolve, ServiceFactory } from './container.ts';
-import type { RouteDef } from './routes.ts';
+import type { AnyRouteDef } from './routes.ts';
 import type { EmitInput, Subscriber } from './events.ts';
 import type { JobDefinition } from './jobs.ts';
 import type { Db, DatabaseKind } from './db.ts';
@@ -59,7 +59,7 @@ export interface PluginContext<O = Record<string, unknown>> {
   resolve: Resolve;
   /** Whether an optional dependency is enabled and booted. */
   has(pluginId: string): boolean;
-  routes(defs: Array<RouteDef<any, any, any>>): void;
+  routes(defs: AnyRouteDef[]): void;
   /** Defines a hook set other plugins can tap as `<id>.<name>`. */
   defineHooks<T extends HookSet>(name: string, hooks: T): Readonly<T>;
   /** A hook set defined by a plugin this one depends on. */

@@ -10,6 +10,7 @@ import { Reply, type RegisteredRoute, type RouteDef } from './routes.ts';
 import { Lifetime, type AwilixContainer } from 'awilix';
 import { SCOPED_KEYS, type KernelContainer, type Resolve } from './container.ts';
 import type { KernelHooks } from './hooks.ts';
+import type { AccessGrant, Authz } from './authz.ts';
 import { isIdempotentRoute, type Idempotency } from './idempotency.ts';
 
 
@@ -108,6 +109,7 @@ function isScoped(container: KernelContainer, key: string): boolean {
 export interface MountOptions {
   container: KernelContainer;
   hooks: KernelHooks;
+  authz: Authz;
   jsonLimit: number;
   idempotency: Idempotency;
 }
@@ -144,6 +146,11 @@ export function buildRouter(routes: RegisteredRoute[], opts: MountOptions): Rout
       const params = { ...ctx.params };
       // A path that names no resource, malformed id included, is an unknown id: 404 (API.md), never a hint of shape.
       if (validateParams && !validateParams(params)) throw notFound();
+      let access: AccessGrant | undefined;
+      if (def.access) {
+        const rule = def.access;
+        access = await opts.authz.require(state.principal, params[rule.workspaceParam ?? 'ws'], rule, rule.resource && params[rule.resource.param]);
+      }
       const query = { ...ctx.query };
       check(validateQuery, query, '/query');
       let body: unknown;
@@ -163,6 +170,7 @@ export function buildRouter(routes: RegisteredRoute[], opts: MountOptions): Rout
         body,
         principal: state.principal,
         user: isUser(state.principal) ? state.principal.user : undefined,
+        access,
         requestId: state.requestId,
         ctx,
         get scope() {

@@ -1,8 +1,9 @@
 import type { Context } from 'koa';
 import type { AwilixContainer } from 'awilix';
 import type { Static, TSchema } from './schema.ts';
-import type { Principal, PrincipalUser, TokenScope } from './principal.ts';
+import type { Principal, PrincipalUser, TokenScope, UserPrincipal } from './principal.ts';
 import type { Resolve } from './container.ts';
+import type { AccessGrant, AccessRule } from './authz.ts';
 
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 
@@ -22,13 +23,16 @@ export interface ResponseSpec {
   contentType?: string;
 }
 
-export interface RouteRequest<P = any, Q = any, B = any, U = PrincipalUser | undefined> {
+export interface RouteRequest<P = any, Q = any, B = any, U = PrincipalUser | undefined, G = AccessGrant | undefined> {
   params: P;
   query: Q;
   body: B;
-  principal: Principal;
+  /** Who is calling: a signed-in user (session or PAT) on every route that is not `public`. */
+  principal: U extends PrincipalUser ? UserPrincipal : Principal;
   /** The signed-in user (session or PAT); always there unless the route is `public`. */
   user: U;
+  /** What the route's `access` rule established: the workspace, the caller's role there, the resource's location. */
+  access: G;
   requestId: string;
   ctx: Context;
   scope: AwilixContainer;
@@ -49,7 +53,16 @@ export class Reply {
 /** What `user` is for a route of this `auth`: the router refuses non-users before any non-public handler runs. */
 export type UserFor<A extends RouteAuth> = A extends 'public' ? PrincipalUser | undefined : PrincipalUser;
 
-export interface RouteDef<P extends TSchema = TSchema, Q extends TSchema = TSchema, B extends TSchema = TSchema, A extends RouteAuth = RouteAuth> {
+/** What `access` is for a route with or without an access rule. */
+export type GrantFor<W> = W extends AccessRule ? AccessGrant : undefined;
+
+export interface RouteDef<
+  P extends TSchema = TSchema,
+  Q extends TSchema = TSchema,
+  B extends TSchema = TSchema,
+  A extends RouteAuth = RouteAuth,
+  W extends AccessRule | undefined = AccessRule | undefined,
+> {
   method: HttpMethod;
   /** OpenAPI style, relative to /api/v1: `/me/tokens/{id}`. */
   path: string;
@@ -59,6 +72,11 @@ export interface RouteDef<P extends TSchema = TSchema, Q extends TSchema = TSche
   auth: A;
   /** Minimum PAT scope; defaults to `read` for GET and `write` otherwise. */
   scope?: TokenScope;
+  /**
+   * Workspace permission, checked by the kernel's `authz` before the body is read:
+   * 404 when the caller cannot see the workspace or resource, 403 when its role is too weak.
+   */
+  access?: W;
   params?: P;
   query?: Q;
   body?: B;
@@ -75,17 +93,24 @@ export interface RouteDef<P extends TSchema = TSchema, Q extends TSchema = TSche
   idempotency?: false;
   responses: Record<number, ResponseSpec>;
   /** Extension member documented on this route's errors, if any. */
-  handler: (req: RouteRequest<Static<P>, Static<Q>, Static<B>, UserFor<A>>) => unknown | Promise<unknown>;
+  handler: (req: RouteRequest<Static<P>, Static<Q>, Static<B>, UserFor<A>, GrantFor<W>>) => unknown | Promise<unknown>;
 }
 
 /** Identity function that infers handler types from the schemas and the `auth` level. */
-export function defineRoute<P extends TSchema = TSchema, Q extends TSchema = TSchema, B extends TSchema = TSchema, A extends RouteAuth = RouteAuth>(
-  def: RouteDef<P, Q, B, A>,
-): RouteDef<P, Q, B, A> {
+export function defineRoute<
+  P extends TSchema = TSchema,
+  Q extends TSchema = TSchema,
+  B extends TSchema = TSchema,
+  A extends RouteAuth = RouteAuth,
+  W extends AccessRule | undefined = undefined,
+>(def: RouteDef<P, Q, B, A, W>): NoInfer<RouteDef<P, Q, B, A, W>> {
   return def;
 }
 
+/** A route of any shape, as plugins hand them to `ctx.routes`. */
+export type AnyRouteDef = RouteDef<any, any, any, any, any>;
+
 export interface RegisteredRoute {
   pluginId: string;
-  def: RouteDef<any, any, any, any>;
+  def: RouteDef<any, any, any, any, any>;
 }

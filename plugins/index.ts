@@ -4,6 +4,7 @@ import auth from './auth/index.ts';
 import tokens from './tokens/index.ts';
 import users from './users/index.ts';
 import admin from './admin/index.ts';
+import workspaces from './workspaces/index.ts';
 
 /** Built-in plugins, on unless the config disables them. */
-export const builtinPlugins: Plugin[] = [system, auth, tokens, users, admin];
+export const builtinPlugins: Plugin[] = [system, auth, tokens, users, workspaces, admin];

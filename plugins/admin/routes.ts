@@ -1,8 +1,8 @@
-import { defineRoute, type RouteDef } from '../../core/routes.ts';
+import { defineRoute, type AnyRouteDef } from '../../core/routes.ts';
 import { PluginList } from './schemas.ts';
 
 /** Instance administration; every route needs an instance admin's session. */
-export function adminRoutes(): RouteDef<any, any, any>[] {
+export function adminRoutes(): AnyRouteDef[] {
   return [
     defineRoute({
       method: 'GET',

@@ -1,5 +1,5 @@
 import type { Context } from 'koa';
-import { defineRoute, Reply, type RouteDef } from '../../core/routes.ts';
+import { defineRoute, Reply, type AnyRouteDef } from '../../core/routes.ts';
 import { API_PREFIX } from '../../core/router.ts';
 import { CallbackQuery, ProviderList, ProviderParams, SessionResponse } from './schemas.ts';
 import { sessionBody } from './routes.ts';
@@ -15,7 +15,7 @@ function callbackUrl(ctx: Context, publicUrl: string | undefined, provider: stri
   return `${base.replace(/\/+$/, '')}${API_PREFIX}/auth/oauth/${provider}/callback`;
 }
 
-export function oauthRoutes(): RouteDef<any, any, any>[] {
+export function oauthRoutes(): AnyRouteDef[] {
   return [
     defineRoute({
       method: 'GET',

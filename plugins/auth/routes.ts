@@ -1,4 +1,4 @@
-import { defineRoute, type RouteDef } from '../../core/routes.ts';
+import { defineRoute, type AnyRouteDef } from '../../core/routes.ts';
 import type { Resolve } from '../../core/container.ts';
 import { PublicUser, SessionResponse, SignInBody, SignUpBody, PatchMeBody } from './schemas.ts';
 import type { IssuedSession } from './sign-in.service.ts';
@@ -8,7 +8,7 @@ export function sessionBody(resolve: Resolve, s: IssuedSession) {
   return { user: resolve('auth.users').toPublic(s.user), token: s.token, expires_at: s.expiresAt.toISOString() };
 }
 
-export function accountRoutes(): RouteDef<any, any, any>[] {
+export function accountRoutes(): AnyRouteDef[] {
   return [
     defineRoute({
       method: 'POST',

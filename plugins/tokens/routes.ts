@@ -1,4 +1,4 @@
-import { defineRoute, type RouteDef } from '../../core/routes.ts';
+import { defineRoute, type AnyRouteDef } from '../../core/routes.ts';
 import { notFound } from '../../core/errors.ts';
 import { PageQuery, pageOf } from '../../core/pagination.ts';
 import { CreatedToken, CreateTokenBody, TokenIdParams, TokenView } from './schemas.ts';
@@ -6,7 +6,7 @@ import { CreatedToken, CreateTokenBody, TokenIdParams, TokenView } from './schem
 const tags = ['tokens'];
 
 /** Managing tokens needs a session: a token must not mint or revoke tokens. */
-export function tokenRoutes(): RouteDef<any, any, any>[] {
+export function tokenRoutes(): AnyRouteDef[] {
   return [
     defineRoute({
       method: 'POST',

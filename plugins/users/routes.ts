@@ -1,4 +1,4 @@
-import { defineRoute, Reply, type RouteDef } from '../../core/routes.ts';
+import { defineRoute, Reply, type AnyRouteDef } from '../../core/routes.ts';
 import { notFound } from '../../core/errors.ts';
 import { PublicUser } from '../auth/schemas.ts';
 import { AvatarQuery, PatchPreferencesBody, Preferences, UserIdParams } from './schemas.ts';
@@ -7,7 +7,7 @@ import { uploadedFile } from '../../core/uploads.ts';
 
 const AVATAR_MAX_AGE_SECONDS = 3600;
 
-export function usersRoutes(): RouteDef<any, any, any>[] {
+export function usersRoutes(): AnyRouteDef[] {
   return [
     defineRoute({
       method: 'GET',

@@ -1,0 +1,146 @@
+import { forbidden, notFound } from './errors.ts';
+import { isUser, type Principal, type UserPrincipal } from './principal.ts';
+import { atLeast, strongest, weakest, SCOPE_CEILING, type Role } from './roles.ts';
+import type { KernelHooks } from './hooks.ts';
+import type { Db } from './db.ts';
+
+/** A place inside a workspace that can carry roles of its own: a space, a database. */
+export interface ScopeNode {
+  type: string;
+  id: string;
+}
+
+export function nodeKey(node: ScopeNode): string {
+  return `${node.type}:${node.id}`;
+}
+
+/**
+ * What one user holds in one workspace, assembled by the plugins tapping
+ * `auth.workspaceAccess`: membership gives `role`, guests' spaces and grants give `nodeRoles`.
+ */
+export interface WorkspaceAccess {
+  readonly workspaceId: string;
+  readonly userId: string;
+  /** The workspace-wide role; null for a non-member. */
+  role: Role | null;
+  /** Roles held on nodes, keyed by `nodeKey`. */
+  readonly nodeRoles: Map<string, Role>;
+}
+
+/** Where a resource sits, as answered by the plugin that owns its type (`auth.locate`). */
+export interface Location {
+  /** Enclosing scope nodes, outermost first, the resource itself included when it is one. */
+  path: ScopeNode[];
+  /** Who created it, for rules like "its creator or an admin". */
+  createdBy?: string | null;
+}
+
+export interface LocateRequest {
+  workspaceId: string;
+  id: string;
+  /** Run inside this transaction; with `lock`, hold the row so it cannot be deleted until commit. */
+  trx?: Db;
+  lock?: boolean;
+}
+
+/** Which resource a route acts on, and what it takes. */
+export interface AccessRule {
+  /** The weakest effective role allowed. */
+  role: Role;
+  /** Path parameter holding the workspace id; default `ws`. */
+  workspaceParam?: string;
+  /** The resource named by a path parameter; its location decides the effective role. */
+  resource?: { type: string; param: string };
+  /** The resource's own creator is allowed with this role (e.g. "its creator or an admin"). */
+  creatorRole?: Role;
+}
+
+/** The outcome of a passed check, handed to the handler. */
+export interface AccessGrant {
+  workspaceId: string;
+  /** Effective role where the route acts (PAT scope applied). */
+  role: Role;
+  /** The caller's workspace-wide membership role, as stored. */
+  memberRole: Role;
+  access: WorkspaceAccess;
+  location: Location | null;
+}
+
+/**
+ * The one place permissions are decided. Plugins feed it facts through hooks
+ * (`auth.workspaceAccess`, `auth.locate`) and ask it questions; no handler compares roles itself.
+ */
+export class Authz {
+  constructor(private readonly hooks: KernelHooks) {}
+
+  /** Membership and grants of the principal's user in a workspace. A PAT sees only its own workspace. */
+  async workspaceAccess(principal: Principal, workspaceId: string, trx?: Db): Promise<WorkspaceAccess> {
+    const blank: WorkspaceAccess = { workspaceId, userId: isUser(principal) ? principal.user.id : '', role: null, nodeRoles: new Map() };
+    if (!isUser(principal)) return blank;
+    if (principal.kind === 'pat' && principal.workspaceId !== workspaceId) return blank;
+    return this.hooks.auth.workspaceAccess.promise(blank, trx);
+  }
+
+  /** Where a resource of `type` sits in a workspace; null when it is not there (or no plugin knows the type). */
+  async locate(type: string, req: LocateRequest): Promise<Location | null> {
+    const hook = this.hooks.auth.locate.get(type);
+    if (!hook) return null;
+    return (await hook.promise(req)) ?? null;
+  }
+
+  /** The principal's effective role at `path`; null means it cannot see what is there. */
+  roleAt(principal: Principal, access: WorkspaceAccess, path: ScopeNode[] = []): Role | null {
+    if (!isUser(principal) || access.role === null) return null;
+    // A guest holds nothing workspace-wide beyond seeing the workspace; its spaces come as node roles.
+    let role: Role | null = access.role === 'guest' ? (path.length === 0 ? 'guest' : null) : access.role;
+    for (const node of path) role = strongest(role, access.nodeRoles.get(nodeKey(node)));
+    if (role && principal.kind === 'pat') role = weakest(role, SCOPE_CEILING[principal.scope]);
+    return role;
+  }
+
+  /** Whether the caller can see what is at `path` (for filtering lists). */
+  canSee(principal: Principal, access: WorkspaceAccess, path: ScopeNode[]): boolean {
+    return this.roleAt(principal, access, path) !== null;
+  }
+
+  /**
+   * Checks a rule: 404 when the workspace or resource is invisible to the caller (never
+   * revealing that it exists), 403 when visible but the role is too weak.
+   */
+  async require(principal: Principal, workspaceId: string, rule: AccessRule, resourceId?: string): Promise<AccessGrant> {
+    if (!isUser(principal)) throw notFound();
+    const access = await this.workspaceAccess(principal, workspaceId);
+    const memberRole = access.role;
+    if (memberRole === null) throw notFound();
+    let location: Location | null = null;
+    if (rule.resource) {
+      location = await this.locate(rule.resource.type, { workspaceId, id: resourceId ?? '' });
+      if (!location) throw notFound();
+    }
+    const role = this.roleAt(principal, access, location?.path);
+    if (role === null) throw notFound();
+    if (!atLeast(role, rule.role) && !this.isCreatorAllowed(principal, rule, location, role)) {
+      throw forbidden(describeShortfall(principal, rule.role, role));
+    }
+    return { workspaceId, role, memberRole, access, location };
+  }
+
+  /** Like `require` for a role decided at run time (e.g. by what the body asks for). */
+  demand(principal: Principal, grant: AccessGrant, need: Role, path?: ScopeNode[]): Role {
+    const role = path ? this.roleAt(principal, grant.access, path) : grant.role;
+    if (role === null) throw notFound();
+    if (!atLeast(role, need)) throw forbidden(describeShortfall(principal, need, role));
+    return role;
+  }
+
+  private isCreatorAllowed(principal: UserPrincipal, rule: AccessRule, location: Location | null, role: Role): boolean {
+    return !!rule.creatorRole && !!location?.createdBy && location.createdBy === principal.user.id && atLeast(role, rule.creatorRole);
+  }
+}
+
+function describeShortfall(principal: Principal, need: Role, have: Role): string {
+  if (principal.kind === 'pat' && !atLeast(SCOPE_CEILING[principal.scope], need)) {
+    return `This token's scope "${principal.scope}" does not allow this; it needs the "${need}" role.`;
+  }
+  return `This needs the "${need}" role; you have "${have}" here.`;
+}

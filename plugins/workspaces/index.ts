@@ -1,0 +1,49 @@
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { definePlugin } from '../../core/plugin.ts';
+import { invalidField } from '../../core/errors.ts';
+import { MembershipSource } from './membership.ts';
+import { WorkspaceService } from './workspaces.service.ts';
+import { MemberService } from './members.service.ts';
+import { workspaceRoutes } from './routes.ts';
+
+declare module '../../core/container.ts' {
+  interface ServiceMap {
+    'workspaces.membership': MembershipSource;
+    'workspaces.service': WorkspaceService;
+    'workspaces.members': MemberService;
+  }
+}
+
+export default definePlugin({
+  id: 'workspaces',
+  version: '1.0.0',
+  kernel: '^1.0.0',
+  // Tokens are bound to a workspace: creating one checks membership here.
+  dependsOn: { auth: '^1.0.0', tokens: '^1.0.0' },
+  migrations: path.join(path.dirname(fileURLToPath(import.meta.url)), 'migrations'),
+  exports: ['workspaces.service', 'workspaces.members'],
+  register(ctx) {
+    ctx.provide('membership', (r) => new MembershipSource(r('database')));
+    ctx.provide('service', (r) => new WorkspaceService(r('db'), r('hooks'), r('events')));
+    ctx.provide('members', (r) => new MemberService(r('db'), r('hooks'), r('events'), r('authz')));
+
+    let membership: MembershipSource | undefined;
+    ctx.hooks.auth.workspaceAccess.tapPromise('membership', (access, trx) => (membership ??= ctx.resolve('workspaces.membership')).fill(access, trx));
+
+    ctx.hooksOf('tokens.creation').beforeCreate.tapPromise('membership', async ({ userId, workspaceId }) => {
+      const member = await ctx.db('workspace_members').where({ workspace_id: workspaceId, user_id: userId }).first('role');
+      if (!member) throw invalidField('/workspace_id', 'You are not a member of this workspace.');
+    });
+
+    // A deleted space leaves no guest pointing at it.
+    ctx.hooks.entity.afterWrite.for('space').tapPromise('guest-spaces', async ({ operation, trx, before }) => {
+      if (operation !== 'delete' || !before) return;
+      const { id, workspace_id } = before as { id: string; workspace_id: string };
+      await trx('workspace_members').where({ workspace_id }).whereRaw('? = ANY(space_ids)', [id]).update({ space_ids: trx.raw('array_remove(space_ids, ?::uuid)', [id]) });
+      await trx('workspace_invites').where({ workspace_id }).whereRaw('? = ANY(space_ids)', [id]).update({ space_ids: trx.raw('array_remove(space_ids, ?::uuid)', [id]) });
+    });
+
+    ctx.routes(workspaceRoutes());
+  },
+});

@@ -1,0 +1,113 @@
+import type { Db, Trx } from '../../core/db.ts';
+import type { KernelHooks } from '../../core/hooks.ts';
+import type { EventBus } from '../../core/events.ts';
+import type { Authz } from '../../core/authz.ts';
+import type { UserPrincipal } from '../../core/principal.ts';
+import type { Role } from '../../core/roles.ts';
+import { keysetPage, type Page } from '../../core/pagination.ts';
+import { conflict, invalidField, notFound, validationFailed } from '../../core/errors.ts';
+import type { Member, PatchMemberBody } from './schemas.ts';
+
+interface MemberRow {
+  user_id: string;
+  email: string;
+  name: string;
+  role: Role;
+  space_ids: string[];
+  created_at: Date;
+}
+
+function toMember(row: MemberRow): Member {
+  return { user_id: row.user_id, email: row.email, name: row.name, role: row.role, space_ids: row.space_ids, joined_at: row.created_at.toISOString() };
+}
+
+const COLUMNS = ['m.user_id', 'u.email', 'u.name', 'm.role', 'm.space_ids', 'm.created_at'];
+
+/** Members of a workspace: roles, guests' spaces, and the rule that a workspace always keeps an admin. */
+export class MemberService {
+  constructor(
+    private readonly db: Db,
+    private readonly hooks: KernelHooks,
+    private readonly events: EventBus,
+    private readonly authz: Authz,
+  ) {}
+
+  async list(workspaceId: string, page: { limit?: number; cursor?: string }): Promise<Page<Member>> {
+    const q = this.db('workspace_members as m').join('users as u', 'u.id', 'm.user_id').where('m.workspace_id', workspaceId).select(COLUMNS);
+    const result = await keysetPage<MemberRow>(this.db, q, { keys: [{ column: 'm.created_at', type: 'timestamptz' }, { column: 'm.user_id', type: 'uuid' }], direction: 'asc' }, page);
+    return { data: result.data.map(toMember), next_cursor: result.next_cursor };
+  }
+
+  async get(workspaceId: string, userId: string, trx: Db = this.db): Promise<Member | null> {
+    const row = await trx('workspace_members as m').join('users as u', 'u.id', 'm.user_id').where({ 'm.workspace_id': workspaceId, 'm.user_id': userId }).first(COLUMNS);
+    return row ? toMember(row) : null;
+  }
+
+  /**
+   * Spaces a guest may enter must be spaces of this workspace; each is held (FOR SHARE) until
+   * commit so that a concurrent space deletion cannot leave a dangling id.
+   */
+  async checkSpaces(trx: Trx, workspaceId: string, spaceIds: string[], pointer: string): Promise<void> {
+    const errors = [];
+    for (const [i, id] of spaceIds.entries()) {
+      if (!(await this.authz.locate('space', { workspaceId, id, trx, lock: true }))) errors.push({ pointer: `${pointer}/${i}`, detail: 'No such space in this workspace.' });
+    }
+    if (errors.length) throw validationFailed(errors);
+  }
+
+  /** Adds a member (or, for someone already in, keeps the stronger of the two memberships untouched). */
+  async add(trx: Trx, workspaceId: string, userId: string, role: Role, spaceIds: string[], actorId: string | null): Promise<Member> {
+    const inserted = await trx('workspace_members')
+      .insert({ workspace_id: workspaceId, user_id: userId, role, space_ids: role === 'guest' ? spaceIds : [] })
+      .onConflict(['workspace_id', 'user_id'])
+      .ignore()
+      .returning('user_id');
+    const member = (await this.get(workspaceId, userId, trx))!;
+    if (inserted.length) await this.events.emit(trx, { name: 'member.added', workspaceId, actorId, payload: { member } });
+    return member;
+  }
+
+  async update(principal: UserPrincipal, workspaceId: string, userId: string, body: PatchMemberBody): Promise<Member> {
+    return this.db.transaction(async (trx) => {
+      const admins = await this.lockAdmins(trx, workspaceId);
+      const before = await this.get(workspaceId, userId, trx);
+      if (!before) throw notFound('No such member.');
+      const role = body.role ?? before.role;
+      let spaceIds: string[];
+      if (role === 'guest') {
+        spaceIds = body.space_ids ?? (before.role === 'guest' ? before.space_ids : []);
+        if (spaceIds.length === 0) throw invalidField('/space_ids', 'A guest needs at least one space.');
+        if (body.space_ids) await this.checkSpaces(trx, workspaceId, body.space_ids, '/space_ids');
+      } else {
+        if (body.space_ids?.length) throw invalidField('/space_ids', `Only guests are confined to spaces; a ${role} sees the whole workspace.`);
+        spaceIds = [];
+      }
+      if (before.role === 'admin' && role !== 'admin' && admins.length === 1) throw conflict('This is the last admin of the workspace; make another member admin first.');
+      await trx('workspace_members').where({ workspace_id: workspaceId, user_id: userId }).update({ role, space_ids: spaceIds, updated_at: trx.fn.now() });
+      const after = { ...before, role, space_ids: spaceIds };
+      await this.hooks.entity.afterWrite.for('workspace_member').promise({ entity: 'workspace_member', operation: 'update', trx, principal, before, data: after });
+      await this.events.emit(trx, { name: 'member.updated', workspaceId, actorId: principal.user.id, payload: { before, after } });
+      return after;
+    });
+  }
+
+  /** Removes a member; their tokens for this workspace, grants and checklist go too (afterWrite taps, cascades). */
+  async remove(principal: UserPrincipal, workspaceId: string, userId: string): Promise<void> {
+    await this.db.transaction(async (trx) => {
+      const admins = await this.lockAdmins(trx, workspaceId);
+      const before = await this.get(workspaceId, userId, trx);
+      if (!before) throw notFound('No such member.');
+      if (before.role === 'admin' && admins.length === 1) throw conflict('This is the last admin of the workspace; make another member admin first, or delete the workspace.');
+      await trx('workspace_members').where({ workspace_id: workspaceId, user_id: userId }).delete();
+      await trx('personal_access_tokens').where({ workspace_id: workspaceId, user_id: userId }).delete();
+      await this.hooks.entity.afterWrite.for('workspace_member').promise({ entity: 'workspace_member', operation: 'delete', trx, principal, before, data: before });
+      await this.events.emit(trx, { name: 'member.removed', workspaceId, actorId: principal.user.id, payload: { member: before } });
+    });
+  }
+
+  /** Admin rows locked in a fixed order: two admins demoting each other at once cannot both succeed. */
+  private async lockAdmins(trx: Trx, workspaceId: string): Promise<string[]> {
+    const rows = await trx('workspace_members').where({ workspace_id: workspaceId, role: 'admin' }).orderBy('user_id').forUpdate().select('user_id');
+    return rows.map((r: { user_id: string }) => r.user_id);
+  }
+}

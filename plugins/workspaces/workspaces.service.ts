@@ -1,0 +1,97 @@
+import type { Db, Trx } from '../../core/db.ts';
+import type { KernelHooks } from '../../core/hooks.ts';
+import type { EventBus } from '../../core/events.ts';
+import type { UserPrincipal } from '../../core/principal.ts';
+import type { Role } from '../../core/roles.ts';
+import { keysetPage, type Page } from '../../core/pagination.ts';
+import { notFound } from '../../core/errors.ts';
+import type { CreateWorkspaceBody, PatchWorkspaceBody, Workspace } from './schemas.ts';
+
+interface WorkspaceRow {
+  id: string;
+  name: string;
+  description: string | null;
+  created_by: string | null;
+  created_at: Date;
+  updated_at: Date;
+}
+
+export function toWorkspace(row: WorkspaceRow, role: Role): Workspace {
+  return {
+    id: row.id,
+    name: row.name,
+    description: row.description,
+    role,
+    created_by: row.created_by,
+    created_at: row.created_at.toISOString(),
+    updated_at: row.updated_at.toISOString(),
+  };
+}
+
+const COLUMNS = ['w.id', 'w.name', 'w.description', 'w.created_by', 'w.created_at', 'w.updated_at'];
+
+/** Workspaces: the tenant boundary. Everything in one goes when it goes. */
+export class WorkspaceService {
+  constructor(
+    private readonly db: Db,
+    private readonly hooks: KernelHooks,
+    private readonly events: EventBus,
+  ) {}
+
+  async create(principal: UserPrincipal, body: CreateWorkspaceBody): Promise<Workspace> {
+    return this.db.transaction(async (trx) => {
+      const [row] = await trx('workspaces')
+        .insert({ name: body.name.trim(), description: body.description ?? null, created_by: principal.user.id })
+        .returning(['id', 'name', 'description', 'created_by', 'created_at', 'updated_at']);
+      await trx('workspace_members').insert({ workspace_id: row.id, user_id: principal.user.id, role: 'admin' });
+      await this.events.emit(trx, { name: 'workspace.created', workspaceId: row.id, actorId: principal.user.id, payload: { workspace: toWorkspace(row, 'admin') } });
+      return toWorkspace(row, 'admin');
+    });
+  }
+
+  /** The caller's workspaces, oldest membership first. A token sees only its own workspace. */
+  async listMine(principal: UserPrincipal, page: { limit?: number; cursor?: string }): Promise<Page<Workspace>> {
+    const q = this.db('workspace_members as m')
+      .join('workspaces as w', 'w.id', 'm.workspace_id')
+      .where('m.user_id', principal.user.id)
+      .select([...COLUMNS, 'm.role', this.db.raw('m.created_at as joined_at')]);
+    if (principal.kind === 'pat') q.where('m.workspace_id', principal.workspaceId);
+    const result = await keysetPage<WorkspaceRow & { role: Role }>(this.db, q, { keys: [{ column: 'm.created_at', type: 'timestamptz' }, { column: 'm.workspace_id', type: 'uuid' }], direction: 'asc' }, page);
+    return { data: result.data.map((row) => toWorkspace(row, row.role)), next_cursor: result.next_cursor };
+  }
+
+  async get(workspaceId: string, role: Role): Promise<Workspace> {
+    const row = await this.db('workspaces as w').where('w.id', workspaceId).first(COLUMNS);
+    if (!row) throw notFound();
+    return toWorkspace(row, role);
+  }
+
+  async update(principal: UserPrincipal, workspaceId: string, role: Role, body: PatchWorkspaceBody): Promise<Workspace> {
+    return this.db.transaction(async (trx) => {
+      const patch: Record<string, unknown> = { updated_at: trx.fn.now() };
+      if (body.name !== undefined) patch.name = body.name.trim();
+      if (body.description !== undefined) patch.description = body.description;
+      const [row] = await trx('workspaces').where({ id: workspaceId }).update(patch).returning(['id', 'name', 'description', 'created_by', 'created_at', 'updated_at']);
+      if (!row) throw notFound();
+      const workspace = toWorkspace(row, role);
+      await this.events.emit(trx, { name: 'workspace.updated', workspaceId, actorId: principal.user.id, payload: { workspace } });
+      return workspace;
+    });
+  }
+
+  /**
+   * Deletes the workspace and, by cascade, everything in it. Plugins holding what a
+   * foreign key cannot reach (per-database tables, blobs) clean up in `entity.beforeWrite`
+   * for `workspace`, inside this transaction.
+   */
+  async delete(principal: UserPrincipal, workspaceId: string): Promise<void> {
+    await this.db.transaction(async (trx: Trx) => {
+      // Holding the row makes concurrent writers that reference it wait, then fail on the foreign key.
+      const row = await trx('workspaces').where({ id: workspaceId }).forUpdate().first();
+      if (!row) throw notFound();
+      await this.hooks.entity.beforeWrite.for('workspace').promise({ entity: 'workspace', operation: 'delete', trx, principal, before: row, data: row });
+      await trx('workspaces').where({ id: workspaceId }).delete();
+      await this.events.emit(trx, { name: 'workspace.deleted', workspaceId, actorId: principal.user.id, payload: { workspace_id: workspaceId } });
+    });
+  }
+}
