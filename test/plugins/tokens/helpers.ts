@@ -1,6 +1,5 @@
-import { randomUUID } from 'node:crypto';
 import type { TestKernel } from '../../../core/testing.ts';
-import type { SignedUpUser } from '../../helpers.ts';
+import { createWorkspace, type SignedUpUser } from '../../helpers.ts';
 
 export interface CreatedPat {
   id: string;
@@ -10,12 +9,13 @@ export interface CreatedPat {
   [k: string]: unknown;
 }
 
-/** Creates a PAT through the API with the user's session. */
+/** Creates a PAT through the API with the user's session, in a new workspace of theirs unless `workspace_id` is given. */
 export async function createPat(t: TestKernel, user: SignedUpUser, body: Record<string, unknown> = {}): Promise<CreatedPat> {
+  const workspaceId = body.workspace_id ?? (await createWorkspace(t, user)).id;
   const res = await t.request
     .post('/api/v1/me/tokens')
     .set(user.auth)
-    .send({ name: 'ci', workspace_id: randomUUID(), ...body });
+    .send({ name: 'ci', ...body, workspace_id: workspaceId });
   if (res.status !== 201) throw new Error(`token creation failed: ${res.status} ${JSON.stringify(res.body)}`);
   return { ...res.body, auth: { Authorization: `Bearer ${res.body.token}` } };
 }

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { startTestKernel, type TestKernel } from '../../../core/testing.ts';
 import { hashSecret, hasValidChecksum } from '../../../core/secrets.ts';
-import { signUp, type SignedUpUser } from '../../helpers.ts';
+import { createWorkspace, signUp, type SignedUpUser } from '../../helpers.ts';
 import { createPat } from './helpers.ts';
 
 const LIST_FIELDS = ['allow_run_button', 'created_at', 'id', 'last_used_at', 'name', 'prefix', 'scope', 'workspace_id'];
@@ -23,7 +23,7 @@ describe('tokens: creating, listing and revoking personal access tokens', () => 
     Number(((await t.db('personal_access_tokens').where('user_id', userId).count({ n: '*' }).first()) as { n: number }).n);
 
   it('creates a token and returns its plaintext, with defaults read / no run button', async () => {
-    const workspaceId = randomUUID();
+    const workspaceId = (await createWorkspace(t, alice)).id;
     const res = await t.request.post('/api/v1/me/tokens').set(alice.auth).send({ name: 'CI deploy', workspace_id: workspaceId }).expect(201);
     assert.deepEqual(Object.keys(res.body).sort(), [...LIST_FIELDS, 'token'].sort());
     assert.equal(res.body.name, 'CI deploy');
@@ -81,11 +81,12 @@ describe('tokens: creating, listing and revoking personal access tokens', () => 
 
   it('pages with ?limit and an opaque cursor, keeping order across equal timestamps', async () => {
     const carol = await signUp(t);
+    const workspaceId = (await createWorkspace(t, carol)).id;
     const ids = [randomUUID(), randomUUID(), randomUUID(), randomUUID(), randomUUID()];
     // Three rows share a microsecond-precise timestamp, so only the id tie-breaker orders them.
     const stamps = ['2026-01-01T00:00:00.123457Z', '2026-01-01T00:00:00.123456Z', '2026-01-01T00:00:00.123456Z', '2026-01-01T00:00:00.123456Z', '2026-01-01T00:00:00.123Z'];
     await t.db('personal_access_tokens').insert(
-      ids.map((id, i) => ({ id, user_id: carol.id, workspace_id: randomUUID(), name: `t${i}`, prefix: 'tpat_x', token_hash: `h-${id}`, created_at: stamps[i] })),
+      ids.map((id, i) => ({ id, user_id: carol.id, workspace_id: workspaceId, name: `t${i}`, prefix: 'tpat_x', token_hash: `h-${id}`, created_at: stamps[i] })),
     );
     const expected = ids
       .map((id, i) => ({ id, at: stamps[i].replace('.123Z', '.123000Z') }))
@@ -152,6 +153,15 @@ describe('tokens: creating, listing and revoking personal access tokens', () => 
       );
     }
     assert.equal(await countTokens(dave.id), 0);
+  });
+
+  it('refuses a token for a workspace the owner is not a member of (422), existing or not', async () => {
+    const erin = await signUp(t);
+    for (const workspaceId of [(await createWorkspace(t, alice)).id, randomUUID()]) {
+      const res = await t.request.post('/api/v1/me/tokens').set(erin.auth).send({ name: 'n', workspace_id: workspaceId }).expect(422);
+      assert.deepEqual(res.body.errors.map((e: { pointer: string }) => e.pointer), ['/workspace_id']);
+    }
+    assert.equal(await countTokens(erin.id), 0);
   });
 
   it("revokes my token (204) but answers 404 for someone else's, which keeps working", async () => {

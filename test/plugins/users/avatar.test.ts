@@ -8,6 +8,7 @@ import { startTestKernel, type TestKernel } from '../../../core/testing.ts';
 import { definePlugin } from '../../../core/plugin.ts';
 import { builtinPlugins } from '../../../plugins/index.ts';
 import { signUp, type SignedUpUser } from '../../helpers.ts';
+import { createPat } from '../tokens/helpers.ts';
 import { GIF, JPEG, PDF, PNG, WEBP, pngOfSize } from './images.ts';
 
 const MB = 1024 * 1024;
@@ -277,8 +278,7 @@ describe('users: avatars', () => {
   describe('who may do what', () => {
     let owner: SignedUpUser;
     const pat = async (u: SignedUpUser, scope: 'read' | 'write') => {
-      const res = await t.request.post('/api/v1/me/tokens').set(u.auth).send({ name: `avatar ${scope}`, workspace_id: randomUUID(), scope }).expect(201);
-      return { Authorization: `Bearer ${res.body.token}` };
+      return (await createPat(t, u, { name: `avatar ${scope}`, scope })).auth;
     };
 
     before(async () => {

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
-import { randomUUID } from 'node:crypto';
 import { startTestKernel, type TestKernel } from '../../../core/testing.ts';
 import { signUp, type SignedUpUser } from '../../helpers.ts';
+import { createPat } from '../tokens/helpers.ts';
 
 const DEFAULTS = { locale: 'en', timezone: 'UTC', notifications: {} };
 
@@ -62,10 +62,7 @@ describe('users: GET/PATCH /me/preferences', () => {
 
   it('lets a personal access token read them, and change them only with write scope', async () => {
     const u = await signUp(t);
-    const pat = async (scope: string) => {
-      const res = await t.request.post('/api/v1/me/tokens').set(u.auth).send({ name: scope, workspace_id: randomUUID(), scope }).expect(201);
-      return { Authorization: `Bearer ${res.body.token}` };
-    };
+    const pat = async (scope: string) => (await createPat(t, u, { name: scope, scope })).auth;
     const read = await pat('read');
     assert.deepEqual((await t.request.get('/api/v1/me/preferences').set(read).expect(200)).body, DEFAULTS);
     assert.equal((await t.request.patch('/api/v1/me/preferences').set(read).send({ locale: 'fr' }).expect(403)).body.code, 'forbidden');
