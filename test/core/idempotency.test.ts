@@ -9,7 +9,8 @@ import { isUser } from '../../core/principal.ts';
 import system from '../../plugins/system/index.ts';
 import auth from '../../plugins/auth/index.ts';
 import tokens from '../../plugins/tokens/index.ts';
-import { signUp, type SignedUpUser } from '../helpers.ts';
+import workspaces from '../../plugins/workspaces/index.ts';
+import { createWorkspace, signUp, type SignedUpUser } from '../helpers.ts';
 import { createPat } from '../plugins/tokens/helpers.ts';
 import { waitUntil } from '../fixtures/wait.ts';
 
@@ -80,7 +81,7 @@ describe('Idempotency-Key on POST creates', () => {
   let bob: SignedUpUser;
 
   before(async () => {
-    t = await startTestKernel({ plugins: [system, auth, tokens, probePlugin] });
+    t = await startTestKernel({ plugins: [system, auth, tokens, workspaces, probePlugin] });
     ada = await signUp(t);
     bob = await signUp(t);
   });
@@ -287,7 +288,7 @@ describe('Idempotency-Key on POST creates', () => {
 
   it('POST /me/tokens opts out: the same key twice mints two different tokens and records nothing', async () => {
     const key = randomUUID();
-    const body = { name: 'ci', workspace_id: randomUUID() };
+    const body = { name: 'ci', workspace_id: (await createWorkspace(t, ada)).id };
     const a = await t.request.post('/api/v1/me/tokens').set(ada.auth).set('Idempotency-Key', key).send(body).expect(201);
     const b = await t.request.post('/api/v1/me/tokens').set(ada.auth).set('Idempotency-Key', key).send(body).expect(201);
     assert.notEqual(a.body.token, b.body.token);

@@ -38,7 +38,8 @@ describe('admin: GET /admin/plugins', () => {
   });
 
   it('refuses the instance admin\'s personal access token: admin routes need a session', async () => {
-    const pat = await createPat(t, root, { scope: 'admin' });
+    const ws = await t.request.post('/api/v1/workspaces').set(root.auth).send({ name: 'Ops' }).expect(201);
+    const pat = await createPat(t, root, { scope: 'admin', workspace_id: ws.body.id });
     const res = await t.request.get('/api/v1/admin/plugins').set(pat.auth).expect(403);
     assert.equal(res.body.code, 'forbidden');
   });
