@@ -41,7 +41,9 @@ function requestContext(logger: Logger, metrics?: HttpMetrics) {
     const ms = Number(process.hrtime.bigint() - started) / 1e6;
     metrics?.observe(ctx.method, state.route ?? 'unmatched', ctx.status, ms / 1000);
     if (logger.isLevelEnabled('info')) {
-      logger.info({ requestId, method: ctx.method, path: ctx.path, status: ctx.status, ms: Math.round(ms * 100) / 100 }, 'request');
+      // A secret carried in the path (invite, form, inbound hook tokens) is named `{token}`: log the template instead.
+      const path = state.route?.includes('{token}') ? state.route : ctx.path;
+      logger.info({ requestId, method: ctx.method, path, status: ctx.status, ms: Math.round(ms * 100) / 100 }, 'request');
     }
   };
 }

@@ -6,12 +6,19 @@ import { MembershipSource } from './membership.ts';
 import { WorkspaceService } from './workspaces.service.ts';
 import { MemberService } from './members.service.ts';
 import { workspaceRoutes } from './routes.ts';
+import { InviteService } from './invites.service.ts';
+import { inviteRoutes } from './invites.routes.ts';
+import { GettingStartedService } from './getting-started.service.ts';
+import { gettingStartedRoutes } from './getting-started.routes.ts';
+import { STEP_EVENTS, stepsCompletedBy } from './getting-started.steps.ts';
 
 declare module '../../core/container.ts' {
   interface ServiceMap {
     'workspaces.membership': MembershipSource;
     'workspaces.service': WorkspaceService;
     'workspaces.members': MemberService;
+    'workspaces.invites': InviteService;
+    'workspaces.gettingStarted': GettingStartedService;
   }
 }
 
@@ -21,12 +28,16 @@ export default definePlugin({
   kernel: '^1.0.0',
   // Tokens are bound to a workspace: creating one checks membership here.
   dependsOn: { auth: '^1.0.0', tokens: '^1.0.0' },
+  // Invites are mailed when mail is enabled; without it, admins hand out the accept link.
+  optionalDependsOn: { mail: '^1.0.0' },
   migrations: path.join(path.dirname(fileURLToPath(import.meta.url)), 'migrations'),
   exports: ['workspaces.service', 'workspaces.members'],
   register(ctx) {
     ctx.provide('membership', (r) => new MembershipSource(r('database')));
     ctx.provide('service', (r) => new WorkspaceService(r('db'), r('hooks'), r('events')));
     ctx.provide('members', (r) => new MemberService(r('db'), r('hooks'), r('events'), r('authz')));
+    ctx.provide('invites', (r) => new InviteService(r('db'), r('events'), r('authz'), r('workspaces.members'), () => (ctx.has('mail') ? ctx.resolve('mail.sender') : null)));
+    ctx.provide('gettingStarted', (r) => new GettingStartedService(r('db')));
 
     let membership: MembershipSource | undefined;
     ctx.hooks.auth.workspaceAccess.tapPromise('membership', (access, trx) => (membership ??= ctx.resolve('workspaces.membership')).fill(access, trx));
@@ -44,6 +55,16 @@ export default definePlugin({
       await trx('workspace_invites').where({ workspace_id }).whereRaw('? = ANY(space_ids)', [id]).update({ space_ids: trx.raw('array_remove(space_ids, ?::uuid)', [id]) });
     });
 
-    ctx.routes(workspaceRoutes());
+    // Steps tick themselves for whoever did the thing (the event's actor).
+    ctx.subscribe({
+      name: 'getting-started',
+      events: STEP_EVENTS,
+      handler: async (event) => {
+        if (!event.workspace_id || !event.actor_id) return;
+        await ctx.resolve('workspaces.gettingStarted').complete(event.workspace_id, event.actor_id, stepsCompletedBy(event.name));
+      },
+    });
+
+    ctx.routes([...workspaceRoutes(), ...inviteRoutes(), ...gettingStartedRoutes()]);
   },
 });

@@ -85,7 +85,8 @@ export class MemberService {
       if (before.role === 'admin' && role !== 'admin' && admins.length === 1) throw conflict('This is the last admin of the workspace; make another member admin first.');
       await trx('workspace_members').where({ workspace_id: workspaceId, user_id: userId }).update({ role, space_ids: spaceIds, updated_at: trx.fn.now() });
       const after = { ...before, role, space_ids: spaceIds };
-      await this.hooks.entity.afterWrite.for('workspace_member').promise({ entity: 'workspace_member', operation: 'update', trx, principal, before, data: after });
+      // A Member names no workspace; taps need it.
+      await this.hooks.entity.afterWrite.for('workspace_member').promise({ entity: 'workspace_member', operation: 'update', trx, principal, before: { ...before, workspace_id: workspaceId }, data: { ...after, workspace_id: workspaceId } });
       await this.events.emit(trx, { name: 'member.updated', workspaceId, actorId: principal.user.id, payload: { before, after } });
       return after;
     });
@@ -100,7 +101,8 @@ export class MemberService {
       if (before.role === 'admin' && admins.length === 1) throw conflict('This is the last admin of the workspace; make another member admin first, or delete the workspace.');
       await trx('workspace_members').where({ workspace_id: workspaceId, user_id: userId }).delete();
       await trx('personal_access_tokens').where({ workspace_id: workspaceId, user_id: userId }).delete();
-      await this.hooks.entity.afterWrite.for('workspace_member').promise({ entity: 'workspace_member', operation: 'delete', trx, principal, before, data: before });
+      const row = { ...before, workspace_id: workspaceId };
+      await this.hooks.entity.afterWrite.for('workspace_member').promise({ entity: 'workspace_member', operation: 'delete', trx, principal, before: row, data: row });
       await this.events.emit(trx, { name: 'member.removed', workspaceId, actorId: principal.user.id, payload: { member: before } });
     });
   }

@@ -7,8 +7,8 @@ export const RoleSchema = Type.Unsafe<Role>({
   description: 'Workspace role, strongest first: `admin`, `creator`, `editor`, `member`, `guest` (only inside its `space_ids`).',
 });
 
-const Uuid = (description?: string) => Type.String({ format: 'uuid', ...(description ? { description } : {}) });
-const Timestamp = Type.String({ format: 'date-time' });
+export const Uuid = (description?: string) => Type.String({ format: 'uuid', ...(description ? { description } : {}) });
+export const Timestamp = Type.String({ format: 'date-time' });
 const Name = Type.String({ minLength: 1, maxLength: 200, pattern: '\\S', description: 'Not blank; surrounding spaces are trimmed.' });
 const Description = Type.Union([Type.String({ maxLength: 10_000 }), Type.Null()]);
 

@@ -1,0 +1,63 @@
+import { randomUUID } from 'node:crypto';
+import { definePlugin } from '../../../core/plugin.ts';
+import type { TestKernel } from '../../../core/testing.ts';
+import system from '../../../plugins/system/index.ts';
+import auth from '../../../plugins/auth/index.ts';
+import tokens from '../../../plugins/tokens/index.ts';
+import mail from '../../../plugins/mail/index.ts';
+import workspaces from '../../../plugins/workspaces/index.ts';
+import type { SignedUpUser } from '../../helpers.ts';
+
+/** The plugins invites and getting-started need, without the rest of the built-ins. */
+export const corePlugins = [system, auth, tokens, mail, workspaces];
+
+/**
+ * Stands in for the spaces plugin: answers `auth.locate` for spaces it was told about, and
+ * deletes one the way the spaces plugin does (the `space` afterWrite hook, in a transaction).
+ */
+export function spaceProbe() {
+  const spaces = new Map<string, string>();
+  const plugin = definePlugin({
+    id: 'space-probe',
+    version: '1.0.0',
+    kernel: '^1.0.0',
+    register(ctx) {
+      ctx.hooks.auth.locate.for('space').tapPromise('probe', async ({ workspaceId, id }) =>
+        spaces.get(id) === workspaceId ? { path: [{ type: 'space', id }], createdBy: null } : undefined,
+      );
+    },
+  });
+  return {
+    plugin,
+    add(workspaceId: string): string {
+      const id = randomUUID();
+      spaces.set(id, workspaceId);
+      return id;
+    },
+    async remove(t: TestKernel, id: string): Promise<void> {
+      const row = { id, workspace_id: spaces.get(id) };
+      spaces.delete(id);
+      await t.db.transaction((trx) => t.kernel.hooks.entity.afterWrite.for('space').promise({ entity: 'space', operation: 'delete', trx, before: row, data: row }));
+    },
+  };
+}
+
+export async function invite(t: TestKernel, admin: SignedUpUser, ws: string, body: Record<string, unknown>) {
+  const res = await t.request.post(`/api/v1/workspaces/${ws}/invites`).set(admin.auth).send(body);
+  if (res.status !== 201) throw new Error(`invite failed: ${res.status} ${JSON.stringify(res.body)}`);
+  return res.body as { id: string; accept_url: string; [k: string]: unknown };
+}
+
+export const tokenOf = (acceptUrl: string) => acceptUrl.split('/').pop()!;
+
+/** Invites `user` with `role` and accepts as them. */
+export async function join(t: TestKernel, admin: SignedUpUser, ws: string, user: SignedUpUser, role: string, spaceIds?: string[]) {
+  const { accept_url } = await invite(t, admin, ws, { email: user.email, role, ...(spaceIds ? { space_ids: spaceIds } : {}) });
+  const res = await t.request.post(`/api/v1/invites/${tokenOf(accept_url)}/accept`).set(user.auth);
+  if (res.status !== 200) throw new Error(`accept failed: ${res.status} ${JSON.stringify(res.body)}`);
+  return res.body;
+}
+
+export async function eventsNamed(t: TestKernel, name: string, workspaceId: string) {
+  return t.db('kernel_events').where({ name, workspace_id: workspaceId }).orderBy('id').select('name', 'actor_id', 'payload');
+}
