@@ -61,6 +61,8 @@ export interface KernelOptions {
   schema?: string;
   /** In-memory PGlite instead of DATA_DIR (tests). */
   inMemory?: boolean;
+  /** With `inMemory`: a PGlite dump to start from (tests reuse one initialised cluster). */
+  pgliteSeed?: Blob;
   /** Shorter pg-boss maintenance, for tests that crash deliveries. */
   jobsMaintenanceSeconds?: number;
   /** `migrate`: wire plugins, run every migration and create the job queues, then stop short of workers, boot and HTTP. */
@@ -121,6 +123,7 @@ export class Kernel {
     this.database = await openDatabase({
       url: config.databaseUrl,
       dataDir: opts.inMemory ? undefined : config.dataDir,
+      seed: opts.inMemory ? opts.pgliteSeed : undefined,
       schema: opts.schema,
       logger,
     });

@@ -8,7 +8,7 @@ import { Kernel } from './kernel.ts';
 import { loadConfig, type ConfigInput } from './config.ts';
 import type { Plugin } from './plugin.ts';
 import type { KernelContainer } from './container.ts';
-import type { Db } from './db.ts';
+import { emptyClusterDump, type Db } from './db.ts';
 import { builtinPlugins } from '../plugins/index.ts';
 
 export interface TestKernelOptions {
@@ -82,7 +82,11 @@ export async function startTestKernel(opts: TestKernelOptions = {}): Promise<Tes
   };
 }
 
+/** One initialised PGlite cluster per test process: every in-memory kernel starts from its dump. */
+let clusterDump: Promise<Blob> | undefined;
+
 async function startKernel(opts: TestKernelOptions, storage: TestStorage, dataDir: string, pg: string | undefined): Promise<Kernel> {
+  const inMemory = !pg && !storage.dataDir;
   const config = loadConfig({
     env: {},
     input: {
@@ -97,7 +101,8 @@ async function startKernel(opts: TestKernelOptions, storage: TestStorage, dataDi
     config,
     plugins: opts.plugins ?? builtinPlugins,
     schema: storage.schema,
-    inMemory: !pg && !storage.dataDir,
+    inMemory,
+    pgliteSeed: inMemory ? await (clusterDump ??= emptyClusterDump()) : undefined,
     jobsMaintenanceSeconds: opts.jobsMaintenanceSeconds,
     logger: opts.logger,
   });

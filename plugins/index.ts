@@ -4,7 +4,11 @@ import auth from './auth/index.ts';
 import tokens from './tokens/index.ts';
 import users from './users/index.ts';
 import admin from './admin/index.ts';
+import referrals from './referrals/index.ts';
+import mail from './mail/index.ts';
 import workspaces from './workspaces/index.ts';
+import spaces from './spaces/index.ts';
+import access from './access/index.ts';
 
 /** Built-in plugins, on unless the config disables them. */
-export const builtinPlugins: Plugin[] = [system, auth, tokens, users, workspaces, admin];
+export const builtinPlugins: Plugin[] = [system, auth, tokens, users, mail, workspaces, spaces, access, admin, referrals];

@@ -47,20 +47,24 @@ export class TokenService {
   constructor(private readonly db: Db, private readonly hooks: TokenHooks) {}
 
   async create(userId: string, input: NewToken): Promise<CreatedToken> {
-    await this.hooks.beforeCreate.promise({ userId, workspaceId: input.workspaceId, scope: input.scope, allowRunButton: input.allowRunButton });
     const token = checksummedSecret(PAT_PREFIX);
-    const [row] = await this.db(TABLE)
-      .insert({
-        user_id: userId,
-        workspace_id: input.workspaceId,
-        name: input.name.trim(),
-        scope: input.scope,
-        allow_run_button: input.allowRunButton,
-        prefix: token.slice(0, DISPLAY_LENGTH),
-        token_hash: hashSecret(token),
-      })
-      .returning(COLUMNS);
-    return { ...toView(row as TokenRow), token };
+    // One transaction with the hook: a tap can hold what it checked (the membership) until the token exists.
+    const row = await this.db.transaction(async (trx) => {
+      await this.hooks.beforeCreate.promise({ userId, workspaceId: input.workspaceId, scope: input.scope, allowRunButton: input.allowRunButton, trx });
+      const [inserted] = await trx(TABLE)
+        .insert({
+          user_id: userId,
+          workspace_id: input.workspaceId,
+          name: input.name.trim(),
+          scope: input.scope,
+          allow_run_button: input.allowRunButton,
+          prefix: token.slice(0, DISPLAY_LENGTH),
+          token_hash: hashSecret(token),
+        })
+        .returning(COLUMNS);
+      return inserted as TokenRow;
+    });
+    return { ...toView(row), token };
   }
 
   /** Newest first. */

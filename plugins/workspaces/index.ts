@@ -42,8 +42,10 @@ export default definePlugin({
     let membership: MembershipSource | undefined;
     ctx.hooks.auth.workspaceAccess.tapPromise('membership', (access, trx) => (membership ??= ctx.resolve('workspaces.membership')).fill(access, trx));
 
-    ctx.hooksOf('tokens.creation').beforeCreate.tapPromise('membership', async ({ userId, workspaceId }) => {
-      const member = await ctx.db('workspace_members').where({ workspace_id: workspaceId, user_id: userId }).first('role');
+    // Held until the token is stored: a concurrent removal or workspace deletion then deletes the token too.
+    ctx.hooksOf('tokens.creation').beforeCreate.tapPromise('membership', async ({ userId, workspaceId, trx }) => {
+      const workspace = await trx('workspaces').where({ id: workspaceId }).forKeyShare().first('id');
+      const member = workspace && (await trx('workspace_members').where({ workspace_id: workspaceId, user_id: userId }).forShare().first('role'));
       if (!member) throw invalidField('/workspace_id', 'You are not a member of this workspace.');
     });
 

@@ -14,7 +14,7 @@ interface MembershipRow {
  * `member` nodes (a guest acts like a member inside them and sees nothing else).
  */
 export class MembershipSource {
-  private readonly lookup: (values: unknown[]) => Promise<MembershipRow[]>;
+  private readonly lookup: (values: unknown[], trx?: Db) => Promise<MembershipRow[]>;
 
   constructor(database: Database) {
     this.lookup = database.prepared<MembershipRow>('workspaces.membership', LOOKUP);
@@ -22,7 +22,7 @@ export class MembershipSource {
 
   async fill(access: WorkspaceAccess, trx?: Db): Promise<WorkspaceAccess> {
     const values = [access.workspaceId, access.userId];
-    const [row] = trx ? ((await trx.raw(LOOKUP.replace('$1', '?').replace('$2', '?'), values)).rows as MembershipRow[]) : await this.lookup(values);
+    const [row] = await this.lookup(values, trx);
     if (!row) return access;
     access.role = row.role;
     if (row.role === 'guest') for (const id of row.space_ids) access.nodeRoles.set(`space:${id}`, 'member');

@@ -60,6 +60,16 @@ export class WorkspaceService {
     return { data: result.data.map((row) => toWorkspace(row, row.role)), next_cursor: result.next_cursor };
   }
 
+  /**
+   * Holds the workspace row (FOR KEY SHARE: renames are not held up) until commit, or 404 when
+   * it is gone. Writers into a workspace take it first, as its deletion does, so a concurrent
+   * deletion waits for the write (then deletes what it wrote) instead of deadlocking with it
+   * or failing it on a foreign key.
+   */
+  async hold(trx: Db, workspaceId: string): Promise<void> {
+    if (!(await trx('workspaces').where({ id: workspaceId }).forKeyShare().first('id'))) throw notFound();
+  }
+
   async get(workspaceId: string, role: Role): Promise<Workspace> {
     const row = await this.db('workspaces as w').where('w.id', workspaceId).first(COLUMNS);
     if (!row) throw notFound();

@@ -122,11 +122,11 @@ describe('HTTP edge: problem+json, request ids, CORS', () => {
       ]) {
         assertProblem(res, 500, 'internal_error');
         assert.equal(res.body.detail, 'An unexpected error occurred.');
-        assert.ok(!res.text.includes('hunter2') && !res.text.includes('10.0.0.7'), 'the error message stays on the server');
+        assert.ok(!res.text.includes(LEAKY_MESSAGE) && !res.text.includes('hunter2') && !res.text.includes('10.0.0.7'), 'the error message stays on the server');
         const logged = logs.lines.find((l) => l.requestId === res.body.request_id);
         assert.ok(logged, 'the failure is logged under its request id');
         assert.equal(logged.level, 50);
-        assert.match(logged.err.message, /hunter2/);
+        assert.ok(logged.err.message.includes(LEAKY_MESSAGE), logged.err.message);
       }
       assert.equal(logs.lines.at(-1)!.plugin, 'http-probe', "a hook tap's failure names its plugin");
     });

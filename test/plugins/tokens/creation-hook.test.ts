@@ -35,7 +35,9 @@ describe('tokens: the tokens.creation hook lets another plugin refuse a token', 
     const allowed = randomUUID();
     known.add(allowed);
     await t.request.post('/api/v1/me/tokens').set(user.auth).send({ name: 'ok', workspace_id: allowed, scope: 'write' }).expect(201);
-    assert.deepEqual(seen.at(-1), { userId: user.id, workspaceId: allowed, scope: 'write', allowRunButton: false });
+    const { trx, ...creation } = seen.at(-1)!;
+    assert.deepEqual(creation, { userId: user.id, workspaceId: allowed, scope: 'write', allowRunButton: false });
+    assert.equal(typeof trx, 'function', 'the tap gets the creating transaction');
 
     const res = await t.request.post('/api/v1/me/tokens').set(user.auth).send({ name: 'no', workspace_id: randomUUID() }).expect(404);
     assert.equal(res.body.code, 'not_found');

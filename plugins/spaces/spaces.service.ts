@@ -1,0 +1,109 @@
+import type { Db } from '../../core/db.ts';
+import type { KernelHooks } from '../../core/hooks.ts';
+import type { EventBus } from '../../core/events.ts';
+import type { Authz, WorkspaceAccess } from '../../core/authz.ts';
+import type { UserPrincipal } from '../../core/principal.ts';
+import { keysetPage, type Page } from '../../core/pagination.ts';
+import { notFound } from '../../core/errors.ts';
+import type { WorkspaceService } from '../workspaces/workspaces.service.ts';
+import type { CreateSpaceBody, PatchSpaceBody, Space } from './schemas.ts';
+
+type SpaceRow = {
+  id: string;
+  workspace_id: string;
+  name: string;
+  description: string | null;
+  created_by: string | null;
+  created_at: Date;
+  updated_at: Date;
+};
+
+export function toSpace(row: SpaceRow): Space {
+  return {
+    id: row.id,
+    workspace_id: row.workspace_id,
+    name: row.name,
+    description: row.description,
+    created_by: row.created_by,
+    created_at: row.created_at.toISOString(),
+    updated_at: row.updated_at.toISOString(),
+  };
+}
+
+const COLUMNS = ['id', 'workspace_id', 'name', 'description', 'created_by', 'created_at', 'updated_at'];
+
+/** Spaces: the units a workspace's content is grouped in, and what guests and grants are scoped to. */
+export class SpaceService {
+  constructor(
+    private readonly db: Db,
+    private readonly hooks: KernelHooks,
+    private readonly events: EventBus,
+    private readonly authz: Authz,
+    private readonly workspaces: WorkspaceService,
+  ) {}
+
+  async create(principal: UserPrincipal, workspaceId: string, body: CreateSpaceBody): Promise<Space> {
+    return this.db.transaction(async (trx) => {
+      await this.workspaces.hold(trx, workspaceId);
+      const [row] = await trx('spaces')
+        .insert({ workspace_id: workspaceId, name: body.name.trim(), description: body.description ?? null, created_by: principal.user.id })
+        .returning(COLUMNS);
+      const space = toSpace(row);
+      await this.events.emit(trx, { name: 'space.created', workspaceId, actorId: principal.user.id, payload: { space } });
+      return space;
+    });
+  }
+
+  /**
+   * The spaces the caller can see, oldest first. Whoever sees a space it holds nothing on
+   * sees them all; anyone else (a guest) sees only the spaces it holds a role on, so the
+   * filter is a short id list however big the workspace.
+   */
+  async listVisible(principal: UserPrincipal, access: WorkspaceAccess, page: { limit?: number; cursor?: string }): Promise<Page<Space>> {
+    const q = this.db('spaces').where('workspace_id', access.workspaceId).select(COLUMNS);
+    if (!this.authz.canSee(principal, access, [{ type: 'space', id: '' }])) {
+      const ids = [...access.nodeRoles.keys()]
+        .filter((key) => key.startsWith('space:'))
+        .map((key) => key.slice('space:'.length))
+        .filter((id) => this.authz.canSee(principal, access, [{ type: 'space', id }]));
+      if (ids.length === 0) return { data: [], next_cursor: null };
+      q.whereIn('id', ids);
+    }
+    const result = await keysetPage<SpaceRow>(this.db, q, { keys: [{ column: 'created_at', type: 'timestamptz' }, { column: 'id', type: 'uuid' }], direction: 'asc' }, page);
+    return { data: result.data.map(toSpace), next_cursor: result.next_cursor };
+  }
+
+  async get(workspaceId: string, id: string, trx: Db = this.db): Promise<Space | null> {
+    const row = await trx('spaces').where({ id, workspace_id: workspaceId }).first(COLUMNS);
+    return row ? toSpace(row) : null;
+  }
+
+  async update(principal: UserPrincipal, workspaceId: string, id: string, body: PatchSpaceBody): Promise<Space> {
+    return this.db.transaction(async (trx) => {
+      await this.workspaces.hold(trx, workspaceId);
+      const patch: Record<string, unknown> = { updated_at: trx.fn.now() };
+      if (body.name !== undefined) patch.name = body.name.trim();
+      if (body.description !== undefined) patch.description = body.description;
+      const [row] = await trx('spaces').where({ id, workspace_id: workspaceId }).update(patch).returning(COLUMNS);
+      if (!row) throw notFound();
+      const space = toSpace(row);
+      await this.events.emit(trx, { name: 'space.updated', workspaceId, actorId: principal.user.id, payload: { space } });
+      return space;
+    });
+  }
+
+  /**
+   * Deletes a space; its folders go by cascade. Plugins holding what refers to it by id
+   * alone (guests' `space_ids`, grants) clean up in `entity.afterWrite` for `space`, inside
+   * this transaction.
+   */
+  async delete(principal: UserPrincipal, workspaceId: string, id: string): Promise<void> {
+    await this.db.transaction(async (trx) => {
+      await this.workspaces.hold(trx, workspaceId);
+      const [row] = await trx('spaces').where({ id, workspace_id: workspaceId }).delete().returning(COLUMNS);
+      if (!row) throw notFound();
+      await this.hooks.entity.afterWrite.for('space').promise({ entity: 'space', operation: 'delete', trx, principal, before: row, data: row });
+      await this.events.emit(trx, { name: 'space.deleted', workspaceId, actorId: principal.user.id, payload: { space: toSpace(row) } });
+    });
+  }
+}

@@ -1,0 +1,74 @@
+import assert from 'node:assert/strict';
+import { startTestKernel, type TestKernel } from '../../core/testing.ts';
+import { API_PREFIX } from '../../core/router.ts';
+import { ROWS, type MatrixRequest } from './rows.ts';
+import { buildWorld, CALLERS, createPat, createPeople, credentialOf, PASSWORD, personOf, type Caller, type People, type World } from './world.ts';
+
+/** `/workspaces/{ws}/spaces/{id}` → a pattern its concrete paths match. */
+function templateRegex(template: string): RegExp {
+  return new RegExp(`^${template.replace(/\./g, '\\.').replace(/\{[^}]+\}/g, '[^/]+')}$`);
+}
+
+async function send(t: TestKernel, method: string, req: MatrixRequest, auth: Record<string, string>): Promise<number> {
+  let r = (t.request as any)[method.toLowerCase()](`${API_PREFIX}${req.path}`).set(auth);
+  if (req.query) r = r.query(req.query);
+  if (req.file) r = r.attach('file', req.file.bytes, { filename: req.file.filename, contentType: req.file.type });
+  else if (req.body) r = r.send(req.body);
+  return (await r).status;
+}
+
+/** A credential nobody else uses: a new sign-in for a person, a new token of the same scope. */
+async function freshCredential(t: TestKernel, w: World, caller: Caller): Promise<Record<string, string>> {
+  if (caller === 'anonymous') return {};
+  if (caller.startsWith('pat_')) return { Authorization: `Bearer ${await createPat(t, w.people.admin, w.ws, caller.slice(4))}` };
+  const person = w.people[personOf(caller)!];
+  const res = await t.request.post(`${API_PREFIX}/auth/sign-in`).send({ email: person.email, password: PASSWORD });
+  return { Authorization: `Bearer ${res.body.token}` };
+}
+
+describe('authorization matrix: every route × every kind of caller', function () {
+  this.timeout(10 * 60_000);
+  let t: TestKernel;
+  let people: People;
+  let world: World;
+
+  before(async () => {
+    t = await startTestKernel({ config: { metrics: { enabled: true } } });
+    people = await createPeople(t);
+    world = await buildWorld(t, people);
+  });
+  after(() => t.stop());
+
+  it('has exactly one row per route of the enabled plugins', () => {
+    const routes = t.kernel.routes.filter((r) => t.kernel.isActive(r.pluginId)).map((r) => `${r.def.method} ${r.def.path}`);
+    const rows = ROWS.map((r) => r.route);
+    assert.deepEqual(routes.filter((r) => !rows.includes(r)), [], 'routes without a matrix row');
+    assert.deepEqual(rows.filter((r) => !routes.includes(r)), [], 'rows naming no route');
+    assert.deepEqual(rows.filter((r, i) => rows.indexOf(r) !== i), [], 'routes with two rows');
+  });
+
+  for (const row of ROWS) {
+    it(row.route, async () => {
+      const [method, template] = row.route.split(' ');
+      const matches = templateRegex(template);
+      const actual: string[] = [];
+      for (const caller of CALLERS) {
+        const w = row.fresh === 'world' ? await buildWorld(t, people) : world;
+        const req = await row.request(w, caller, t);
+        assert.match(req.path, matches, `the row for ${row.route} calls ${req.path}`);
+        const auth = row.fresh === 'credential' ? await freshCredential(t, w, caller) : credentialOf(w, caller);
+        actual.push(String(await send(t, method, req, auth)));
+      }
+      const expected = row.expect.split(' ');
+      const wrong = CALLERS.flatMap((c, i) => (actual[i] === expected[i] ? [] : [`${c}: expected ${expected[i]}, got ${actual[i]}`]));
+      assert.deepEqual(wrong, [], `${row.route}\n  ${wrong.join('\n  ')}`);
+
+      if (row.foreign) {
+        const req = row.foreign(world);
+        for (const caller of ['admin', 'pat_admin'] as const) {
+          assert.equal(await send(t, method, req, credentialOf(world, caller)), 404, `${caller} naming another workspace's resource in ${req.path}`);
+        }
+      }
+    });
+  }
+});

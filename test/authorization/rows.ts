@@ -1,0 +1,254 @@
+import { randomUUID } from 'node:crypto';
+import type { TestKernel } from '../../core/testing.ts';
+import { PNG } from '../plugins/users/images.ts';
+import { personOf, type Caller, type World } from './world.ts';
+
+export interface MatrixRequest {
+  path: string;
+  body?: object;
+  query?: Record<string, string>;
+  /** A multipart upload in field `file`. */
+  file?: { bytes: Buffer; filename: string; type: string };
+}
+
+export interface MatrixRow {
+  /** `METHOD /path/{template}`, exactly as the route is declared. */
+  route: string;
+  /**
+   * Expected status per caller, in the order of CALLERS:
+   * root admin creator editor member guest_in guest_out pat_read pat_write pat_admin outsider anonymous
+   */
+  expect: string;
+  /**
+   * `world`: each caller acts in a world of its own (the call destroys or changes what others need);
+   * `credential`: each caller sends a new session or token of its own (the call ends it).
+   */
+  fresh?: 'world' | 'credential';
+  request: (w: World, caller: Caller, t: TestKernel) => MatrixRequest | Promise<MatrixRequest>;
+  /** The same request naming another workspace's resource under this workspace: always 404 for its admin. */
+  foreign?: (w: World) => MatrixRequest;
+}
+
+const ALL = (s: number) => Array(12).fill(String(s)).join(' ');
+
+let unique = 0;
+const email = () => `matrix-${Date.now()}-${unique++}@example.test`;
+
+async function adminCall(t: TestKernel, w: World, method: 'post' | 'put', path: string, body: object): Promise<any> {
+  const res = await t.request[method](`/api/v1${path}`).set(w.people.admin.auth).send(body);
+  if (res.status >= 300) throw new Error(`${method} ${path} → ${res.status} ${JSON.stringify(res.body)}`);
+  return res.body;
+}
+
+export const ROWS: MatrixRow[] = [
+  // --- kernel and system: public ------------------------------------------------------------
+  { route: 'GET /health', expect: ALL(200), request: () => ({ path: '/health' }) },
+  { route: 'GET /openapi.json', expect: ALL(200), request: () => ({ path: '/openapi.json' }) },
+  { route: 'GET /docs', expect: ALL(200), request: () => ({ path: '/docs' }) },
+  { route: 'GET /docs/assets/{name}', expect: ALL(200), request: () => ({ path: '/docs/assets/swagger-ui.css' }) },
+  // Metrics (enabled in the matrix): an instance admin's session or the metrics token.
+  { route: 'GET /metrics', expect: '200 403 403 403 403 403 403 403 403 403 403 401', request: () => ({ path: '/metrics' }) },
+
+  // --- auth -----------------------------------------------------------------------------------
+  { route: 'GET /auth/providers', expect: ALL(200), request: () => ({ path: '/auth/providers' }) },
+  // No OAuth provider is configured in the matrix: every provider id is unknown.
+  { route: 'GET /auth/oauth/{provider}/start', expect: ALL(404), request: () => ({ path: '/auth/oauth/github/start' }) },
+  { route: 'GET /auth/oauth/{provider}/callback', expect: ALL(404), request: () => ({ path: '/auth/oauth/github/callback', query: { code: 'c', state: 's' } }) },
+  { route: 'POST /auth/sign-up', expect: ALL(201), request: () => ({ path: '/auth/sign-up', body: { email: email(), password: 'correct horse battery', name: 'New' } }) },
+  { route: 'POST /auth/sign-in', expect: ALL(200), request: (w) => ({ path: '/auth/sign-in', body: { email: w.people.member.email, password: 'correct horse battery' } }) },
+  {
+    route: 'POST /auth/sign-out',
+    expect: '204 204 204 204 204 204 204 403 403 403 204 401',
+    fresh: 'credential',
+    request: () => ({ path: '/auth/sign-out' }),
+  },
+
+  // --- me, users, tokens ----------------------------------------------------------------------
+  { route: 'GET /me', expect: '200 200 200 200 200 200 200 200 200 200 200 401', request: () => ({ path: '/me' }) },
+  { route: 'PATCH /me', expect: '200 200 200 200 200 200 200 403 200 200 200 401', request: (_w, c) => ({ path: '/me', body: { name: personOf(c) ?? 'anonymous' } }) },
+  { route: 'GET /me/preferences', expect: '200 200 200 200 200 200 200 200 200 200 200 401', request: () => ({ path: '/me/preferences' }) },
+  { route: 'PATCH /me/preferences', expect: '200 200 200 200 200 200 200 403 200 200 200 401', request: () => ({ path: '/me/preferences', body: { locale: 'en' } }) },
+  {
+    route: 'PUT /me/avatar',
+    expect: '200 200 200 200 200 200 200 403 200 200 200 401',
+    request: () => ({ path: '/me/avatar', file: { bytes: PNG, filename: 'a.png', type: 'image/png' } }),
+  },
+  { route: 'DELETE /me/avatar', expect: '204 204 204 204 204 204 204 403 204 204 204 401', request: () => ({ path: '/me/avatar' }) },
+  {
+    // Any signed-in session may see any avatar; tokens may not (API.md).
+    route: 'GET /users/{id}/avatar',
+    expect: '200 200 200 200 200 200 200 403 403 403 200 401',
+    request: async (w, _c, t) => {
+      await t.request.put('/api/v1/me/avatar').set(w.people.member.auth).attach('file', PNG, { filename: 'a.png', contentType: 'image/png' });
+      return { path: `/users/${w.people.member.id}/avatar` };
+    },
+  },
+  {
+    // Only members of the workspace may mint a token for it.
+    route: 'POST /me/tokens',
+    expect: '422 201 201 201 201 201 201 403 403 403 422 401',
+    request: (w) => ({ path: '/me/tokens', body: { name: 'matrix', workspace_id: w.ws } }),
+  },
+  { route: 'GET /me/tokens', expect: '200 200 200 200 200 200 200 403 403 403 200 401', request: () => ({ path: '/me/tokens' }) },
+  {
+    // The token is the workspace admin's: only they may revoke it.
+    route: 'DELETE /me/tokens/{id}',
+    expect: '404 204 404 404 404 404 404 403 403 403 404 401',
+    request: async (w, _c, t) => {
+      const token = await t.request.post('/api/v1/me/tokens').set(w.people.admin.auth).send({ name: 'doomed', workspace_id: w.ws });
+      return { path: `/me/tokens/${token.body.id}` };
+    },
+  },
+
+  // --- workspaces and members -----------------------------------------------------------------
+  { route: 'POST /workspaces', expect: '201 201 201 201 201 201 201 403 403 403 201 401', request: () => ({ path: '/workspaces', body: { name: 'Another' } }) },
+  { route: 'GET /workspaces', expect: '200 200 200 200 200 200 200 200 200 200 200 401', request: () => ({ path: '/workspaces' }) },
+  { route: 'GET /workspaces/{ws}', expect: '404 200 200 200 200 200 200 200 200 200 404 401', request: (w) => ({ path: `/workspaces/${w.ws}` }) },
+  { route: 'PATCH /workspaces/{ws}', expect: '404 200 403 403 403 403 403 403 403 200 404 401', request: (w) => ({ path: `/workspaces/${w.ws}`, body: { name: 'Matrix' } }) },
+  { route: 'DELETE /workspaces/{ws}', expect: '404 204 403 403 403 403 403 403 403 204 404 401', fresh: 'world', request: (w) => ({ path: `/workspaces/${w.ws}` }) },
+  { route: 'GET /workspaces/{ws}/members', expect: '404 200 200 200 200 403 403 200 200 200 404 401', request: (w) => ({ path: `/workspaces/${w.ws}/members` }) },
+  {
+    route: 'PATCH /workspaces/{ws}/members/{user_id}',
+    expect: '404 200 403 403 403 403 403 403 403 200 404 401',
+    request: (w) => ({ path: `/workspaces/${w.ws}/members/${w.people.member.id}`, body: { role: 'member' } }),
+    foreign: (w) => ({ path: `/workspaces/${w.ws}/members/${w.people.outsider.id}`, body: { role: 'member' } }),
+  },
+  {
+    // An admin removes anyone; the editor here removes itself (leaves).
+    route: 'DELETE /workspaces/{ws}/members/{user_id}',
+    expect: '404 204 403 204 403 403 403 403 403 204 404 401',
+    fresh: 'world',
+    request: (w) => ({ path: `/workspaces/${w.ws}/members/${w.people.editor.id}` }),
+    foreign: (w) => ({ path: `/workspaces/${w.ws}/members/${w.people.outsider.id}` }),
+  },
+
+  // --- invites and getting started ------------------------------------------------------------
+  {
+    route: 'POST /workspaces/{ws}/invites',
+    expect: '404 201 403 403 403 403 403 403 403 201 404 401',
+    request: (w) => ({ path: `/workspaces/${w.ws}/invites`, body: { email: email(), role: 'member' } }),
+  },
+  { route: 'GET /workspaces/{ws}/invites', expect: '404 200 403 403 403 403 403 403 403 200 404 401', request: (w) => ({ path: `/workspaces/${w.ws}/invites` }) },
+  {
+    route: 'POST /workspaces/{ws}/invites/{id}/resend',
+    expect: '404 200 403 403 403 403 403 403 403 200 404 401',
+    request: async (w, _c, t) => ({ path: `/workspaces/${w.ws}/invites/${(await adminCall(t, w, 'post', `/workspaces/${w.ws}/invites`, { email: email(), role: 'editor' })).id}/resend` }),
+    foreign: (w) => ({ path: `/workspaces/${w.ws}/invites/${w.foreign.invite}/resend` }),
+  },
+  {
+    route: 'DELETE /workspaces/{ws}/invites/{id}',
+    expect: '404 200 403 403 403 403 403 403 403 200 404 401',
+    request: async (w, _c, t) => ({ path: `/workspaces/${w.ws}/invites/${(await adminCall(t, w, 'post', `/workspaces/${w.ws}/invites`, { email: email(), role: 'editor' })).id}` }),
+    foreign: (w) => ({ path: `/workspaces/${w.ws}/invites/${w.foreign.invite}` }),
+  },
+  {
+    // The invite is addressed to the outsider: only that signed-in person may accept it.
+    route: 'POST /invites/{token}/accept',
+    expect: '403 403 403 403 403 403 403 403 403 403 200 401',
+    fresh: 'world',
+    request: async (w, _c, t) => {
+      const invite = await adminCall(t, w, 'post', `/workspaces/${w.ws}/invites`, { email: w.people.outsider.email, role: 'member' });
+      return { path: `/invites/${new URL(invite.accept_url).pathname.split('/').pop()}/accept` };
+    },
+  },
+  { route: 'GET /workspaces/{ws}/getting-started', expect: '404 200 200 200 200 200 200 200 200 200 404 401', request: (w) => ({ path: `/workspaces/${w.ws}/getting-started` }) },
+  {
+    route: 'PATCH /workspaces/{ws}/getting-started',
+    expect: '404 200 200 200 200 200 200 403 200 200 404 401',
+    request: (w) => ({ path: `/workspaces/${w.ws}/getting-started`, body: { dismissed: false } }),
+  },
+
+  // --- spaces and folders: S was created by `creator`; guest_in may enter S, guest_out only T ---
+  {
+    route: 'POST /workspaces/{ws}/spaces',
+    expect: '404 201 201 403 403 403 403 403 201 201 404 401',
+    request: (w) => ({ path: `/workspaces/${w.ws}/spaces`, body: { name: 'New' } }),
+  },
+  { route: 'GET /workspaces/{ws}/spaces', expect: '404 200 200 200 200 200 200 200 200 200 404 401', request: (w) => ({ path: `/workspaces/${w.ws}/spaces` }) },
+  {
+    route: 'GET /workspaces/{ws}/spaces/{id}',
+    expect: '404 200 200 200 200 200 404 200 200 200 404 401',
+    request: (w) => ({ path: `/workspaces/${w.ws}/spaces/${w.spaceS}` }),
+    foreign: (w) => ({ path: `/workspaces/${w.ws}/spaces/${w.foreign.space}` }),
+  },
+  {
+    route: 'PATCH /workspaces/{ws}/spaces/{id}',
+    expect: '404 200 200 403 403 403 404 403 200 200 404 401',
+    request: (w) => ({ path: `/workspaces/${w.ws}/spaces/${w.spaceS}`, body: { name: 'S' } }),
+    foreign: (w) => ({ path: `/workspaces/${w.ws}/spaces/${w.foreign.space}`, body: { name: 'S' } }),
+  },
+  {
+    // Its creator or an admin; a write token of the admin acts as at most a creator, and did not create S.
+    route: 'DELETE /workspaces/{ws}/spaces/{id}',
+    expect: '404 204 204 403 403 403 404 403 403 204 404 401',
+    fresh: 'world',
+    request: (w) => ({ path: `/workspaces/${w.ws}/spaces/${w.spaceS}` }),
+    foreign: (w) => ({ path: `/workspaces/${w.ws}/spaces/${w.foreign.space}` }),
+  },
+  {
+    route: 'POST /workspaces/{ws}/spaces/{id}/folders',
+    expect: '404 201 201 403 403 403 404 403 201 201 404 401',
+    request: (w) => ({ path: `/workspaces/${w.ws}/spaces/${w.spaceS}/folders`, body: { name: 'Sub', parent_id: w.folderF } }),
+    foreign: (w) => ({ path: `/workspaces/${w.ws}/spaces/${w.foreign.space}/folders`, body: { name: 'Sub' } }),
+  },
+  {
+    route: 'GET /workspaces/{ws}/spaces/{id}/folders',
+    expect: '404 200 200 200 200 200 404 200 200 200 404 401',
+    request: (w) => ({ path: `/workspaces/${w.ws}/spaces/${w.spaceS}/folders` }),
+    foreign: (w) => ({ path: `/workspaces/${w.ws}/spaces/${w.foreign.space}/folders` }),
+  },
+  {
+    route: 'PATCH /workspaces/{ws}/folders/{id}',
+    expect: '404 200 200 403 403 403 404 403 200 200 404 401',
+    request: (w) => ({ path: `/workspaces/${w.ws}/folders/${w.folderF}`, body: { name: 'F' } }),
+    foreign: (w) => ({ path: `/workspaces/${w.ws}/folders/${w.foreign.folder}`, body: { name: 'F' } }),
+  },
+  {
+    route: 'DELETE /workspaces/{ws}/folders/{id}',
+    expect: '404 204 204 403 403 403 404 403 204 204 404 401',
+    fresh: 'world',
+    request: (w) => ({ path: `/workspaces/${w.ws}/folders/${w.folderF}` }),
+    foreign: (w) => ({ path: `/workspaces/${w.ws}/folders/${w.foreign.folder}` }),
+  },
+
+  // --- access grants --------------------------------------------------------------------------
+  { route: 'GET /workspaces/{ws}/access', expect: '404 200 403 403 403 403 403 403 403 200 404 401', request: (w) => ({ path: `/workspaces/${w.ws}/access` }) },
+  {
+    route: 'PUT /workspaces/{ws}/access',
+    expect: '404 201 403 403 403 403 403 403 403 201 404 401',
+    fresh: 'world',
+    request: (w) => ({ path: `/workspaces/${w.ws}/access`, body: { scope_type: 'space', scope_id: w.spaceS, user_id: w.people.member.id, role: 'editor' } }),
+  },
+  {
+    route: 'DELETE /workspaces/{ws}/access/{id}',
+    expect: '404 204 403 403 403 403 403 403 403 204 404 401',
+    request: async (w, _c, t) => {
+      const grant = await adminCall(t, w, 'put', `/workspaces/${w.ws}/access`, { scope_type: 'space', scope_id: w.spaceT, user_id: w.people.member.id, role: 'editor' });
+      return { path: `/workspaces/${w.ws}/access/${grant.id}` };
+    },
+    foreign: (w) => ({ path: `/workspaces/${w.ws}/access/${w.foreign.grant}` }),
+  },
+
+  // --- instance administration: a session of the instance admin only -------------------------
+  { route: 'GET /admin/plugins', expect: '200 403 403 403 403 403 403 403 403 403 403 401', request: () => ({ path: '/admin/plugins' }) },
+  { route: 'GET /admin/users', expect: '200 403 403 403 403 403 403 403 403 403 403 401', request: () => ({ path: '/admin/users' }) },
+  { route: 'GET /admin/users/{id}', expect: '200 403 403 403 403 403 403 403 403 403 403 401', request: (w) => ({ path: `/admin/users/${w.people.member.id}` }) },
+  {
+    route: 'PATCH /admin/users/{id}',
+    expect: '200 403 403 403 403 403 403 403 403 403 403 401',
+    request: (w) => ({ path: `/admin/users/${w.people.member.id}`, body: { name: 'member' } }),
+  },
+  { route: 'GET /admin/workspaces', expect: '200 403 403 403 403 403 403 403 403 403 403 401', request: () => ({ path: '/admin/workspaces' }) },
+  { route: 'GET /admin/workspaces/{id}', expect: '200 403 403 403 403 403 403 403 403 403 403 401', request: (w) => ({ path: `/admin/workspaces/${w.ws}` }) },
+  { route: 'GET /admin/stats', expect: '200 403 403 403 403 403 403 403 403 403 403 401', request: () => ({ path: '/admin/stats' }) },
+  { route: 'GET /admin/mail/outbox', expect: '200 403 403 403 403 403 403 403 403 403 403 401', request: () => ({ path: '/admin/mail/outbox' }) },
+
+  // --- referrals ------------------------------------------------------------------------------
+  { route: 'GET /referrals/me', expect: '200 200 200 200 200 200 200 200 200 200 200 401', request: () => ({ path: '/referrals/me' }) },
+  {
+    route: 'POST /referrals/attribute',
+    expect: '200 200 200 200 200 200 200 403 200 200 200 401',
+    request: () => ({ path: '/referrals/attribute', body: { code: `NOPE${randomUUID().slice(0, 8)}` } }),
+  },
+];
+

@@ -1,0 +1,106 @@
+import type { TestKernel } from '../../core/testing.ts';
+import { createWorkspace, signUp, type SignedUpUser } from '../helpers.ts';
+
+/** The people of the matrix. `root` is the instance admin and no member of the workspace. */
+export const PEOPLE = ['root', 'admin', 'creator', 'editor', 'member', 'guest_in', 'guest_out', 'outsider'] as const;
+export type Person = (typeof PEOPLE)[number];
+
+/** Who calls, in the column order of every matrix row. */
+export const CALLERS = [
+  'root',
+  'admin',
+  'creator',
+  'editor',
+  'member',
+  'guest_in',
+  'guest_out',
+  'pat_read',
+  'pat_write',
+  'pat_admin',
+  'outsider',
+  'anonymous',
+] as const;
+export type Caller = (typeof CALLERS)[number];
+
+export const PASSWORD = 'correct horse battery';
+
+export type People = Record<Person, SignedUpUser>;
+
+/**
+ * One workspace as the matrix sees it: `admin` owns it; `creator`, `editor`, `member` hold
+ * those roles; `guest_in` is a guest of space S, `guest_out` a guest of space T only.
+ * S (and its folder F) were created by `creator`; T by `admin`. The three tokens belong to
+ * `admin` and are bound to this workspace. `outsider` is the admin of another workspace.
+ */
+export interface World {
+  ws: string;
+  people: People;
+  otherWs: string;
+  spaceS: string;
+  spaceT: string;
+  folderF: string;
+  pats: Record<'read' | 'write' | 'admin', string>;
+  /** Resources of the outsider's workspace, to name under this one. */
+  foreign: { space: string; folder: string; invite: string; grant: string };
+}
+
+export async function createPeople(t: TestKernel): Promise<People> {
+  // The first account of an instance is its admin.
+  const people = {} as People;
+  for (const p of PEOPLE) people[p] = await signUp(t, { name: p, password: PASSWORD });
+  return people;
+}
+
+async function call(t: TestKernel, user: SignedUpUser, method: 'post' | 'put', path: string, body: object): Promise<any> {
+  const res = await t.request[method](`/api/v1${path}`).set(user.auth).send(body);
+  if (res.status >= 300) throw new Error(`${method.toUpperCase()} ${path} → ${res.status} ${JSON.stringify(res.body)}`);
+  return res.body;
+}
+
+export async function createPat(t: TestKernel, user: SignedUpUser, ws: string, scope: string): Promise<string> {
+  return (await call(t, user, 'post', '/me/tokens', { name: `matrix ${scope}`, workspace_id: ws, scope })).token;
+}
+
+export async function buildWorld(t: TestKernel, people: People): Promise<World> {
+  const ws = (await createWorkspace(t, people.admin, 'Matrix')).id;
+  const otherWs = (await createWorkspace(t, people.outsider, 'Elsewhere')).id;
+  await t.db('workspace_members').insert(
+    (['creator', 'editor', 'member', 'guest_in', 'guest_out'] as const).map((p) => ({
+      workspace_id: ws,
+      user_id: people[p].id,
+      role: p.startsWith('guest') ? 'guest' : p,
+      // Guests get their spaces below, once the spaces exist.
+      space_ids: [],
+    })),
+  );
+  const spaceS = (await call(t, people.creator, 'post', `/workspaces/${ws}/spaces`, { name: 'S' })).id;
+  const spaceT = (await call(t, people.admin, 'post', `/workspaces/${ws}/spaces`, { name: 'T' })).id;
+  await t.db('workspace_members').where({ workspace_id: ws, user_id: people.guest_in.id }).update({ space_ids: [spaceS] });
+  await t.db('workspace_members').where({ workspace_id: ws, user_id: people.guest_out.id }).update({ space_ids: [spaceT] });
+  const folderF = (await call(t, people.creator, 'post', `/workspaces/${ws}/spaces/${spaceS}/folders`, { name: 'F' })).id;
+  const pats = {
+    read: await createPat(t, people.admin, ws, 'read'),
+    write: await createPat(t, people.admin, ws, 'write'),
+    admin: await createPat(t, people.admin, ws, 'admin'),
+  };
+  const o = people.outsider;
+  const space = (await call(t, o, 'post', `/workspaces/${otherWs}/spaces`, { name: 'Theirs' })).id;
+  const folder = (await call(t, o, 'post', `/workspaces/${otherWs}/spaces/${space}/folders`, { name: 'Theirs' })).id;
+  const invite = (await call(t, o, 'post', `/workspaces/${otherWs}/invites`, { email: `elsewhere-${otherWs}@example.test`, role: 'member' })).id;
+  await t.db('workspace_members').insert({ workspace_id: otherWs, user_id: people.member.id, role: 'member' });
+  const grant = (await call(t, o, 'put', `/workspaces/${otherWs}/access`, { scope_type: 'space', scope_id: space, user_id: people.member.id, role: 'editor' })).id;
+  return { ws, people, otherWs, spaceS, spaceT, folderF, pats, foreign: { space, folder, invite, grant } };
+}
+
+/** The Authorization header a caller sends in a world (none for anonymous). */
+export function credentialOf(world: World, caller: Caller): Record<string, string> {
+  if (caller === 'anonymous') return {};
+  if (caller.startsWith('pat_')) return { Authorization: `Bearer ${world.pats[caller.slice(4) as 'read' | 'write' | 'admin']}` };
+  return world.people[caller as Person].auth;
+}
+
+/** The person behind a caller (tokens belong to the workspace admin). */
+export function personOf(caller: Caller): Person | null {
+  if (caller === 'anonymous') return null;
+  return caller.startsWith('pat_') ? 'admin' : (caller as Person);
+}
