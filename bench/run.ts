@@ -1,6 +1,7 @@
 /**
- * `npm run bench`: req/s and p50/p99 latency of GET /api/v1/health and GET /api/v1/me with a
- * personal access token, on PostgreSQL and then on PGlite, plus a check that a revoked token
+ * `npm run bench`: req/s and p50/p99 latency of GET /api/v1/health, GET /api/v1/me with a
+ * personal access token and a space read through the permission path (an editor's token), on
+ * PostgreSQL and then on PGlite, plus a check that a revoked token
  * is refused on the very next request. See bench/README.md.
  *
  *   --pg | --pglite   only that database (default: both, PostgreSQL first)
@@ -164,6 +165,24 @@ async function measure(name: string, url: string, headers: Record<string, string
   return r;
 }
 
+/**
+ * A read through the whole permission path: an editor's token reading a space costs the
+ * token lookup, the membership, the grants and the space's location.
+ */
+async function measurePermissionPath(api: string, admin: Record<string, string>, ws: string): Promise<void> {
+  const space = await call(`${api}/workspaces/${ws}/spaces`, 'POST', admin, { name: 'Bench space' });
+  const email = `bench-editor-${randomUUID()}@example.test`;
+  const editor = await call(`${api}/auth/sign-up`, 'POST', {}, { email, name: 'Editor', password: 'bench password 123' });
+  const invite = await call(`${api}/workspaces/${ws}/invites`, 'POST', admin, { email, role: 'editor' });
+  const editorSession = { Authorization: `Bearer ${editor.body.token}` };
+  const accepted = await call(`${api}/invites/${String(invite.body.accept_url).split('/').pop()}/accept`, 'POST', editorSession);
+  const token = await call(`${api}/me/tokens`, 'POST', editorSession, { name: 'bench', workspace_id: ws, scope: 'read' });
+  if (space.status !== 201 || accepted.status !== 200 || token.status !== 201) {
+    throw new Error(`permission-path set-up failed: space ${space.status}, accept ${accepted.status}, token ${token.status}`);
+  }
+  await measure('GET …/spaces/{id} (PAT)', `${api}/workspaces/${ws}/spaces/${space.body.id}`, { Authorization: `Bearer ${token.body.token}` });
+}
+
 async function benchmark(storage: Storage): Promise<void> {
   console.log(`\n${storage.label}`);
   const started = Date.now();
@@ -177,11 +196,12 @@ async function benchmark(storage: Storage): Promise<void> {
 
     await measure('GET /api/v1/health', `${api}/health`, {});
 
-    const created = await call(`${api}/me/tokens`, 'POST', session, { name: 'bench', workspace_id: randomUUID(), scope: 'read' });
-    if (created.status === 404) {
-      console.log('  GET /api/v1/me (PAT)         skipped: POST /me/tokens does not exist (the tokens plugin is not installed)');
+    const workspace = await call(`${api}/workspaces`, 'POST', session, { name: 'Bench' });
+    if (workspace.status === 404) {
+      console.log('  GET /api/v1/me (PAT)         skipped: POST /workspaces does not exist (the workspaces plugin is not installed)');
       return;
     }
+    const created = await call(`${api}/me/tokens`, 'POST', session, { name: 'bench', workspace_id: workspace.body.id, scope: 'read' });
     if (created.status !== 201) throw new Error(`token creation failed: ${created.status} ${JSON.stringify(created.body)}`);
     const pat = { Authorization: `Bearer ${created.body.token}` };
     const me = await measure('GET /api/v1/me (PAT)', `${api}/me`, pat);
@@ -189,6 +209,7 @@ async function benchmark(storage: Storage): Promise<void> {
       const ratio = me.rps / PAT_TARGET;
       console.log(`  target ${fmt(PAT_TARGET)} req/s for GET /me with a PAT: ${fmt(ratio, 2)}× ${ratio >= 1 ? '(met)' : '(NOT met)'}`);
     }
+    await measurePermissionPath(api, session, workspace.body.id);
 
     const revoked = await call(`${api}/me/tokens/${created.body.id}`, 'DELETE', session);
     const next = await call(`${api}/me`, 'GET', pat);
