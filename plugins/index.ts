@@ -9,6 +9,7 @@ import mail from './mail/index.ts';
 import workspaces from './workspaces/index.ts';
 import spaces from './spaces/index.ts';
 import access from './access/index.ts';
+import databases from './databases/index.ts';
 
 /** Built-in plugins, on unless the config disables them. */
-export const builtinPlugins: Plugin[] = [system, auth, tokens, users, mail, workspaces, spaces, access, admin, referrals];
+export const builtinPlugins: Plugin[] = [system, auth, tokens, users, mail, workspaces, spaces, access, databases, admin, referrals];

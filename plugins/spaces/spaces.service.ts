@@ -93,15 +93,19 @@ export class SpaceService {
   }
 
   /**
-   * Deletes a space; its folders go by cascade. Plugins holding what refers to it by id
-   * alone (guests' `space_ids`, grants) clean up in `entity.afterWrite` for `space`, inside
-   * this transaction.
+   * Deletes a space; its folders go by cascade. Plugins holding what a foreign key cannot
+   * reach clean up in `entity.beforeWrite` for `space` (databases drop their tables); those
+   * referring to it by id alone (guests' `space_ids`, grants) in `entity.afterWrite`; both
+   * inside this transaction.
    */
   async delete(principal: UserPrincipal, workspaceId: string, id: string): Promise<void> {
     await this.db.transaction(async (trx) => {
       await this.workspaces.hold(trx, workspaceId);
+      const before = await trx('spaces').where({ id, workspace_id: workspaceId }).forUpdate().first(COLUMNS);
+      if (!before) throw notFound();
+      // Content that a foreign key cannot reach (a database's own table) goes first, while its rows still say where it is.
+      await this.hooks.entity.beforeWrite.for('space').promise({ entity: 'space', operation: 'delete', trx, principal, before, data: before });
       const [row] = await trx('spaces').where({ id, workspace_id: workspaceId }).delete().returning(COLUMNS);
-      if (!row) throw notFound();
       await this.hooks.entity.afterWrite.for('space').promise({ entity: 'space', operation: 'delete', trx, principal, before: row, data: row });
       await this.events.emit(trx, { name: 'space.deleted', workspaceId, actorId: principal.user.id, payload: { space: toSpace(row) } });
     });

@@ -211,6 +211,35 @@ export const ROWS: MatrixRow[] = [
     foreign: (w) => ({ path: `/workspaces/${w.ws}/folders/${w.foreign.folder}` }),
   },
 
+  // --- databases: D lives in S and was created by `creator` ------------------------------------
+  {
+    // Needs creator on the space: guest_out cannot see S at all, so for it S is no such space.
+    route: 'POST /workspaces/{ws}/databases',
+    expect: '404 201 201 403 403 403 422 403 201 201 404 401',
+    request: (w) => ({ path: `/workspaces/${w.ws}/databases`, body: { name: 'New', space_id: w.spaceS } }),
+  },
+  { route: 'GET /workspaces/{ws}/databases', expect: '404 200 200 200 200 200 200 200 200 200 404 401', request: (w) => ({ path: `/workspaces/${w.ws}/databases` }) },
+  {
+    route: 'GET /workspaces/{ws}/databases/{db}',
+    expect: '404 200 200 200 200 200 404 200 200 200 404 401',
+    request: (w) => ({ path: `/workspaces/${w.ws}/databases/${w.databaseD}` }),
+    foreign: (w) => ({ path: `/workspaces/${w.ws}/databases/${w.foreign.database}` }),
+  },
+  {
+    route: 'PATCH /workspaces/{ws}/databases/{db}',
+    expect: '404 200 200 403 403 403 404 403 200 200 404 401',
+    request: (w) => ({ path: `/workspaces/${w.ws}/databases/${w.databaseD}`, body: { name: 'D' } }),
+    foreign: (w) => ({ path: `/workspaces/${w.ws}/databases/${w.foreign.database}`, body: { name: 'D' } }),
+  },
+  {
+    // Its creator or an admin; the admin's write token acts as at most a creator and did not create D.
+    route: 'DELETE /workspaces/{ws}/databases/{db}',
+    expect: '404 204 204 403 403 403 404 403 403 204 404 401',
+    fresh: 'world',
+    request: (w) => ({ path: `/workspaces/${w.ws}/databases/${w.databaseD}`, body: { confirm: 'D' } }),
+    foreign: (w) => ({ path: `/workspaces/${w.ws}/databases/${w.foreign.database}`, body: { confirm: 'Theirs' } }),
+  },
+
   // --- access grants --------------------------------------------------------------------------
   { route: 'GET /workspaces/{ws}/access', expect: '404 200 403 403 403 403 403 403 403 200 404 401', request: (w) => ({ path: `/workspaces/${w.ws}/access` }) },
   {

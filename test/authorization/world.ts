@@ -29,7 +29,7 @@ export type People = Record<Person, SignedUpUser>;
 /**
  * One workspace as the matrix sees it: `admin` owns it; `creator`, `editor`, `member` hold
  * those roles; `guest_in` is a guest of space S, `guest_out` a guest of space T only.
- * S (and its folder F) were created by `creator`; T by `admin`. The three tokens belong to
+ * S (and its folder F and database D) were created by `creator`; T by `admin`. The three tokens belong to
  * `admin` and are bound to this workspace. `outsider` is the admin of another workspace.
  */
 export interface World {
@@ -39,9 +39,11 @@ export interface World {
   spaceS: string;
   spaceT: string;
   folderF: string;
+  /** A database in S, created by `creator`, named `D`. */
+  databaseD: string;
   pats: Record<'read' | 'write' | 'admin', string>;
   /** Resources of the outsider's workspace, to name under this one. */
-  foreign: { space: string; folder: string; invite: string; grant: string };
+  foreign: { space: string; folder: string; invite: string; grant: string; database: string };
 }
 
 export async function createPeople(t: TestKernel): Promise<People> {
@@ -78,6 +80,7 @@ export async function buildWorld(t: TestKernel, people: People): Promise<World> 
   await t.db('workspace_members').where({ workspace_id: ws, user_id: people.guest_in.id }).update({ space_ids: [spaceS] });
   await t.db('workspace_members').where({ workspace_id: ws, user_id: people.guest_out.id }).update({ space_ids: [spaceT] });
   const folderF = (await call(t, people.creator, 'post', `/workspaces/${ws}/spaces/${spaceS}/folders`, { name: 'F' })).id;
+  const databaseD = (await call(t, people.creator, 'post', `/workspaces/${ws}/databases`, { name: 'D', space_id: spaceS })).id;
   const pats = {
     read: await createPat(t, people.admin, ws, 'read'),
     write: await createPat(t, people.admin, ws, 'write'),
@@ -88,8 +91,9 @@ export async function buildWorld(t: TestKernel, people: People): Promise<World> 
   const folder = (await call(t, o, 'post', `/workspaces/${otherWs}/spaces/${space}/folders`, { name: 'Theirs' })).id;
   const invite = (await call(t, o, 'post', `/workspaces/${otherWs}/invites`, { email: `elsewhere-${otherWs}@example.test`, role: 'member' })).id;
   await t.db('workspace_members').insert({ workspace_id: otherWs, user_id: people.member.id, role: 'member' });
+  const database = (await call(t, o, 'post', `/workspaces/${otherWs}/databases`, { name: 'Theirs', space_id: space })).id;
   const grant = (await call(t, o, 'put', `/workspaces/${otherWs}/access`, { scope_type: 'space', scope_id: space, user_id: people.member.id, role: 'editor' })).id;
-  return { ws, people, otherWs, spaceS, spaceT, folderF, pats, foreign: { space, folder, invite, grant } };
+  return { ws, people, otherWs, spaceS, spaceT, folderF, databaseD, pats, foreign: { space, folder, invite, grant, database } };
 }
 
 /** The Authorization header a caller sends in a world (none for anonymous). */

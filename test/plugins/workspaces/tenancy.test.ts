@@ -40,6 +40,7 @@ describe('tenancy: no mass assignment, no orphans', () => {
       ['post', `/workspaces/${ws}/spaces`, { name: 'S2' }, ['id', 'workspace_id', 'created_by', 'role']],
       ['patch', `/workspaces/${ws}/spaces/${space}`, { name: 'S2' }, ['id', 'workspace_id', 'created_by', 'role']],
       ['post', `/workspaces/${ws}/spaces/${space}/folders`, { name: 'F' }, ['id', 'workspace_id', 'created_by', 'role']],
+      ['post', `/workspaces/${ws}/databases`, { name: 'D', space_id: space }, ['id', 'workspace_id', 'created_by', 'role']],
       ['put', `/workspaces/${ws}/access`, { scope_type: 'space', scope_id: space, user_id: member.id, role: 'editor' }, ['id', 'workspace_id', 'created_by']],
       ['patch', `/workspaces/${ws}/getting-started`, { dismissed: true }, ['id', 'workspace_id', 'role']],
       ['patch', '/me', { name: 'Me' }, ['id', 'role', 'created_by']],
@@ -65,6 +66,7 @@ describe('tenancy: no mass assignment, no orphans', () => {
       await t.db('workspace_members').insert({ workspace_id: w, user_id: member.id, role: 'member' });
       const s = (await t.request.post(`/api/v1/workspaces/${w}/spaces`).set(admin.auth).send({ name: 'S' }).expect(201)).body.id;
       await t.request.post(`/api/v1/workspaces/${w}/spaces/${s}/folders`).set(admin.auth).send({ name: 'F' }).expect(201);
+      await t.request.post(`/api/v1/workspaces/${w}/databases`).set(admin.auth).send({ name: 'D', space_id: s }).expect(201);
       await t.request.post(`/api/v1/workspaces/${w}/invites`).set(admin.auth).send({ email: `i-${w}@example.test`, role: 'editor' }).expect(201);
       await t.request.put(`/api/v1/workspaces/${w}/access`).set(admin.auth).send({ scope_type: 'space', scope_id: s, user_id: member.id, role: 'editor' }).expect(201);
       await t.request.post('/api/v1/me/tokens').set(member.auth).send({ name: 'm', workspace_id: w }).expect(201);
@@ -76,9 +78,10 @@ describe('tenancy: no mass assignment, no orphans', () => {
     const keptBefore = await rowsOf(t, kept);
 
     // Writers race the deletion; each either lands before it (and is deleted with it) or fails.
-    const writers = Array.from({ length: 12 }, (_, i) => {
+    const writers = Array.from({ length: 15 }, (_, i) => {
       const r = t.request;
-      switch (i % 4) {
+      switch (i % 5) {
+        case 4: return r.post(`/api/v1/workspaces/${doomed}/databases`).set(admin.auth).send({ name: `race ${i}`, space_id: doomedSpace });
         case 0: return r.post(`/api/v1/workspaces/${doomed}/spaces`).set(admin.auth).send({ name: `race ${i}` });
         case 1: return r.post(`/api/v1/workspaces/${doomed}/spaces/${doomedSpace}/folders`).set(admin.auth).send({ name: `race ${i}` });
         case 2: return r.post(`/api/v1/workspaces/${doomed}/invites`).set(admin.auth).send({ email: `race-${i}@example.test`, role: 'member' });
@@ -93,6 +96,10 @@ describe('tenancy: no mass assignment, no orphans', () => {
     assert.deepEqual(await rowsOf(t, kept), keptBefore, 'the other workspace is untouched');
     const orphanFolders = await t.db('folders as f').leftJoin('spaces as s', 's.id', 'f.space_id').whereNull('s.id').count({ n: '*' });
     assert.equal(Number(orphanFolders[0].n), 0);
+    // Every records table belongs to a database that still exists.
+    const tables = await t.db('information_schema.tables').where({ table_schema: t.db.raw('current_schema()') }).where('table_name', 'like', 'rec\\_%').pluck('table_name');
+    const known = await t.db('databases').pluck('table_name');
+    assert.deepEqual(tables.filter((name: string) => !known.includes(name)), [], 'records tables of no database');
   });
 });
 

@@ -1,0 +1,14 @@
+import { Type } from '../../../core/schema.ts';
+import { NUMBER_OPS } from './ops.ts';
+import { systemFieldType } from './system.ts';
+
+/** The record's per-database number (1, 2, 3, …), never reused. */
+export const autonumberType = systemFieldType<Record<string, never>>({
+  type: 'autonumber',
+  options: Type.Object({}, { additionalProperties: false }),
+  systemColumn: 'number',
+  toApi: (value) => Number(value),
+  ops: NUMBER_OPS,
+  canBeTitle: true,
+  format: (value) => String(value),
+});

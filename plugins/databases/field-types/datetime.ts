@@ -1,0 +1,31 @@
+import { defineFieldType, type FieldMeta } from './field-type.ts';
+import { DATE_OPS } from './ops.ts';
+import { toTextTargets, type TextCodec } from './text-codec.ts';
+import {
+  DateTimeOptionsSchema, formatInstant, formatInstantSql, instantFromTextSql, instantIn, instantOut, instantToDateSql, normalizeTimeZone,
+  parseInstantText, timeZoneOf, type DateTimeOptions,
+} from './time.ts';
+
+/** An instant, stored as timestamptz and read as ISO 8601 UTC; `time_zone` is the zone people see it in. */
+export const datetimeText: TextCodec = {
+  parse: (text, field: FieldMeta<DateTimeOptions>) => parseInstantText(text, timeZoneOf(field.options)),
+  format: (value, field: FieldMeta<DateTimeOptions>) => formatInstant(String(value), timeZoneOf(field.options)),
+  parseSql: (expr, field: FieldMeta<DateTimeOptions>) => instantFromTextSql(expr, timeZoneOf(field.options)),
+  formatSql: (col, field: FieldMeta<DateTimeOptions>) => formatInstantSql(col, timeZoneOf(field.options)),
+};
+
+export const datetimeType = defineFieldType<DateTimeOptions>({
+  type: 'datetime',
+  options: DateTimeOptionsSchema,
+  normalizeOptions: (options) => ({ ...options, time_zone: normalizeTimeZone(options.time_zone) }),
+  column: () => 'timestamptz',
+  fromApi: (value, field) => instantIn(value, timeZoneOf(field.options)),
+  toApi: instantOut,
+  ops: DATE_OPS,
+  canBeTitle: true,
+  csv: { parse: datetimeText.parse, format: datetimeText.format },
+  convertsTo: {
+    ...toTextTargets(datetimeText.formatSql!),
+    date: { sql: (col, from) => instantToDateSql(col, timeZoneOf(from.options as DateTimeOptions)) },
+  },
+});

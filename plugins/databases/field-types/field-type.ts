@@ -1,0 +1,89 @@
+import type { TSchema } from '../../../core/schema.ts';
+
+/** The filter operators of the filter AST (API.md). Each type lists those that fit it. */
+export const FILTER_OPS = [
+  'eq', 'neq', 'gt', 'gte', 'lt', 'lte',
+  'contains', 'not_contains', 'starts_with', 'ends_with',
+  'is_empty', 'is_not_empty',
+  'is_any_of', 'is_none_of', 'has_any_of', 'has_all_of', 'has_none_of',
+  'before', 'after', 'on_or_before', 'on_or_after', 'within',
+] as const;
+export type FilterOp = (typeof FILTER_OPS)[number];
+
+/** System columns every record table has; system field types read one of them. */
+export type SystemColumn = 'number' | 'created_at' | 'updated_at' | 'created_by' | 'updated_by';
+
+/** What a field type sees of a field: its metadata as stored. */
+export interface FieldMeta<O = Record<string, unknown>> {
+  id: string;
+  api_name: string;
+  type: string;
+  options: O;
+}
+
+/** A value refused by a type; the records plugin turns it into a 422 with a pointer at the cell. */
+export class InvalidCell extends Error {
+  constructor(readonly detail: string) {
+    super(detail);
+    this.name = 'InvalidCell';
+  }
+}
+
+/** What output may need besides the stored value (e.g. user names for `user` cells), loaded once per page. */
+export interface OutputContext {
+  users: Map<string, { id: string; name: string }>;
+}
+
+/** How a column of one type becomes a column of another, for `…/fields/{field}/convert`. */
+export interface Conversion {
+  /**
+   * SQL expression computing the new column from `col` (a quoted column name); NULL where the
+   * value cannot be carried over. The converter counts `lost` as non-null before, null after.
+   */
+  sql(col: string, from: FieldMeta, to: FieldMeta): string;
+}
+
+/**
+ * One field type. The registry holds one per type; adding a type is one file exporting one of
+ * these. The records engine never switches on a type's name: it asks the type.
+ */
+export interface FieldType<O = any> {
+  readonly type: string;
+  /** Options (TypeBox, `additionalProperties: false`); defaults are applied on create. */
+  readonly options: TSchema;
+  /**
+   * SQL type of the field's own column (`text`, `numeric`, `boolean`, `timestamptz`, `date`,
+   * `uuid`, `uuid[]`, `jsonb`, ...). Absent for types that read a system column or are computed.
+   */
+  column?(options: O): string;
+  /** The system column a system type reads (created_at, ...): no column of its own, read-only. */
+  readonly systemColumn?: SystemColumn;
+  /** Values are never written through the API (system and computed types). */
+  readonly readOnly?: boolean;
+  /** Checks `options` beyond the schema (e.g. option ids stay unique); returns the options to store. */
+  normalizeOptions?(options: O, previous?: O): O;
+  /** An API value (never null: null clears) → the column value. Throws InvalidCell. */
+  fromApi(value: unknown, field: FieldMeta<O>): unknown;
+  /** A column value (never null) → the API value. */
+  toApi(value: unknown, field: FieldMeta<O>, ctx: OutputContext): unknown;
+  /** Filter operators this type supports; others → 422. */
+  readonly ops: readonly FilterOp[];
+  /**
+   * Sort key SQL for `col` when the column's own order is not the user's (e.g. a single
+   * select sorts by option order, not by option id). Default: the column itself.
+   */
+  sortExpr?(col: string, field: FieldMeta<O>): string;
+  /** Whether the type can be the title field (shown in links, searched by `q`). */
+  readonly canBeTitle?: boolean;
+  /** CSV: a cell's text → an API value (then `fromApi`); an API value → a cell's text. */
+  readonly csv: {
+    parse(text: string, field: FieldMeta<O>): unknown;
+    format(value: unknown, field: FieldMeta<O>): string;
+  };
+  /** Types this one converts to, with the SQL used; a target not listed → 422. */
+  readonly convertsTo: Readonly<Record<string, Conversion>>;
+}
+
+export function defineFieldType<O>(type: FieldType<O>): FieldType<O> {
+  return Object.freeze(type);
+}

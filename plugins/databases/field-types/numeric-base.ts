@@ -1,0 +1,155 @@
+import type { Conversion, FieldMeta } from './field-type.ts';
+import { InvalidCell } from './field-type.ts';
+import { roundDecimal, toPlainDecimal } from './decimal.ts';
+import { sqlTrim, trimText } from './sql.ts';
+
+/**
+ * What the numeric types (number, currency, percent, rating, duration) share: every value is
+ * rounded half away from zero to the field's resolution, then must fit the field's range. The
+ * JS and SQL forms sit together so a conversion keeps exactly what the API would store.
+ */
+
+/** |value| must stay below this, so that the API's JSON numbers still hold every stored digit. */
+export const MAX_MAGNITUDE = 1e15;
+
+export const DURATION_FORMATS = ['h:mm', 'h:mm:ss', 'h:mm:ss.s', 'h:mm:ss.ss', 'h:mm:ss.sss'] as const;
+export type DurationFormat = (typeof DURATION_FORMATS)[number];
+
+/** Every option a numeric type may have; each type's schema admits its own subset. */
+interface NumericOptions {
+  precision?: number;
+  allow_negative?: boolean;
+  max?: number;
+  format?: DurationFormat;
+}
+
+export const DEFAULT_PRECISION: Record<string, number> = { number: 0, currency: 2, percent: 0 };
+export const DEFAULT_RATING_MAX = 5;
+
+/** Decimal places kept by a duration format (h:mm keeps whole minutes: see `roundValue`). */
+export function durationDecimals(format: DurationFormat | undefined): number {
+  return Math.max(0, (format ?? 'h:mm').split('.')[1]?.length ?? 0);
+}
+
+function optionsOf(field: FieldMeta<any>): NumericOptions {
+  return (field.options ?? {}) as NumericOptions;
+}
+
+/** Decimal places a field keeps; a percent is stored as a fraction, so two more than it shows. */
+function placesOf(field: FieldMeta<any>): number {
+  const o = optionsOf(field);
+  switch (field.type) {
+    case 'percent': return (o.precision ?? DEFAULT_PRECISION.percent) + 2;
+    case 'rating': return 0;
+    case 'duration': return durationDecimals(o.format);
+    default: return o.precision ?? DEFAULT_PRECISION[field.type] ?? 0;
+  }
+}
+
+const wholeMinutes = (field: FieldMeta<any>) => field.type === 'duration' && (optionsOf(field).format ?? 'h:mm') === 'h:mm';
+
+/** Rounds a plain decimal to the field's resolution. */
+export function roundValue(plain: string, field: FieldMeta<any>): string {
+  if (wholeMinutes(field)) return (BigInt(roundDecimal(toPlainDecimal(Number(plain) / 60), 0)) * 60n).toString();
+  return roundDecimal(plain, placesOf(field));
+}
+
+/** Why a rounded value does not fit the field, or undefined when it does. */
+export function misfit(rounded: string, field: FieldMeta<any>): string | undefined {
+  const v = Number(rounded);
+  if (field.type === 'rating') {
+    const max = optionsOf(field).max ?? DEFAULT_RATING_MAX;
+    return v >= 0 && v <= max ? undefined : `Must be a whole number from 0 to ${max}.`;
+  }
+  if (Math.abs(v) >= MAX_MAGNITUDE) return 'Must be between -10^15 and 10^15.';
+  if (v < 0 && optionsOf(field).allow_negative === false) return 'Must not be negative.';
+  return undefined;
+}
+
+/**
+ * A finite number → the stored value (a decimal string; a number for rating), or null for a
+ * rating of 0 (no stars). Throws InvalidCell when it does not fit.
+ */
+export function numericIn(x: number, field: FieldMeta<any>): string | number | null {
+  const rounded = roundValue(toPlainDecimal(x), field);
+  const why = misfit(rounded, field);
+  if (why) throw new InvalidCell(why);
+  if (field.type === 'rating') return Number(rounded) === 0 ? null : Number(rounded);
+  return rounded;
+}
+
+/** The model of a conversion into a numeric field: the stored value, or null when it does not fit. */
+export function fitNumeric(x: number, field: FieldMeta<any>): string | number | null {
+  try {
+    return numericIn(x, field);
+  } catch (err) {
+    if (err instanceof InvalidCell) return null;
+    throw err;
+  }
+}
+
+export function requireNumber(value: unknown): number {
+  if (typeof value !== 'number' || !Number.isFinite(value)) throw new InvalidCell('Must be a number.');
+  return value;
+}
+
+/** SQL twin of `fitNumeric`: `expr` (numeric) rounded to the field's resolution, NULL when it does not fit. */
+export function fitNumericSql(expr: string, field: FieldMeta<any>): string {
+  const r = wholeMinutes(field) ? `(round((${expr}) / 60) * 60)` : `round(${expr}, ${placesOf(field)})`;
+  if (field.type === 'rating') {
+    return `CASE WHEN ${r} BETWEEN 1 AND ${optionsOf(field).max ?? DEFAULT_RATING_MAX} THEN ${r}::smallint END`;
+  }
+  const checks = [`abs(${r}) < ${MAX_MAGNITUDE.toFixed(0)}`];
+  if (optionsOf(field).allow_negative === false) checks.push(`${r} >= 0`);
+  return `CASE WHEN ${checks.join(' AND ')} THEN ${r} END`;
+}
+
+/** Conversions from one numeric type to the others: the API value is kept, then rounded and range-checked. */
+export function numericConversions(self: string): Record<string, Conversion> {
+  const out: Record<string, Conversion> = {};
+  for (const type of ['number', 'currency', 'percent', 'rating', 'duration']) {
+    if (type !== self) out[type] = { sql: (col, _from, to) => fitNumericSql(col, to) };
+  }
+  return out;
+}
+
+// ---- numbers in text ----
+
+const PLAIN = '^[+-]{0,1}([0-9]+(\\.[0-9]*){0,1}|\\.[0-9]+)$';
+const GROUPED = '^[+-]{0,1}[0-9]{1,3}(,[0-9]{3})+(\\.[0-9]*){0,1}$';
+const PLAIN_RE = new RegExp(PLAIN);
+const GROUPED_RE = new RegExp(GROUPED);
+
+/**
+ * A number written as text: "12", "-3.5", ".5", "+2", or with thousands separators "1,234.5".
+ * No exponents and no decimal commas ("1,5" is refused, not read as 15). Returns a plain decimal.
+ */
+export function parseNumberText(text: string): string | null {
+  if (PLAIN_RE.test(text)) return text;
+  if (GROUPED_RE.test(text)) return text.replace(/,/g, '');
+  return null;
+}
+
+/** SQL twin of `parseNumberText` on an already trimmed text expression: numeric or NULL. */
+export function numberTextSql(s: string): string {
+  return `CASE WHEN ${s} ~ '${PLAIN}' THEN ${s}::numeric WHEN ${s} ~ '${GROUPED}' THEN replace(${s}, ',', '')::numeric END`;
+}
+
+/** The CSV parse of a plain numeric type: trimmed text → number, '' → null. */
+export function parseNumericCell(text: string): number | null {
+  const s = trimText(text);
+  if (s === '') return null;
+  const plain = parseNumberText(s);
+  if (plain === null) throw new InvalidCell(`"${s}" is not a number.`);
+  return Number(plain);
+}
+
+/** SQL twin of parseNumericCell + fromApi. */
+export function numericCellSql(expr: string, field: FieldMeta<any>): string {
+  return fitNumericSql(numberTextSql(sqlTrim(expr)), field);
+}
+
+/** The field's own resolution, as text: "3.50" for a 2-decimal number. */
+export function formatFixed(value: unknown, field: FieldMeta<any>): string {
+  return roundValue(toPlainDecimal(Number(value)), field);
+}

@@ -1,0 +1,28 @@
+/**
+ * SQL text built by field types. Nothing here contains a `?`: callers embed these expressions in
+ * knex.raw statements that also carry `?` bindings, and knex would take a `?` for a placeholder.
+ */
+
+/** A string literal. User text containing `?` becomes a U& literal with the `?` escaped. */
+export function sqlString(value: string): string {
+  if (!value.includes('?')) return `'${value.replace(/'/g, "''")}'`;
+  return `U&'${value.replace(/\\/g, '\\\\').replace(/'/g, "''").replace(/\?/g, '\\003F')}'`;
+}
+
+/** The whitespace the types trim and split on, in JS and SQL alike (space, tab, LF, CR). */
+export const SPACE_CLASS = ' \\t\\n\\r';
+
+/** Trims the same whitespace as `trimText`. */
+export function sqlTrim(expr: string): string {
+  return `btrim(${expr}, E' \\t\\n\\r')`;
+}
+
+export function trimText(text: string): string {
+  return text.replace(/^[ \t\n\r]+|[ \t\n\r]+$/g, '');
+}
+
+/** `CASE WHEN … END` from (condition, value) pairs; `NULL::<type>` when there are none (empty CASE is a syntax error). */
+export function sqlCase(arms: Array<[string, string]>, nullType: string): string {
+  if (arms.length === 0) return `NULL::${nullType}`;
+  return `CASE ${arms.map(([when, then]) => `WHEN ${when} THEN ${then}`).join(' ')} END`;
+}

@@ -1,0 +1,14 @@
+import { DATE_OPS } from './ops.ts';
+import { systemFieldType } from './system.ts';
+import { DateTimeOptionsSchema, formatInstant, instantOut, normalizeTimeZone, timeZoneOf, type DateTimeOptions } from './time.ts';
+
+/** When the record was last changed, read as ISO 8601 UTC; `time_zone` as for datetime. */
+export const updatedAtType = systemFieldType<DateTimeOptions>({
+  type: 'updated_at',
+  options: DateTimeOptionsSchema,
+  normalizeOptions: (options) => ({ ...options, time_zone: normalizeTimeZone(options.time_zone) }),
+  systemColumn: 'updated_at',
+  toApi: instantOut,
+  ops: DATE_OPS,
+  format: (value, field) => formatInstant(String(value), timeZoneOf(field.options)),
+});

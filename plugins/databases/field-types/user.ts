@@ -1,0 +1,25 @@
+import { Type } from '../../../core/schema.ts';
+import { defineFieldType } from './field-type.ts';
+import { PERSON_OPS } from './ops.ts';
+import { formatPerson, personIn, personOut, personSortSql } from './person.ts';
+import { trimText } from './sql.ts';
+
+/**
+ * A user id. Whether the user exists and may be picked (a member of the workspace) is the records
+ * engine's check, not this type's. Nothing converts to or from it: text has no way to name a user.
+ */
+export const userType = defineFieldType<Record<string, never>>({
+  type: 'user',
+  options: Type.Object({}, { additionalProperties: false }),
+  column: () => 'uuid',
+  fromApi: personIn,
+  toApi: (value, _field, ctx) => personOut(value, ctx),
+  ops: PERSON_OPS,
+  sortExpr: personSortSql,
+  csv: {
+    /** Import needs user ids; an importer that knows the members can map names to ids first. */
+    parse: (text) => trimText(text) || null,
+    format: formatPerson,
+  },
+  convertsTo: {},
+});

@@ -1,0 +1,60 @@
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { definePlugin } from '../../core/plugin.ts';
+import { createFieldTypeHooks } from './hooks.ts';
+import { isUser, type Principal, type UserPrincipal } from '../../core/principal.ts';
+import { FieldTypeRegistry } from './field-types/registry.ts';
+import { BUILTIN_FIELD_TYPES } from './field-types/builtins.ts';
+import { DatabaseLocator } from './locator.ts';
+import { DatabaseService } from './databases.service.ts';
+import { databaseRoutes } from './routes.ts';
+
+declare module '../../core/container.ts' {
+  interface ServiceMap {
+    'databases.fieldTypes': FieldTypeRegistry;
+    'databases.locator': DatabaseLocator;
+    'databases.service': DatabaseService;
+  }
+}
+
+export default definePlugin({
+  id: 'databases',
+  version: '1.0.0',
+  kernel: '^1.0.0',
+  dependsOn: { workspaces: '^1.0.0', spaces: '^1.0.0' },
+  migrations: path.join(path.dirname(fileURLToPath(import.meta.url)), 'migrations'),
+  exports: ['databases.fieldTypes', 'databases.service'],
+  register(ctx) {
+    const types = new FieldTypeRegistry();
+    for (const type of BUILTIN_FIELD_TYPES) types.add(type);
+    // Other plugins (relations, formulas, attachments) add their types here, at start-up.
+    const hooks = ctx.defineHooks('fieldTypes', createFieldTypeHooks());
+    ctx.provide('fieldTypes', () => types);
+    ctx.provide('locator', (r) => new DatabaseLocator(r('database')));
+    ctx.provide('service', (r) => new DatabaseService(r('db'), r('hooks'), r('events'), r('authz'), r('workspaces.service'), types));
+
+    let locator: DatabaseLocator | undefined;
+    ctx.hooks.auth.locate.for('database').tapPromise('databases', (req) => (locator ??= ctx.resolve('databases.locator')).locate(req));
+
+    // A database's table is not reached by foreign keys: drop it while the rows still say which it is.
+    ctx.hooks.entity.beforeWrite.for('space').tapPromise('databases', async (write) => {
+      if (write.operation !== 'delete' || !write.before) return write;
+      const { id, workspace_id } = write.before as { id: string; workspace_id: string };
+      await ctx.resolve('databases.service').dropAllIn(write.trx, userOf(write.principal), { workspace_id, space_id: id });
+      return write;
+    });
+    ctx.hooks.entity.beforeWrite.for('workspace').tapPromise('databases', async (write) => {
+      if (write.operation !== 'delete' || !write.before) return write;
+      const { id } = write.before as { id: string };
+      await ctx.resolve('databases.service').dropAllIn(write.trx, userOf(write.principal), { workspace_id: id });
+      return write;
+    });
+
+    ctx.hooks.lifecycle.boot.tap('databases', () => hooks.register.call(types));
+    ctx.routes(databaseRoutes());
+  },
+});
+
+function userOf(principal: Principal | undefined): UserPrincipal | undefined {
+  return principal && isUser(principal) ? principal : undefined;
+}
