@@ -8,12 +8,15 @@ import { BUILTIN_FIELD_TYPES } from './field-types/builtins.ts';
 import { DatabaseLocator } from './locator.ts';
 import { DatabaseService } from './databases.service.ts';
 import { databaseRoutes } from './routes.ts';
+import { FieldService } from './fields.service.ts';
+import { fieldRoutes } from './fields.routes.ts';
 
 declare module '../../core/container.ts' {
   interface ServiceMap {
     'databases.fieldTypes': FieldTypeRegistry;
     'databases.locator': DatabaseLocator;
     'databases.service': DatabaseService;
+    'databases.fields': FieldService;
   }
 }
 
@@ -23,7 +26,7 @@ export default definePlugin({
   kernel: '^1.0.0',
   dependsOn: { workspaces: '^1.0.0', spaces: '^1.0.0' },
   migrations: path.join(path.dirname(fileURLToPath(import.meta.url)), 'migrations'),
-  exports: ['databases.fieldTypes', 'databases.service'],
+  exports: ['databases.fieldTypes', 'databases.service', 'databases.fields'],
   register(ctx) {
     const types = new FieldTypeRegistry();
     for (const type of BUILTIN_FIELD_TYPES) types.add(type);
@@ -32,6 +35,7 @@ export default definePlugin({
     ctx.provide('fieldTypes', () => types);
     ctx.provide('locator', (r) => new DatabaseLocator(r('database')));
     ctx.provide('service', (r) => new DatabaseService(r('db'), r('hooks'), r('events'), r('authz'), r('workspaces.service'), types));
+    ctx.provide('fields', (r) => new FieldService(r('db'), r('events'), r('workspaces.service'), types));
 
     let locator: DatabaseLocator | undefined;
     ctx.hooks.auth.locate.for('database').tapPromise('databases', (req) => (locator ??= ctx.resolve('databases.locator')).locate(req));
@@ -51,7 +55,7 @@ export default definePlugin({
     });
 
     ctx.hooks.lifecycle.boot.tap('databases', () => hooks.register.call(types));
-    ctx.routes(databaseRoutes());
+    ctx.routes([...databaseRoutes(), ...fieldRoutes()]);
   },
 });
 

@@ -40,6 +40,12 @@ async function adminCall(t: TestKernel, w: World, method: 'post' | 'put', path: 
   return res.body;
 }
 
+async function creatorCall(t: TestKernel, w: World, path: string, body: object): Promise<any> {
+  const res = await t.request.post(`/api/v1${path}`).set(w.people.creator.auth).send(body);
+  if (res.status >= 300) throw new Error(`POST ${path} → ${res.status} ${JSON.stringify(res.body)}`);
+  return res.body;
+}
+
 export const ROWS: MatrixRow[] = [
   // --- kernel and system: public ------------------------------------------------------------
   { route: 'GET /health', expect: ALL(200), request: () => ({ path: '/health' }) },
@@ -238,6 +244,52 @@ export const ROWS: MatrixRow[] = [
     fresh: 'world',
     request: (w) => ({ path: `/workspaces/${w.ws}/databases/${w.databaseD}`, body: { confirm: 'D' } }),
     foreign: (w) => ({ path: `/workspaces/${w.ws}/databases/${w.foreign.database}`, body: { confirm: 'Theirs' } }),
+  },
+
+  // --- fields of D: `notes` is a text field created by `creator` ------------------------------
+  {
+    route: 'GET /workspaces/{ws}/databases/{db}/fields',
+    expect: '404 200 200 200 200 200 404 200 200 200 404 401',
+    request: (w) => ({ path: `/workspaces/${w.ws}/databases/${w.databaseD}/fields` }),
+    foreign: (w) => ({ path: `/workspaces/${w.ws}/databases/${w.foreign.database}/fields` }),
+  },
+  {
+    route: 'POST /workspaces/{ws}/databases/{db}/fields',
+    expect: '404 201 201 403 403 403 404 403 201 201 404 401',
+    request: (w) => ({ path: `/workspaces/${w.ws}/databases/${w.databaseD}/fields`, body: { name: `Field ${unique++}`, type: 'number' } }),
+    foreign: (w) => ({ path: `/workspaces/${w.ws}/databases/${w.foreign.database}/fields`, body: { name: 'X', type: 'text' } }),
+  },
+  {
+    route: 'GET /workspaces/{ws}/databases/{db}/fields/{field}',
+    expect: '404 200 200 200 200 200 404 200 200 200 404 401',
+    request: (w) => ({ path: `/workspaces/${w.ws}/databases/${w.databaseD}/fields/notes` }),
+    foreign: (w) => ({ path: `/workspaces/${w.ws}/databases/${w.foreign.database}/fields/name` }),
+  },
+  {
+    route: 'PATCH /workspaces/{ws}/databases/{db}/fields/{field}',
+    expect: '404 200 200 403 403 403 404 403 200 200 404 401',
+    request: (w) => ({ path: `/workspaces/${w.ws}/databases/${w.databaseD}/fields/notes`, body: { name: 'Notes' } }),
+    foreign: (w) => ({ path: `/workspaces/${w.ws}/databases/${w.foreign.database}/fields/name`, body: { name: 'Name' } }),
+  },
+  {
+    route: 'DELETE /workspaces/{ws}/databases/{db}/fields/{field}',
+    expect: '404 200 200 403 403 403 404 403 200 200 404 401',
+    request: async (w, _c, t) => {
+      const field = await creatorCall(t, w, `/workspaces/${w.ws}/databases/${w.databaseD}/fields`, { name: `Doomed ${unique++}`, type: 'text' });
+      return { path: `/workspaces/${w.ws}/databases/${w.databaseD}/fields/${field.id}` };
+    },
+    foreign: (w) => ({ path: `/workspaces/${w.ws}/databases/${w.foreign.database}/fields/name` }),
+  },
+  {
+    route: 'POST /workspaces/{ws}/databases/{db}/fields/{field}/restore',
+    expect: '404 200 200 403 403 403 404 403 200 200 404 401',
+    request: async (w, _c, t) => {
+      const base = `/workspaces/${w.ws}/databases/${w.databaseD}/fields`;
+      const field = await creatorCall(t, w, base, { name: `Restorable ${unique++}`, type: 'text' });
+      await t.request.delete(`/api/v1${base}/${field.id}`).set(w.people.creator.auth).expect(200);
+      return { path: `${base}/${field.id}/restore` };
+    },
+    foreign: (w) => ({ path: `/workspaces/${w.ws}/databases/${w.foreign.database}/fields/name/restore` }),
   },
 
   // --- access grants --------------------------------------------------------------------------

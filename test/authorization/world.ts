@@ -39,7 +39,7 @@ export interface World {
   spaceS: string;
   spaceT: string;
   folderF: string;
-  /** A database in S, created by `creator`, named `D`. */
+  /** A database in S, created by `creator`, named `D`, with a text field `notes`. */
   databaseD: string;
   pats: Record<'read' | 'write' | 'admin', string>;
   /** Resources of the outsider's workspace, to name under this one. */
@@ -81,6 +81,7 @@ export async function buildWorld(t: TestKernel, people: People): Promise<World> 
   await t.db('workspace_members').where({ workspace_id: ws, user_id: people.guest_out.id }).update({ space_ids: [spaceT] });
   const folderF = (await call(t, people.creator, 'post', `/workspaces/${ws}/spaces/${spaceS}/folders`, { name: 'F' })).id;
   const databaseD = (await call(t, people.creator, 'post', `/workspaces/${ws}/databases`, { name: 'D', space_id: spaceS })).id;
+  await call(t, people.creator, 'post', `/workspaces/${ws}/databases/${databaseD}/fields`, { name: 'Notes', type: 'text' });
   const pats = {
     read: await createPat(t, people.admin, ws, 'read'),
     write: await createPat(t, people.admin, ws, 'write'),

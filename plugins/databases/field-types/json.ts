@@ -3,7 +3,7 @@ import { defineFieldType, InvalidCell } from './field-type.ts';
 import { JSON_OPS } from './ops.ts';
 import { toTextTargets, type TextCodec } from './text-codec.ts';
 
-export const MAX_JSON_CHARS = 100_000;
+const MAX_JSON_CHARS = 100_000;
 
 /** PostgreSQL's jsonb refuses \u0000 in strings; JSON has no NaN or Infinity. */
 function check(value: unknown): void {
@@ -18,7 +18,7 @@ function check(value: unknown): void {
       check(key);
       check(item);
     }
-  } else if (typeof value !== 'boolean') {
+  } else if (value !== null && typeof value !== 'boolean') {
     throw new InvalidCell('Must be a JSON value.');
   }
 }

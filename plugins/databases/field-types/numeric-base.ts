@@ -10,7 +10,7 @@ import { sqlTrim, trimText } from './sql.ts';
  */
 
 /** |value| must stay below this, so that the API's JSON numbers still hold every stored digit. */
-export const MAX_MAGNITUDE = 1e15;
+const MAX_MAGNITUDE = 1e15;
 
 export const DURATION_FORMATS = ['h:mm', 'h:mm:ss', 'h:mm:ss.s', 'h:mm:ss.ss', 'h:mm:ss.sss'] as const;
 export type DurationFormat = (typeof DURATION_FORMATS)[number];
@@ -78,22 +78,12 @@ export function numericIn(x: number, field: FieldMeta<any>): string | number | n
   return rounded;
 }
 
-/** The model of a conversion into a numeric field: the stored value, or null when it does not fit. */
-export function fitNumeric(x: number, field: FieldMeta<any>): string | number | null {
-  try {
-    return numericIn(x, field);
-  } catch (err) {
-    if (err instanceof InvalidCell) return null;
-    throw err;
-  }
-}
-
 export function requireNumber(value: unknown): number {
   if (typeof value !== 'number' || !Number.isFinite(value)) throw new InvalidCell('Must be a number.');
   return value;
 }
 
-/** SQL twin of `fitNumeric`: `expr` (numeric) rounded to the field's resolution, NULL when it does not fit. */
+/** SQL twin of `numericIn`: `expr` (numeric) rounded to the field's resolution, NULL where numericIn refuses (and for 0 stars). */
 export function fitNumericSql(expr: string, field: FieldMeta<any>): string {
   const r = wholeMinutes(field) ? `(round((${expr}) / 60) * 60)` : `round(${expr}, ${placesOf(field)})`;
   if (field.type === 'rating') {

@@ -4,7 +4,7 @@ import { DEFAULT_RATING_MAX, numericCellSql, numericConversions, numericIn, pars
 import { NUMBER_OPS } from './ops.ts';
 import { toTextTargets, type TextCodec } from './text-codec.ts';
 
-export const RATING_ICONS = ['star', 'heart', 'thumb', 'flag', 'circle'] as const;
+const RATING_ICONS = ['star', 'heart', 'thumb', 'flag', 'circle'] as const;
 
 export interface RatingOptions {
   max?: number;

@@ -9,10 +9,7 @@ export function sqlString(value: string): string {
   return `U&'${value.replace(/\\/g, '\\\\').replace(/'/g, "''").replace(/\?/g, '\\003F')}'`;
 }
 
-/** The whitespace the types trim and split on, in JS and SQL alike (space, tab, LF, CR). */
-export const SPACE_CLASS = ' \\t\\n\\r';
-
-/** Trims the same whitespace as `trimText`. */
+/** Trims the whitespace `trimText` trims: space, tab, LF, CR. */
 export function sqlTrim(expr: string): string {
   return `btrim(${expr}, E' \\t\\n\\r')`;
 }

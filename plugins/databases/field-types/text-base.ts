@@ -30,7 +30,7 @@ const PARSED_FROM_TEXT: Record<string, TextCodec> = {
   json: jsonText,
 };
 
-export type TextTypeName = keyof typeof TEXT_RULES;
+type TextTypeName = keyof typeof TEXT_RULES;
 
 /** Every text-like type converts to every other one and to every type that parses text. */
 function conversionsFrom(self: TextTypeName): Record<string, Conversion> {

@@ -167,12 +167,6 @@ export function formatInstant(iso: string, timeZone: string): string {
   return `${wall}${offset < 0 ? '-' : '+'}${String(Math.floor(minutes / 60)).padStart(2, '0')}:${String(minutes % 60).padStart(2, '0')}`;
 }
 
-/** The calendar date of an instant in a zone. */
-export function dateInZone(iso: string, timeZone: string): string {
-  const instant = Date.parse(iso);
-  return new Date(instant + zoneOffsetMs(timeZone, instant)).toISOString().slice(0, 10);
-}
-
 // ---- SQL twins ----
 
 /** A valid calendar day in `s` (already matched by the grammar): make_date never sees a bad day. */

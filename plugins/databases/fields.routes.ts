@@ -1,0 +1,86 @@
+import { defineRoute, type AnyRouteDef } from '../../core/routes.ts';
+import { Type } from '../../core/schema.ts';
+import { DatabaseParams, Field } from './schemas.ts';
+import { CreateFieldBody, DeletedField, FieldListQuery, FieldParams, PatchFieldBody } from './fields.schemas.ts';
+
+const tags = ['fields'];
+const resource = { type: 'database', param: 'db' };
+
+export function fieldRoutes(): AnyRouteDef[] {
+  return [
+    defineRoute({
+      method: 'GET',
+      path: '/workspaces/{ws}/databases/{db}/fields',
+      summary: "List a database's fields: the title first, then in position order",
+      tags,
+      auth: 'user',
+      access: { role: 'member', resource },
+      params: DatabaseParams,
+      query: FieldListQuery,
+      responses: { 200: { description: 'The fields (not paged: a database has at most a few hundred)', schema: Type.Object({ data: Type.Array(Field) }) } },
+      handler: ({ params, query, resolve }) => resolve('databases.fields').list(params.db, query.deleted ?? false),
+    }),
+    defineRoute({
+      method: 'POST',
+      path: '/workspaces/{ws}/databases/{db}/fields',
+      summary: 'Add a field (and its column)',
+      description: '`api_name` is derived from `name` when absent (`Due date` → `due_date`, `_2` on a clash).',
+      tags,
+      auth: 'user',
+      access: { role: 'creator', resource },
+      params: DatabaseParams,
+      body: CreateFieldBody,
+      status: 201,
+      responses: { 201: { description: 'The field', schema: Field } },
+      handler: ({ principal, params, body, resolve }) => resolve('databases.fields').create(principal, params.ws, params.db, body),
+    }),
+    defineRoute({
+      method: 'GET',
+      path: '/workspaces/{ws}/databases/{db}/fields/{field}',
+      summary: 'Get a field by id or api_name',
+      tags,
+      auth: 'user',
+      access: { role: 'member', resource },
+      params: FieldParams,
+      responses: { 200: { description: 'The field', schema: Field } },
+      handler: ({ params, resolve }) => resolve('databases.fields').get(params.db, params.field),
+    }),
+    defineRoute({
+      method: 'PATCH',
+      path: '/workspaces/{ws}/databases/{db}/fields/{field}',
+      summary: 'Rename a field, change its options, or (only when asked) its api_name',
+      description: 'Options that would change how values are stored → 422: convert the field instead.',
+      tags,
+      auth: 'user',
+      access: { role: 'creator', resource },
+      params: FieldParams,
+      body: PatchFieldBody,
+      responses: { 200: { description: 'The field', schema: Field } },
+      handler: ({ principal, params, body, resolve }) => resolve('databases.fields').update(principal, params.ws, params.db, params.field, body),
+    }),
+    defineRoute({
+      method: 'DELETE',
+      path: '/workspaces/{ws}/databases/{db}/fields/{field}',
+      summary: 'Soft-delete a field; its values stay until it is restored',
+      description: 'The title field cannot be deleted (409).',
+      tags,
+      auth: 'user',
+      access: { role: 'creator', resource },
+      params: FieldParams,
+      responses: { 200: { description: 'How many live records had a value', schema: DeletedField }, 409: { description: 'The title field' } },
+      handler: ({ principal, params, resolve }) => resolve('databases.fields').delete(principal, params.ws, params.db, params.field),
+    }),
+    defineRoute({
+      method: 'POST',
+      path: '/workspaces/{ws}/databases/{db}/fields/{field}/restore',
+      summary: 'Restore a soft-deleted field with its values',
+      description: 'A live field with the same name → 409. Restoring a live field changes nothing.',
+      tags,
+      auth: 'user',
+      access: { role: 'creator', resource },
+      params: FieldParams,
+      responses: { 200: { description: 'The field', schema: Field }, 409: { description: 'Its name is taken by a live field' } },
+      handler: ({ principal, params, resolve }) => resolve('databases.fields').restore(principal, params.ws, params.db, params.field),
+    }),
+  ];
+}

@@ -1,0 +1,41 @@
+import { Type, type Static } from '../../core/schema.ts';
+import { API_NAME_PATTERN } from './names.ts';
+
+const Name = Type.String({ minLength: 1, maxLength: 200, pattern: '\\S', description: 'Unique among the live fields (ignoring case); trimmed.' });
+const ApiName = Type.String({ pattern: API_NAME_PATTERN, description: 'Lower-case letters, digits, `_`; starts with a letter; unique in the database, deleted fields included.' });
+
+export const FieldParams = Type.Object({
+  ws: Type.String({ format: 'uuid' }),
+  db: Type.String({ format: 'uuid' }),
+  field: Type.String({ minLength: 1, maxLength: 100, description: "The field's id or its `api_name`." }),
+});
+export type FieldParams = Static<typeof FieldParams>;
+
+export const FieldListQuery = Type.Object({
+  deleted: Type.Optional(Type.Boolean({ default: false, description: '`true`: the soft-deleted fields instead, which `…/restore` brings back.' })),
+});
+
+export const CreateFieldBody = Type.Object(
+  {
+    name: Name,
+    type: Type.String({ minLength: 1, maxLength: 50, description: 'A field type of this instance (see the field types README).' }),
+    api_name: Type.Optional(ApiName),
+    options: Type.Optional(Type.Record(Type.String(), Type.Unknown(), { description: "The type's options; its defaults apply." })),
+  },
+  { additionalProperties: false },
+);
+export type CreateFieldBody = Static<typeof CreateFieldBody>;
+
+export const PatchFieldBody = Type.Object(
+  {
+    name: Type.Optional(Name),
+    api_name: Type.Optional(ApiName),
+    options: Type.Optional(Type.Record(Type.String(), Type.Unknown(), { description: 'Replaces the options (validated as on create).' })),
+  },
+  { additionalProperties: false, minProperties: 1 },
+);
+export type PatchFieldBody = Static<typeof PatchFieldBody>;
+
+export const DeletedField = Type.Object({
+  records_with_value: Type.Integer({ description: 'Live records that had a value in the field; restoring brings the values back.' }),
+});

@@ -1,0 +1,153 @@
+import { randomUUID } from 'node:crypto';
+import type { Db } from '../../core/db.ts';
+import type { EventBus } from '../../core/events.ts';
+import type { UserPrincipal } from '../../core/principal.ts';
+import { compile, toErrorDetails } from '../../core/schema.ts';
+import { conflict, invalidField, notFound, validationFailed } from '../../core/errors.ts';
+import type { WorkspaceService } from '../workspaces/workspaces.service.ts';
+import type { FieldType } from './field-types/field-type.ts';
+import type { FieldTypeRegistry } from './field-types/registry.ts';
+import { FIELD_COLUMNS, toField, type FieldRow } from './fields.view.ts';
+import { columnNameOf, deriveApiName } from './names.ts';
+import { addColumn } from './record-table.ts';
+import type { Field } from './schemas.ts';
+import type { CreateFieldBody, PatchFieldBody } from './fields.schemas.ts';
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** Fields of a database: metadata rows and, in the same transaction, their columns. */
+export class FieldService {
+  constructor(
+    private readonly db: Db,
+    private readonly events: EventBus,
+    private readonly workspaces: WorkspaceService,
+    private readonly types: FieldTypeRegistry,
+  ) {}
+
+  async list(databaseId: string, deleted: boolean): Promise<{ data: Field[] }> {
+    const q = this.db('fields').where({ database_id: databaseId }).orderBy([{ column: 'is_title', order: 'desc' }, 'position']).select(FIELD_COLUMNS);
+    if (deleted) q.whereNotNull('deleted_at');
+    else q.whereNull('deleted_at');
+    return { data: ((await q) as FieldRow[]).map((f) => toField(f, this.types)) };
+  }
+
+  async get(databaseId: string, ref: string): Promise<Field> {
+    return toField(await this.find(this.db, databaseId, ref, false), this.types);
+  }
+
+  async create(principal: UserPrincipal, workspaceId: string, databaseId: string, body: CreateFieldBody): Promise<Field> {
+    const type = this.types.get(body.type);
+    if (!type) throw invalidField('/type', `Unknown field type "${body.type}". Known: ${this.types.names().join(', ')}.`);
+    const options = this.checkOptions(type, body.options ?? {});
+    return this.db.transaction(async (trx) => {
+      await this.workspaces.hold(trx, workspaceId);
+      const database = await trx('databases').where({ id: databaseId }).forUpdate().first('table_name');
+      if (!database) throw notFound();
+      const existing = (await trx('fields').where({ database_id: databaseId }).select('name', 'api_name', 'deleted_at', 'position')) as FieldRow[];
+      const name = body.name.trim();
+      if (existing.some((f) => !f.deleted_at && f.name.toLowerCase() === name.toLowerCase())) throw invalidField('/name', `A field named "${name}" exists already.`);
+      const taken = new Set(existing.map((f) => f.api_name));
+      if (body.api_name && taken.has(body.api_name)) throw invalidField('/api_name', `The api_name "${body.api_name}" is taken (deleted fields keep theirs).`);
+      const apiName = body.api_name ?? deriveApiName(name, (candidate) => taken.has(candidate));
+      const id = randomUUID();
+      const column = type.column ? columnNameOf(id) : null;
+      const [row] = (await trx('fields')
+        .insert({
+          id,
+          workspace_id: workspaceId,
+          database_id: databaseId,
+          name,
+          api_name: apiName,
+          type: type.type,
+          options: JSON.stringify(options),
+          column_name: column,
+          position: Math.max(0, ...existing.map((f) => f.position)) + 1,
+          created_by: principal.user.id,
+        })
+        .returning(FIELD_COLUMNS)) as FieldRow[];
+      if (column && type.column) await addColumn(trx, database.table_name, column, type.column(options));
+      const field = toField(row, this.types);
+      await this.events.emit(trx, { name: 'field.created', workspaceId, actorId: principal.user.id, payload: { database_id: databaseId, field } });
+      return field;
+    });
+  }
+
+  async update(principal: UserPrincipal, workspaceId: string, databaseId: string, ref: string, body: PatchFieldBody): Promise<Field> {
+    return this.db.transaction(async (trx) => {
+      await this.workspaces.hold(trx, workspaceId);
+      const before = await this.find(trx, databaseId, ref, true);
+      const type = this.types.get(before.type)!;
+      const patch: Record<string, unknown> = { updated_at: trx.fn.now() };
+      if (body.name !== undefined) {
+        const name = body.name.trim();
+        const clash = await trx('fields').where({ database_id: databaseId }).whereNull('deleted_at').whereNot({ id: before.id }).whereRaw('lower(name) = ?', [name.toLowerCase()]).first('id');
+        if (clash) throw invalidField('/name', `A field named "${name}" exists already.`);
+        patch.name = name;
+      }
+      if (body.api_name !== undefined && body.api_name !== before.api_name) {
+        if (await trx('fields').where({ database_id: databaseId, api_name: body.api_name }).first('id')) throw invalidField('/api_name', `The api_name "${body.api_name}" is taken.`);
+        patch.api_name = body.api_name;
+      }
+      if (body.options !== undefined) {
+        const options = this.checkOptions(type, body.options, before.options);
+        // A different column type is a conversion, which says what it would lose first.
+        if (type.column && type.column(options) !== type.column(before.options)) {
+          throw invalidField('/options', 'These options change how values are stored; use POST …/convert.');
+        }
+        patch.options = JSON.stringify(options);
+      }
+      const [row] = (await trx('fields').where({ id: before.id }).update(patch).returning(FIELD_COLUMNS)) as FieldRow[];
+      const field = toField(row, this.types);
+      await this.events.emit(trx, { name: 'field.updated', workspaceId, actorId: principal.user.id, payload: { database_id: databaseId, before: toField(before, this.types), after: field } });
+      return field;
+    });
+  }
+
+  /** Soft delete: the column stays, so a restore brings every value back. The title field cannot go. */
+  async delete(principal: UserPrincipal, workspaceId: string, databaseId: string, ref: string): Promise<{ records_with_value: number }> {
+    return this.db.transaction(async (trx) => {
+      await this.workspaces.hold(trx, workspaceId);
+      const field = await this.find(trx, databaseId, ref, true);
+      if (field.is_title) throw conflict('The title field cannot be deleted; make another field the title first.');
+      let withValue = 0;
+      if (field.column_name) {
+        const { table_name } = await trx('databases').where({ id: databaseId }).first('table_name');
+        const [{ n }] = await trx(table_name).whereNull('deleted_at').whereNotNull(field.column_name).count({ n: '*' });
+        withValue = Number(n);
+      }
+      await trx('fields').where({ id: field.id }).update({ deleted_at: trx.fn.now(), updated_at: trx.fn.now() });
+      await this.events.emit(trx, { name: 'field.deleted', workspaceId, actorId: principal.user.id, payload: { database_id: databaseId, field: toField(field, this.types), records_with_value: withValue } });
+      return { records_with_value: withValue };
+    });
+  }
+
+  async restore(principal: UserPrincipal, workspaceId: string, databaseId: string, ref: string): Promise<Field> {
+    return this.db.transaction(async (trx) => {
+      await this.workspaces.hold(trx, workspaceId);
+      const field = await this.find(trx, databaseId, ref, true, true);
+      if (!field.deleted_at) return toField(field, this.types);
+      const clash = await trx('fields').where({ database_id: databaseId }).whereNull('deleted_at').whereRaw('lower(name) = ?', [field.name.toLowerCase()]).first('id');
+      if (clash) throw conflict(`A live field is named "${field.name}" now; rename it first.`);
+      const [row] = (await trx('fields').where({ id: field.id }).update({ deleted_at: null, updated_at: trx.fn.now() }).returning(FIELD_COLUMNS)) as FieldRow[];
+      const restored = toField(row, this.types);
+      await this.events.emit(trx, { name: 'field.restored', workspaceId, actorId: principal.user.id, payload: { database_id: databaseId, field: restored } });
+      return restored;
+    });
+  }
+
+  /** `ref` is an id or an api_name (API.md); soft-deleted fields are found only when asked. */
+  private async find(trx: Db, databaseId: string, ref: string, lock: boolean, includeDeleted = false): Promise<FieldRow> {
+    const q = trx('fields').where({ database_id: databaseId }).where(UUID.test(ref) ? { id: ref } : { api_name: ref });
+    if (!includeDeleted) q.whereNull('deleted_at');
+    const row = (await (lock ? q.forUpdate() : q).first(FIELD_COLUMNS)) as FieldRow | undefined;
+    if (!row) throw notFound('No such field in this database.');
+    return row;
+  }
+
+  private checkOptions(type: FieldType, input: Record<string, unknown>, previous?: Record<string, unknown>): Record<string, unknown> {
+    const options = structuredClone(input);
+    const validate = compile(type.options);
+    if (!validate(options)) throw validationFailed(toErrorDetails(validate.errors, '/options'));
+    return type.normalizeOptions ? (type.normalizeOptions(options, previous) as Record<string, unknown>) : options;
+  }
+}
