@@ -2,6 +2,7 @@ import { defineRoute, type AnyRouteDef } from '../../core/routes.ts';
 import { Type } from '../../core/schema.ts';
 import { DatabaseParams, Field } from './schemas.ts';
 import { CreateFieldBody, DeletedField, FieldListQuery, FieldParams, PatchFieldBody } from './fields.schemas.ts';
+import { Conversion, ConvertFieldBody } from './convert.schemas.ts';
 
 const tags = ['fields'];
 const resource = { type: 'database', param: 'db' };
@@ -81,6 +82,20 @@ export function fieldRoutes(): AnyRouteDef[] {
       params: FieldParams,
       responses: { 200: { description: 'The field', schema: Field }, 409: { description: 'Its name is taken by a live field' } },
       handler: ({ principal, params, resolve }) => resolve('databases.fields').restore(principal, params.ws, params.db, params.field),
+    }),
+    defineRoute({
+      method: 'POST',
+      path: '/workspaces/{ws}/databases/{db}/fields/{field}/convert',
+      summary: "Change a field's type, or with `dry_run` see what would carry over and what would be lost",
+      description:
+        'Only within the compatibility matrix (see the field types README; 422 otherwise). The real run computes values with the same SQL as the dry run, so it loses exactly what the dry run reported.',
+      tags,
+      auth: 'user',
+      access: { role: 'creator', resource },
+      params: FieldParams,
+      body: ConvertFieldBody,
+      responses: { 200: { description: '`converted`, `lost` and samples', schema: Conversion } },
+      handler: ({ principal, params, body, resolve }) => resolve('databases.convert').convert(principal, params.ws, params.db, params.field, body),
     }),
   ];
 }

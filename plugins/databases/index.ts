@@ -10,6 +10,9 @@ import { DatabaseService } from './databases.service.ts';
 import { databaseRoutes } from './routes.ts';
 import { FieldService } from './fields.service.ts';
 import { fieldRoutes } from './fields.routes.ts';
+import { OptionService } from './options.service.ts';
+import { optionRoutes } from './options.routes.ts';
+import { ConvertService } from './convert.service.ts';
 
 declare module '../../core/container.ts' {
   interface ServiceMap {
@@ -17,6 +20,8 @@ declare module '../../core/container.ts' {
     'databases.locator': DatabaseLocator;
     'databases.service': DatabaseService;
     'databases.fields': FieldService;
+    'databases.options': OptionService;
+    'databases.convert': ConvertService;
   }
 }
 
@@ -36,6 +41,8 @@ export default definePlugin({
     ctx.provide('locator', (r) => new DatabaseLocator(r('database')));
     ctx.provide('service', (r) => new DatabaseService(r('db'), r('hooks'), r('events'), r('authz'), r('workspaces.service'), types));
     ctx.provide('fields', (r) => new FieldService(r('db'), r('events'), r('workspaces.service'), types));
+    ctx.provide('options', (r) => new OptionService(r('db'), r('events'), r('workspaces.service'), types));
+    ctx.provide('convert', (r) => new ConvertService(r('db'), r('events'), r('workspaces.service'), types));
 
     let locator: DatabaseLocator | undefined;
     ctx.hooks.auth.locate.for('database').tapPromise('databases', (req) => (locator ??= ctx.resolve('databases.locator')).locate(req));
@@ -55,7 +62,7 @@ export default definePlugin({
     });
 
     ctx.hooks.lifecycle.boot.tap('databases', () => hooks.register.call(types));
-    ctx.routes([...databaseRoutes(), ...fieldRoutes()]);
+    ctx.routes([...databaseRoutes(), ...fieldRoutes(), ...optionRoutes()]);
   },
 });
 

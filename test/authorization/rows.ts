@@ -292,6 +292,33 @@ export const ROWS: MatrixRow[] = [
     foreign: (w) => ({ path: `/workspaces/${w.ws}/databases/${w.foreign.database}/fields/name/restore` }),
   },
 
+  {
+    // A dry run: it reports and changes nothing, so every caller meets the same field.
+    route: 'POST /workspaces/{ws}/databases/{db}/fields/{field}/convert',
+    expect: '404 200 200 403 403 403 404 403 200 200 404 401',
+    request: (w) => ({ path: `/workspaces/${w.ws}/databases/${w.databaseD}/fields/notes/convert`, body: { type: 'long_text', dry_run: true } }),
+    foreign: (w) => ({ path: `/workspaces/${w.ws}/databases/${w.foreign.database}/fields/name/convert`, body: { type: 'long_text', dry_run: true } }),
+  },
+  {
+    route: 'POST /workspaces/{ws}/databases/{db}/fields/{field}/options',
+    expect: '404 201 201 403 403 403 404 403 201 201 404 401',
+    request: (w) => ({ path: `/workspaces/${w.ws}/databases/${w.databaseD}/fields/stage/options`, body: { label: `Choice ${unique++}` } }),
+  },
+  {
+    route: 'PATCH /workspaces/{ws}/databases/{db}/fields/{field}/options/{option_id}',
+    expect: '404 200 200 403 403 403 404 403 200 200 404 401',
+    request: (w) => ({ path: `/workspaces/${w.ws}/databases/${w.databaseD}/fields/stage/options/${w.optionOpen}`, body: { color: 'blue' } }),
+  },
+  {
+    route: 'DELETE /workspaces/{ws}/databases/{db}/fields/{field}/options/{option_id}',
+    expect: '404 204 204 403 403 403 404 403 204 204 404 401',
+    request: async (w, _c, t) => {
+      const base = `/workspaces/${w.ws}/databases/${w.databaseD}/fields/stage/options`;
+      const option = await creatorCall(t, w, base, { label: `Doomed ${unique++}` });
+      return { path: `${base}/${option.id}` };
+    },
+  },
+
   // --- access grants --------------------------------------------------------------------------
   { route: 'GET /workspaces/{ws}/access', expect: '404 200 403 403 403 403 403 403 403 200 404 401', request: (w) => ({ path: `/workspaces/${w.ws}/access` }) },
   {

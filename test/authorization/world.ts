@@ -39,8 +39,10 @@ export interface World {
   spaceS: string;
   spaceT: string;
   folderF: string;
-  /** A database in S, created by `creator`, named `D`, with a text field `notes`. */
+  /** A database in S, created by `creator`, named `D`, with a text field `notes` and a single select `stage`. */
   databaseD: string;
+  /** The choice `Open` of `stage`. */
+  optionOpen: string;
   pats: Record<'read' | 'write' | 'admin', string>;
   /** Resources of the outsider's workspace, to name under this one. */
   foreign: { space: string; folder: string; invite: string; grant: string; database: string };
@@ -82,6 +84,8 @@ export async function buildWorld(t: TestKernel, people: People): Promise<World> 
   const folderF = (await call(t, people.creator, 'post', `/workspaces/${ws}/spaces/${spaceS}/folders`, { name: 'F' })).id;
   const databaseD = (await call(t, people.creator, 'post', `/workspaces/${ws}/databases`, { name: 'D', space_id: spaceS })).id;
   await call(t, people.creator, 'post', `/workspaces/${ws}/databases/${databaseD}/fields`, { name: 'Notes', type: 'text' });
+  const stage = await call(t, people.creator, 'post', `/workspaces/${ws}/databases/${databaseD}/fields`, { name: 'Stage', type: 'single_select', options: { choices: [{ label: 'Open' }] } });
+  const optionOpen = stage.options.choices[0].id;
   const pats = {
     read: await createPat(t, people.admin, ws, 'read'),
     write: await createPat(t, people.admin, ws, 'write'),
@@ -94,7 +98,7 @@ export async function buildWorld(t: TestKernel, people: People): Promise<World> 
   await t.db('workspace_members').insert({ workspace_id: otherWs, user_id: people.member.id, role: 'member' });
   const database = (await call(t, o, 'post', `/workspaces/${otherWs}/databases`, { name: 'Theirs', space_id: space })).id;
   const grant = (await call(t, o, 'put', `/workspaces/${otherWs}/access`, { scope_type: 'space', scope_id: space, user_id: people.member.id, role: 'editor' })).id;
-  return { ws, people, otherWs, spaceS, spaceT, folderF, databaseD, pats, foreign: { space, folder, invite, grant, database } };
+  return { ws, people, otherWs, spaceS, spaceT, folderF, databaseD, optionOpen, pats, foreign: { space, folder, invite, grant, database } };
 }
 
 /** The Authorization header a caller sends in a world (none for anonymous). */
