@@ -10,6 +10,7 @@ import workspaces from './workspaces/index.ts';
 import spaces from './spaces/index.ts';
 import access from './access/index.ts';
 import databases from './databases/index.ts';
+import records from './records/index.ts';
 
 /** Built-in plugins, on unless the config disables them. */
-export const builtinPlugins: Plugin[] = [system, auth, tokens, users, mail, workspaces, spaces, access, databases, admin, referrals];
+export const builtinPlugins: Plugin[] = [system, auth, tokens, users, mail, workspaces, spaces, access, databases, records, admin, referrals];

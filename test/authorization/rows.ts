@@ -319,6 +319,56 @@ export const ROWS: MatrixRow[] = [
     },
   },
 
+  // --- records of D: writers are editors (creator's PAT cap included), readers members --------
+  {
+    route: 'POST /workspaces/{ws}/databases/{db}/records',
+    expect: '404 201 201 201 403 403 404 403 201 201 404 401',
+    request: (w) => ({ path: `/workspaces/${w.ws}/databases/${w.databaseD}/records`, body: { values: { name: `Row ${unique++}` } } }),
+    foreign: (w) => ({ path: `/workspaces/${w.ws}/databases/${w.foreign.database}/records`, body: { values: { name: 'X' } } }),
+  },
+  {
+    route: 'GET /workspaces/{ws}/databases/{db}/records',
+    expect: '404 200 200 200 200 200 404 200 200 200 404 401',
+    request: (w) => ({ path: `/workspaces/${w.ws}/databases/${w.databaseD}/records` }),
+    foreign: (w) => ({ path: `/workspaces/${w.ws}/databases/${w.foreign.database}/records` }),
+  },
+  {
+    route: 'GET /workspaces/{ws}/databases/{db}/records/by-number/{n}',
+    expect: '404 200 200 200 200 200 404 200 200 200 404 401',
+    request: async (w, _c, t) => {
+      const record = await creatorCall(t, w, `/workspaces/${w.ws}/databases/${w.databaseD}/records`, { values: { name: 'By number' } });
+      return { path: `/workspaces/${w.ws}/databases/${w.databaseD}/records/by-number/${record.number}` };
+    },
+    foreign: (w) => ({ path: `/workspaces/${w.ws}/databases/${w.foreign.database}/records/by-number/1` }),
+  },
+  {
+    route: 'GET /workspaces/{ws}/databases/{db}/records/{id}',
+    expect: '404 200 200 200 200 200 404 200 200 200 404 401',
+    request: async (w, _c, t) => {
+      const record = await creatorCall(t, w, `/workspaces/${w.ws}/databases/${w.databaseD}/records`, { values: { name: 'Read me' } });
+      return { path: `/workspaces/${w.ws}/databases/${w.databaseD}/records/${record.id}` };
+    },
+    foreign: (w) => ({ path: `/workspaces/${w.ws}/databases/${w.foreign.database}/records/${randomUUID()}` }),
+  },
+  {
+    route: 'PATCH /workspaces/{ws}/databases/{db}/records/{id}',
+    expect: '404 200 200 200 403 403 404 403 200 200 404 401',
+    request: async (w, _c, t) => {
+      const record = await creatorCall(t, w, `/workspaces/${w.ws}/databases/${w.databaseD}/records`, { values: { name: 'Edit me' } });
+      return { path: `/workspaces/${w.ws}/databases/${w.databaseD}/records/${record.id}`, body: { values: { notes: 'edited' } } };
+    },
+    foreign: (w) => ({ path: `/workspaces/${w.ws}/databases/${w.foreign.database}/records/${randomUUID()}`, body: { values: { name: 'X' } } }),
+  },
+  {
+    route: 'DELETE /workspaces/{ws}/databases/{db}/records/{id}',
+    expect: '404 204 204 204 403 403 404 403 204 204 404 401',
+    request: async (w, _c, t) => {
+      const record = await creatorCall(t, w, `/workspaces/${w.ws}/databases/${w.databaseD}/records`, { values: { name: 'Doomed' } });
+      return { path: `/workspaces/${w.ws}/databases/${w.databaseD}/records/${record.id}` };
+    },
+    foreign: (w) => ({ path: `/workspaces/${w.ws}/databases/${w.foreign.database}/records/${randomUUID()}` }),
+  },
+
   // --- access grants --------------------------------------------------------------------------
   { route: 'GET /workspaces/{ws}/access', expect: '404 200 403 403 403 403 403 403 403 200 404 401', request: (w) => ({ path: `/workspaces/${w.ws}/access` }) },
   {

@@ -24,6 +24,7 @@ export const checkboxText: TextCodec = {
 
 export const checkboxType = defineFieldType<Record<string, never>>({
   type: 'checkbox',
+  emptyValue: false,
   options: Type.Object({}, { additionalProperties: false }),
   column: () => 'boolean',
   fromApi(value) {

@@ -60,6 +60,10 @@ export interface FieldType<O = any> {
   readonly systemColumn?: SystemColumn;
   /** Values are never written through the API (system and computed types). */
   readonly readOnly?: boolean;
+  /** Stored values are user ids: the records engine checks they name members and loads their names. */
+  readonly refersToUsers?: boolean;
+  /** What an empty cell stores and reads as when it is not NULL (a checkbox: `false`, never empty). */
+  readonly emptyValue?: unknown;
   /** Checks `options` beyond the schema (e.g. option ids stay unique); returns the options to store. */
   normalizeOptions?(options: O, previous?: O): O;
   /** An API value (never null: null clears) → the column value. Throws InvalidCell. */

@@ -10,6 +10,7 @@ import { trimText } from './sql.ts';
  */
 export const userType = defineFieldType<Record<string, never>>({
   type: 'user',
+  refersToUsers: true,
   options: Type.Object({}, { additionalProperties: false }),
   column: () => 'uuid',
   fromApi: personIn,

@@ -1,0 +1,78 @@
+import type { ErrorDetail } from '../../core/errors.ts';
+import { escapePointer } from '../../core/schema.ts';
+import { InvalidCell, type OutputContext } from '../databases/field-types/field-type.ts';
+import type { RecordRow, RecordTable } from './record-table.ts';
+import type { ApiRecord } from './schemas.ts';
+
+/** A `values` object turned into column values, with the user ids it names (checked by the caller). */
+export interface DecodedValues {
+  columns: Record<string, unknown>;
+  users: Array<{ id: string; pointer: string }>;
+}
+
+/**
+ * API values → column values. Every problem is appended to `errors` (pointer under `base`), so
+ * a request reports all its bad cells at once; the caller refuses it if any were found.
+ */
+export function decodeValues(table: RecordTable, values: Record<string, unknown>, base: string, errors: ErrorDetail[]): DecodedValues {
+  const decoded: DecodedValues = { columns: {}, users: [] };
+  for (const [apiName, value] of Object.entries(values)) {
+    const pointer = `${base}/values/${escapePointer(apiName)}`;
+    const field = table.byApiName.get(apiName);
+    if (!field) {
+      errors.push({ pointer, detail: `No field "${apiName}" in this database.` });
+      continue;
+    }
+    if (field.fieldType.readOnly || !field.column_name) {
+      errors.push({ pointer, detail: `The ${field.type} field "${apiName}" is read-only.` });
+      continue;
+    }
+    let stored: unknown = null;
+    if (value !== null) {
+      try {
+        stored = field.fieldType.fromApi(value, field);
+      } catch (err) {
+        if (!(err instanceof InvalidCell)) throw err;
+        errors.push({ pointer, detail: err.detail });
+        continue;
+      }
+    }
+    if (stored === null) stored = field.fieldType.emptyValue ?? null;
+    else if (field.fieldType.refersToUsers) decoded.users.push({ id: String(stored), pointer });
+    decoded.columns[field.column_name] = stored;
+  }
+  return decoded;
+}
+
+/** Every user id rows show: their creators, last editors and user cells. */
+export function usersShown(table: RecordTable, rows: RecordRow[]): Set<string> {
+  const ids = new Set<string>();
+  const userColumns = table.fields.filter((f) => f.fieldType.refersToUsers && f.column_name).map((f) => f.column_name!);
+  for (const row of rows) {
+    if (row.created_by) ids.add(row.created_by);
+    if (row.updated_by) ids.add(row.updated_by);
+    for (const column of userColumns) if (row[column] != null) ids.add(String(row[column]));
+  }
+  return ids;
+}
+
+/** A row as the API shows it: a value (or null) for every live field, system fields included. */
+export function encodeRecord(table: RecordTable, row: RecordRow, ctx: OutputContext): ApiRecord {
+  const values: Record<string, unknown> = {};
+  for (const field of table.fields) {
+    const source = field.column_name ?? field.fieldType.systemColumn;
+    const raw = source ? row[source] : null;
+    values[field.api_name] = raw == null ? (field.fieldType.emptyValue ?? null) : field.fieldType.toApi(raw, field, ctx);
+  }
+  return {
+    id: row.id,
+    number: Number(row.number),
+    values,
+    position: row.position,
+    version: row.version,
+    created_at: row.created_at.toISOString(),
+    created_by: row.created_by,
+    updated_at: row.updated_at.toISOString(),
+    updated_by: row.updated_by,
+  };
+}

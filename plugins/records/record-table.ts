@@ -1,0 +1,145 @@
+import type { Knex } from 'knex';
+import type { Db } from '../../core/db.ts';
+import { notFound } from '../../core/errors.ts';
+import { keysetPage, type Page } from '../../core/pagination.ts';
+import type { FieldMeta, FieldType } from '../databases/field-types/field-type.ts';
+import type { FieldTypeRegistry } from '../databases/field-types/registry.ts';
+
+/** A live field as the records engine uses it: its metadata, its column and its type. */
+export interface LiveField extends FieldMeta {
+  column_name: string | null;
+  is_title: boolean;
+  fieldType: FieldType;
+}
+
+/** A record row as selected: the system columns, then one column per field (`f_<id>`). */
+export interface RecordRow {
+  id: string;
+  number: string | number;
+  position: string;
+  version: number;
+  created_at: Date;
+  created_by: string | null;
+  updated_at: Date;
+  updated_by: string | null;
+  [column: string]: unknown;
+}
+
+const SYSTEM_COLUMNS = ['id', 'number', 'position', 'version', 'created_at', 'created_by', 'updated_at', 'updated_by'];
+const FIELD_COLUMNS = ['f.id', 'f.api_name', 'f.type', 'f.options', 'f.column_name', 'f.is_title'];
+const FIELD_ORDER = [{ column: 'f.is_title', order: 'desc' as const }, { column: 'f.position' }];
+const MANUAL_ORDER = { keys: [{ column: 'position', type: 'text' as const }, { column: 'id', type: 'uuid' as const }], direction: 'asc' as const };
+
+/**
+ * One database's records table: every SQL statement the records engine runs on it. Built once
+ * per request from the live fields (one query), so the SELECT list names exactly their columns.
+ * Table and column names come from ids (databases/names.ts), quoted by knex.
+ */
+export class RecordTable {
+  readonly byApiName: Map<string, LiveField>;
+  readonly columns: string[];
+
+  private constructor(
+    readonly databaseId: string,
+    readonly table: string,
+    readonly fields: LiveField[],
+  ) {
+    this.byApiName = new Map(fields.map((f) => [f.api_name, f]));
+    this.columns = [...SYSTEM_COLUMNS, ...fields.flatMap((f) => (f.column_name ? [f.column_name] : []))];
+  }
+
+  /** For reads: the table name and the live fields in one query; 404 when the database is gone. */
+  static async forRead(db: Db, types: FieldTypeRegistry, workspaceId: string, databaseId: string): Promise<RecordTable> {
+    const rows = await db('databases as d')
+      .join('fields as f', 'f.database_id', 'd.id')
+      .where({ 'd.id': databaseId, 'd.workspace_id': workspaceId })
+      .whereNull('f.deleted_at')
+      .orderBy(FIELD_ORDER)
+      .select('d.table_name', ...FIELD_COLUMNS);
+    if (rows.length === 0) throw notFound();
+    return new RecordTable(databaseId, rows[0].table_name, liveFields(rows, types));
+  }
+
+  /**
+   * For writes: holds the database row (FOR SHARE: its deletion waits) and the table in the mode
+   * an INSERT takes anyway, before reading the fields. A field conversion or creation (ALTER TABLE)
+   * then either waits for this write or has committed before the fields are read.
+   */
+  static async forWrite(trx: Db, types: FieldTypeRegistry, workspaceId: string, databaseId: string): Promise<RecordTable> {
+    const database = await trx('databases').where({ id: databaseId, workspace_id: workspaceId }).forShare().first('table_name');
+    if (!database) throw notFound();
+    await trx.raw('LOCK TABLE ?? IN ROW EXCLUSIVE MODE', [database.table_name]);
+    const rows = await trx('fields as f').where({ 'f.database_id': databaseId }).whereNull('f.deleted_at').orderBy(FIELD_ORDER).select(FIELD_COLUMNS);
+    return new RecordTable(databaseId, database.table_name, liveFields(rows, types));
+  }
+
+  private live(db: Db): Knex.QueryBuilder {
+    return db(this.table).whereNull('deleted_at');
+  }
+
+  /** Live records in manual order, one keyset page; `q` matches the title case-insensitively, literally. */
+  async list(db: Db, page: { limit?: number; cursor?: string; q?: string }): Promise<Page<RecordRow>> {
+    const query = this.live(db).select(this.columns);
+    if (page.q !== undefined) {
+      const title = this.fields.find((f) => f.is_title);
+      const expr = title && titleExpr(title);
+      if (!expr) query.whereRaw('false');
+      else query.whereRaw(`${expr} ILIKE ?`, [`%${escapeLike(page.q)}%`]);
+    }
+    return keysetPage<RecordRow>(db, query, MANUAL_ORDER, page);
+  }
+
+  async find(db: Db, id: string, lock = false): Promise<RecordRow | undefined> {
+    const query = this.live(db).where({ id });
+    return (await (lock ? query.forUpdate() : query).first(this.columns)) as RecordRow | undefined;
+  }
+
+  async findByNumber(db: Db, number: number): Promise<RecordRow | undefined> {
+    return (await this.live(db).where({ number }).first(this.columns)) as RecordRow | undefined;
+  }
+
+  /** The position of the last live record in manual order, or null when there is none. */
+  async lastPosition(trx: Db): Promise<string | null> {
+    const row = await this.live(trx).orderBy([{ column: 'position', order: 'desc' }, { column: 'id', order: 'desc' }]).first('position');
+    return row?.position ?? null;
+  }
+
+  /** Inserts rows (system columns and field columns); returns them in the order of their positions. */
+  async insert(trx: Db, rows: Array<Record<string, unknown>>): Promise<RecordRow[]> {
+    const inserted = (await trx(this.table).insert(rows).returning(this.columns)) as RecordRow[];
+    return inserted.sort((a, b) => (a.position < b.position ? -1 : a.position > b.position ? 1 : 0));
+  }
+
+  async update(trx: Db, id: string, columns: Record<string, unknown>, userId: string): Promise<RecordRow> {
+    const [row] = (await trx(this.table)
+      .where({ id })
+      .update({ ...columns, version: trx.raw('version + 1'), updated_at: trx.fn.now(), updated_by: userId })
+      .returning(this.columns)) as RecordRow[];
+    return row;
+  }
+
+  async softDelete(trx: Db, id: string): Promise<void> {
+    await trx(this.table).where({ id }).update({ deleted_at: trx.fn.now() });
+  }
+}
+
+function liveFields(rows: Array<Record<string, any>>, types: FieldTypeRegistry): LiveField[] {
+  // A field whose type's plugin is disabled is invisible until the plugin is back.
+  return rows.flatMap((r) => {
+    const fieldType = types.get(r.type);
+    return fieldType ? [{ id: r.id, api_name: r.api_name, type: r.type, options: r.options, column_name: r.column_name, is_title: r.is_title, fieldType }] : [];
+  });
+}
+
+/** What `q` matches: the title column as stored (text titles hit the trigram index), others as text. */
+function titleExpr(title: LiveField): string | null {
+  const column = title.column_name ?? title.fieldType.systemColumn;
+  if (!column) return null;
+  const quoted = `"${column}"`;
+  return title.column_name && title.fieldType.column?.(title.options) === 'text' ? quoted : `${quoted}::text`;
+}
+
+/** `%`, `_` and `\` match themselves (backslash is LIKE's default escape). */
+function escapeLike(text: string): string {
+  return text.replace(/[\\%_]/g, '\\$&');
+}

@@ -1,0 +1,120 @@
+import { generateNKeysBetween } from 'fractional-indexing';
+import type { Db } from '../../core/db.ts';
+import type { EventBus } from '../../core/events.ts';
+import type { UserPrincipal } from '../../core/principal.ts';
+import type { Page } from '../../core/pagination.ts';
+import { notFound, validationFailed, versionConflict, type ErrorDetail } from '../../core/errors.ts';
+import type { WorkspaceService } from '../workspaces/workspaces.service.ts';
+import type { FieldTypeRegistry } from '../databases/field-types/registry.ts';
+import { decodeValues, encodeRecord, usersShown, type DecodedValues } from './codec.ts';
+import { membersAmong, outputContext } from './people.ts';
+import { RecordTable, type RecordRow } from './record-table.ts';
+import type { ApiRecord, PatchRecordBody, RecordListQuery } from './schemas.ts';
+
+type Values = Record<string, unknown>;
+
+/**
+ * Records of a user database. Each request reads the live fields once (RecordTable); writers
+ * hold the workspace and the database first, check every cell before answering, and emit
+ * `record.*` events in their transaction.
+ */
+export class RecordService {
+  constructor(
+    private readonly db: Db,
+    private readonly events: EventBus,
+    private readonly workspaces: WorkspaceService,
+    private readonly types: FieldTypeRegistry,
+  ) {}
+
+  async list(workspaceId: string, databaseId: string, query: RecordListQuery): Promise<Page<ApiRecord>> {
+    const table = await RecordTable.forRead(this.db, this.types, workspaceId, databaseId);
+    const page = await table.list(this.db, query);
+    return { data: await this.present(this.db, table, page.data), next_cursor: page.next_cursor };
+  }
+
+  async get(workspaceId: string, databaseId: string, id: string): Promise<ApiRecord> {
+    const table = await RecordTable.forRead(this.db, this.types, workspaceId, databaseId);
+    return this.presentOne(this.db, table, await table.find(this.db, id));
+  }
+
+  async getByNumber(workspaceId: string, databaseId: string, number: number): Promise<ApiRecord> {
+    const table = await RecordTable.forRead(this.db, this.types, workspaceId, databaseId);
+    return this.presentOne(this.db, table, await table.findByNumber(this.db, number));
+  }
+
+  /**
+   * Creates records after the last live one, all or none. `bases` are the JSON pointers of each
+   * input (`''` for a single record, `/records/<i>` in bulk), so errors point at the bad cell.
+   */
+  async create(principal: UserPrincipal, workspaceId: string, databaseId: string, inputs: Values[], bases: string[]): Promise<ApiRecord[]> {
+    const userId = principal.user.id;
+    return this.db.transaction(async (trx) => {
+      const table = await this.open(trx, workspaceId, databaseId);
+      const decoded = await this.decode(trx, table, workspaceId, inputs.map((values, i) => ({ values, base: bases[i] })));
+      const positions = generateNKeysBetween(await table.lastPosition(trx), null, inputs.length);
+      const rows = await table.insert(
+        trx,
+        decoded.map((d, i) => ({ ...d.columns, position: positions[i], created_by: userId, updated_by: userId })),
+      );
+      const records = await this.present(trx, table, rows);
+      await this.events.emit(trx, records.map((record) => ({ name: 'record.created', workspaceId, actorId: userId, payload: { database_id: databaseId, record } })));
+      return records;
+    });
+  }
+
+  /** `version`, when sent, must be the current one (409 otherwise); without it the last write wins. */
+  async update(principal: UserPrincipal, workspaceId: string, databaseId: string, id: string, body: PatchRecordBody): Promise<ApiRecord> {
+    return this.db.transaction(async (trx) => {
+      const table = await this.open(trx, workspaceId, databaseId);
+      const before = await table.find(trx, id, true);
+      if (!before) throw notFound('No such record in this database.');
+      const [decoded] = await this.decode(trx, table, workspaceId, [{ values: body.values, base: '' }]);
+      if (body.version !== undefined && body.version !== before.version) throw versionConflict(before.version);
+      if (Object.keys(decoded.columns).length === 0) return this.presentOne(trx, table, before);
+      const after = await table.update(trx, id, decoded.columns, principal.user.id);
+      const [beforeRecord, afterRecord] = await this.present(trx, table, [before, after]);
+      await this.events.emit(trx, { name: 'record.updated', workspaceId, actorId: principal.user.id, payload: { database_id: databaseId, before: beforeRecord, after: afterRecord } });
+      return afterRecord;
+    });
+  }
+
+  /** Soft delete: the row stays (for the trash) but no read finds it. */
+  async delete(principal: UserPrincipal, workspaceId: string, databaseId: string, id: string): Promise<void> {
+    await this.db.transaction(async (trx) => {
+      const table = await this.open(trx, workspaceId, databaseId);
+      const row = await table.find(trx, id, true);
+      if (!row) throw notFound('No such record in this database.');
+      await table.softDelete(trx, id);
+      const record = await this.presentOne(trx, table, row);
+      await this.events.emit(trx, { name: 'record.deleted', workspaceId, actorId: principal.user.id, payload: { database_id: databaseId, record } });
+    });
+  }
+
+  private async open(trx: Db, workspaceId: string, databaseId: string): Promise<RecordTable> {
+    await this.workspaces.hold(trx, workspaceId);
+    return RecordTable.forWrite(trx, this.types, workspaceId, databaseId);
+  }
+
+  /** Decodes every input, checks every named user's membership in one query, and refuses the request with all errors. */
+  private async decode(trx: Db, table: RecordTable, workspaceId: string, inputs: Array<{ values: Values; base: string }>): Promise<DecodedValues[]> {
+    const errors: ErrorDetail[] = [];
+    const decoded = inputs.map(({ values, base }) => decodeValues(table, values, base, errors));
+    const named = decoded.flatMap((d) => d.users);
+    const members = await membersAmong(trx, workspaceId, [...new Set(named.map((u) => u.id))]);
+    for (const { id, pointer } of named) {
+      if (!members.has(id)) errors.push({ pointer, detail: `User ${id} is not a member of this workspace.` });
+    }
+    if (errors.length > 0) throw validationFailed(errors);
+    return decoded;
+  }
+
+  private async present(db: Db, table: RecordTable, rows: RecordRow[]): Promise<ApiRecord[]> {
+    const ctx = await outputContext(db, usersShown(table, rows));
+    return rows.map((row) => encodeRecord(table, row, ctx));
+  }
+
+  private async presentOne(db: Db, table: RecordTable, row: RecordRow | undefined): Promise<ApiRecord> {
+    if (!row) throw notFound('No such record in this database.');
+    return (await this.present(db, table, [row]))[0];
+  }
+}
