@@ -1,16 +1,15 @@
 import type { Db } from '../../core/db.ts';
 import type { EventBus } from '../../core/events.ts';
 import type { UserPrincipal } from '../../core/principal.ts';
-import { compile, toErrorDetails } from '../../core/schema.ts';
-import { invalidField, notFound, validationFailed } from '../../core/errors.ts';
+import { invalidField } from '../../core/errors.ts';
 import type { WorkspaceService } from '../workspaces/workspaces.service.ts';
 import type { FieldMeta, FieldType, OutputContext } from './field-types/field-type.ts';
 import type { FieldTypeRegistry } from './field-types/registry.ts';
 import { FIELD_COLUMNS, toField, type FieldRow } from './fields.view.ts';
 import { indexTitle } from './record-table.ts';
+import { checkOptions, findField } from './field-lookup.ts';
 import type { ConvertFieldBody, Conversion as ConversionResult } from './convert.schemas.ts';
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const SAMPLES = 5;
 const NO_USERS: OutputContext = { users: new Map() };
 
@@ -29,13 +28,7 @@ export class ConvertService {
   async convert(principal: UserPrincipal, workspaceId: string, databaseId: string, ref: string, body: ConvertFieldBody): Promise<ConversionResult> {
     return this.db.transaction(async (trx) => {
       await this.workspaces.hold(trx, workspaceId);
-      const field = (await trx('fields')
-        .where({ database_id: databaseId })
-        .whereNull('deleted_at')
-        .where(UUID.test(ref) ? { id: ref } : { api_name: ref })
-        .forUpdate()
-        .first(FIELD_COLUMNS)) as FieldRow | undefined;
-      if (!field) throw notFound('No such field in this database.');
+      const field = await findField(trx, databaseId, ref, { lock: true });
       const { table_name: table } = await trx('databases').where({ id: databaseId }).first('table_name');
       const from = this.types.get(field.type)!;
       const to = this.types.get(body.type);
@@ -46,7 +39,7 @@ export class ConvertService {
       }
       if (field.is_title && !to.canBeTitle) throw invalidField('/type', `The title field cannot be a ${body.type}.`);
 
-      const options = body.options ? this.checkOptions(to, body.options) : await this.defaultOptions(trx, table, field, from, to);
+      const options = body.options ? checkOptions(to, body.options) : await this.defaultOptions(trx, table, field, from, to);
       const fromMeta: FieldMeta = { id: field.id, api_name: field.api_name, type: field.type, options: field.options };
       const toMeta: FieldMeta = { id: field.id, api_name: field.api_name, type: to.type, options };
       const col = trx.raw('??', [field.column_name]).toQuery();
@@ -86,27 +79,20 @@ export class ConvertService {
     });
   }
 
-  private checkOptions(type: FieldType, input: Record<string, unknown>): Record<string, unknown> {
-    const options = structuredClone(input);
-    const validate = compile(type.options);
-    if (!validate(options)) throw validationFailed(toErrorDetails(validate.errors, '/options'));
-    return type.normalizeOptions ? (type.normalizeOptions(options) as Record<string, unknown>) : options;
-  }
-
   /**
    * Options when none are given: a select keeps its choices across single ↔ multi, and a
    * text column becoming a select gets one choice per distinct value (as Airtable does).
    */
   private async defaultOptions(trx: Db, table: string, field: FieldRow, from: FieldType, to: FieldType): Promise<Record<string, unknown>> {
     const isSelect = (t: string) => t === 'single_select' || t === 'multi_select';
-    if (isSelect(to.type) && isSelect(from.type)) return this.checkOptions(to, { choices: (field.options as { choices?: unknown[] }).choices ?? [] });
+    if (isSelect(to.type) && isSelect(from.type)) return checkOptions(to, { choices: (field.options as { choices?: unknown[] }).choices ?? [] });
     if (isSelect(to.type) && from.column?.(field.options) === 'text') {
       const labels = (
         await trx.raw(`SELECT DISTINCT left(btrim(??), 100) AS label FROM ?? WHERE btrim(??) <> '' ORDER BY 1 LIMIT 500`, [field.column_name, table, field.column_name])
       ).rows.map((r: { label: string }) => ({ label: r.label }));
       const unique = labels.filter((c: { label: string }, i: number) => labels.findIndex((d: { label: string }) => d.label.toLowerCase() === c.label.toLowerCase()) === i);
-      return this.checkOptions(to, { choices: unique });
+      return checkOptions(to, { choices: unique });
     }
-    return this.checkOptions(to, {});
+    return checkOptions(to, {});
   }
 }

@@ -2,18 +2,15 @@ import { randomUUID } from 'node:crypto';
 import type { Db } from '../../core/db.ts';
 import type { EventBus } from '../../core/events.ts';
 import type { UserPrincipal } from '../../core/principal.ts';
-import { compile, toErrorDetails } from '../../core/schema.ts';
-import { conflict, invalidField, notFound, validationFailed } from '../../core/errors.ts';
+import { conflict, invalidField, notFound } from '../../core/errors.ts';
 import type { WorkspaceService } from '../workspaces/workspaces.service.ts';
-import type { FieldType } from './field-types/field-type.ts';
 import type { FieldTypeRegistry } from './field-types/registry.ts';
 import { FIELD_COLUMNS, toField, type FieldRow } from './fields.view.ts';
 import { columnNameOf, deriveApiName } from './names.ts';
 import { addColumn } from './record-table.ts';
+import { checkOptions, findField } from './field-lookup.ts';
 import type { Field } from './schemas.ts';
 import type { CreateFieldBody, PatchFieldBody } from './fields.schemas.ts';
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /** Fields of a database: metadata rows and, in the same transaction, their columns. */
 export class FieldService {
@@ -32,13 +29,13 @@ export class FieldService {
   }
 
   async get(databaseId: string, ref: string): Promise<Field> {
-    return toField(await this.find(this.db, databaseId, ref, false), this.types);
+    return toField(await findField(this.db, databaseId, ref), this.types);
   }
 
   async create(principal: UserPrincipal, workspaceId: string, databaseId: string, body: CreateFieldBody): Promise<Field> {
     const type = this.types.get(body.type);
     if (!type) throw invalidField('/type', `Unknown field type "${body.type}". Known: ${this.types.names().join(', ')}.`);
-    const options = this.checkOptions(type, body.options ?? {});
+    const options = checkOptions(type, body.options ?? {});
     return this.db.transaction(async (trx) => {
       await this.workspaces.hold(trx, workspaceId);
       const database = await trx('databases').where({ id: databaseId }).forUpdate().first('table_name');
@@ -75,7 +72,7 @@ export class FieldService {
   async update(principal: UserPrincipal, workspaceId: string, databaseId: string, ref: string, body: PatchFieldBody): Promise<Field> {
     return this.db.transaction(async (trx) => {
       await this.workspaces.hold(trx, workspaceId);
-      const before = await this.find(trx, databaseId, ref, true);
+      const before = await findField(trx, databaseId, ref, { lock: true });
       const type = this.types.get(before.type)!;
       const patch: Record<string, unknown> = { updated_at: trx.fn.now() };
       if (body.name !== undefined) {
@@ -89,7 +86,7 @@ export class FieldService {
         patch.api_name = body.api_name;
       }
       if (body.options !== undefined) {
-        const options = this.checkOptions(type, body.options, before.options);
+        const options = checkOptions(type, body.options, before.options);
         // A different column type is a conversion, which says what it would lose first.
         if (type.column && type.column(options) !== type.column(before.options)) {
           throw invalidField('/options', 'These options change how values are stored; use POST …/convert.');
@@ -107,7 +104,7 @@ export class FieldService {
   async delete(principal: UserPrincipal, workspaceId: string, databaseId: string, ref: string): Promise<{ records_with_value: number }> {
     return this.db.transaction(async (trx) => {
       await this.workspaces.hold(trx, workspaceId);
-      const field = await this.find(trx, databaseId, ref, true);
+      const field = await findField(trx, databaseId, ref, { lock: true });
       if (field.is_title) throw conflict('The title field cannot be deleted; make another field the title first.');
       let withValue = 0;
       if (field.column_name) {
@@ -124,7 +121,7 @@ export class FieldService {
   async restore(principal: UserPrincipal, workspaceId: string, databaseId: string, ref: string): Promise<Field> {
     return this.db.transaction(async (trx) => {
       await this.workspaces.hold(trx, workspaceId);
-      const field = await this.find(trx, databaseId, ref, true, true);
+      const field = await findField(trx, databaseId, ref, { lock: true, includeDeleted: true });
       if (!field.deleted_at) return toField(field, this.types);
       const clash = await trx('fields').where({ database_id: databaseId }).whereNull('deleted_at').whereRaw('lower(name) = ?', [field.name.toLowerCase()]).first('id');
       if (clash) throw conflict(`A live field is named "${field.name}" now; rename it first.`);
@@ -133,21 +130,5 @@ export class FieldService {
       await this.events.emit(trx, { name: 'field.restored', workspaceId, actorId: principal.user.id, payload: { database_id: databaseId, field: restored } });
       return restored;
     });
-  }
-
-  /** `ref` is an id or an api_name (API.md); soft-deleted fields are found only when asked. */
-  private async find(trx: Db, databaseId: string, ref: string, lock: boolean, includeDeleted = false): Promise<FieldRow> {
-    const q = trx('fields').where({ database_id: databaseId }).where(UUID.test(ref) ? { id: ref } : { api_name: ref });
-    if (!includeDeleted) q.whereNull('deleted_at');
-    const row = (await (lock ? q.forUpdate() : q).first(FIELD_COLUMNS)) as FieldRow | undefined;
-    if (!row) throw notFound('No such field in this database.');
-    return row;
-  }
-
-  private checkOptions(type: FieldType, input: Record<string, unknown>, previous?: Record<string, unknown>): Record<string, unknown> {
-    const options = structuredClone(input);
-    const validate = compile(type.options);
-    if (!validate(options)) throw validationFailed(toErrorDetails(validate.errors, '/options'));
-    return type.normalizeOptions ? (type.normalizeOptions(options, previous) as Record<string, unknown>) : options;
   }
 }

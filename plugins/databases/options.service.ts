@@ -6,11 +6,11 @@ import { AppError, conflict, notFound, validationFailed, type ErrorDetail } from
 import type { WorkspaceService } from '../workspaces/workspaces.service.ts';
 import type { FieldTypeRegistry } from './field-types/registry.ts';
 import type { Choice, ChoicesOptions } from './field-types/choices.ts';
-import { FIELD_COLUMNS, type FieldRow } from './fields.view.ts';
+import type { FieldRow } from './fields.view.ts';
+import { findField } from './field-lookup.ts';
 import type { CreateOptionBody, PatchOptionBody } from './options.schemas.ts';
 
 const SELECT_TYPES = new Set(['single_select', 'multi_select']);
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /** The options' rules speak of `/options/choices/<i>/label`; this route's body is the choice itself (`/label`). */
 function asOptionPointer(e: ErrorDetail): ErrorDetail {
@@ -98,13 +98,6 @@ export class OptionService {
   }
 
   private async findSelect(trx: Db, databaseId: string, ref: string): Promise<FieldRow> {
-    const row = (await trx('fields')
-      .where({ database_id: databaseId })
-      .whereNull('deleted_at')
-      .where(UUID.test(ref) ? { id: ref } : { api_name: ref })
-      .forUpdate()
-      .first(FIELD_COLUMNS)) as FieldRow | undefined;
-    if (!row || !SELECT_TYPES.has(row.type)) throw notFound('No such select field in this database.');
-    return row;
+    return findField(trx, databaseId, ref, { lock: true, where: (row) => SELECT_TYPES.has(row.type), missing: 'No such select field in this database.' });
   }
 }

@@ -1,0 +1,32 @@
+import type { Db } from '../../core/db.ts';
+import { compile, toErrorDetails } from '../../core/schema.ts';
+import { notFound, validationFailed } from '../../core/errors.ts';
+import type { FieldType } from './field-types/field-type.ts';
+import { FIELD_COLUMNS, type FieldRow } from './fields.view.ts';
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/**
+ * The field a path names: `{field}` is an id or an api_name (API.md). Soft-deleted fields are
+ * found only when asked; `lock` holds the row for the caller's transaction.
+ */
+export async function findField(
+  trx: Db,
+  databaseId: string,
+  ref: string,
+  opts: { lock?: boolean; includeDeleted?: boolean; where?: (row: FieldRow) => boolean; missing?: string } = {},
+): Promise<FieldRow> {
+  const q = trx('fields').where({ database_id: databaseId }).where(UUID.test(ref) ? { id: ref } : { api_name: ref });
+  if (!opts.includeDeleted) q.whereNull('deleted_at');
+  const row = (await (opts.lock ? q.forUpdate() : q).first(FIELD_COLUMNS)) as FieldRow | undefined;
+  if (!row || (opts.where && !opts.where(row))) throw notFound(opts.missing ?? 'No such field in this database.');
+  return row;
+}
+
+/** A type's options as sent: schema defaults applied, then the type's own rules (422 with pointers under `/options`). */
+export function checkOptions(type: FieldType, input: Record<string, unknown>, previous?: Record<string, unknown>): Record<string, unknown> {
+  const options = structuredClone(input);
+  const validate = compile(type.options);
+  if (!validate(options)) throw validationFailed(toErrorDetails(validate.errors, '/options'));
+  return type.normalizeOptions ? (type.normalizeOptions(options, previous) as Record<string, unknown>) : options;
+}
