@@ -28,6 +28,7 @@ export interface RecordRow {
 const SYSTEM_COLUMNS = ['id', 'number', 'position', 'version', 'created_at', 'created_by', 'updated_at', 'updated_by'];
 const FIELD_COLUMNS = ['f.id', 'f.api_name', 'f.type', 'f.options', 'f.column_name', 'f.is_title'];
 const FIELD_ORDER = [{ column: 'f.is_title', order: 'desc' as const }, { column: 'f.position' }];
+const TRASH_ORDER = { keys: [{ column: 'deleted_at', type: 'timestamptz' as const }, { column: 'id', type: 'uuid' as const }], direction: 'desc' as const };
 const MANUAL_ORDER = { keys: [{ column: 'position', type: 'text' as const }, { column: 'id', type: 'uuid' as const }], direction: 'asc' as const };
 
 /**
@@ -120,6 +121,23 @@ export class RecordTable {
 
   async softDelete(trx: Db, id: string): Promise<void> {
     await trx(this.table).where({ id }).update({ deleted_at: trx.fn.now() });
+  }
+
+  /** Live (or, with `deleted`, soft-deleted) rows among `ids`, locked in id order so two bulk writers cannot deadlock. */
+  async lockMany(trx: Db, ids: string[], deleted = false): Promise<RecordRow[]> {
+    const query = trx(this.table).whereIn('id', ids).orderBy('id').forUpdate();
+    return (await (deleted ? query.whereNotNull('deleted_at') : query.whereNull('deleted_at')).select(this.columns)) as RecordRow[];
+  }
+
+  /** Deletes (sets `deleted_at`) or restores (clears it) rows; position and version stay as they were. */
+  async setDeleted(trx: Db, ids: string[], deleted: boolean): Promise<void> {
+    if (ids.length > 0) await trx(this.table).whereIn('id', ids).update({ deleted_at: deleted ? trx.fn.now() : null });
+  }
+
+  /** Soft-deleted records, newest deletion first, one keyset page. */
+  async trash(db: Db, page: { limit?: number; cursor?: string }): Promise<Page<RecordRow & { deleted_at: Date }>> {
+    const query = db(this.table).whereNotNull('deleted_at').select([...this.columns, 'deleted_at']);
+    return keysetPage<RecordRow & { deleted_at: Date }>(db, query, TRASH_ORDER, page);
   }
 }
 

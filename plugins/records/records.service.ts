@@ -90,7 +90,8 @@ export class RecordService {
     });
   }
 
-  private async open(trx: Db, workspaceId: string, databaseId: string): Promise<RecordTable> {
+  /** Shared with the bulk and trash services: holds the workspace, then the database (RecordTable.forWrite). */
+  async open(trx: Db, workspaceId: string, databaseId: string): Promise<RecordTable> {
     await this.workspaces.hold(trx, workspaceId);
     return RecordTable.forWrite(trx, this.types, workspaceId, databaseId);
   }
@@ -108,7 +109,7 @@ export class RecordService {
     return decoded;
   }
 
-  private async present(db: Db, table: RecordTable, rows: RecordRow[]): Promise<ApiRecord[]> {
+  async present(db: Db, table: RecordTable, rows: RecordRow[]): Promise<ApiRecord[]> {
     const ctx = await outputContext(db, usersShown(table, rows));
     return rows.map((row) => encodeRecord(table, row, ctx));
   }

@@ -60,3 +60,33 @@ export const ApiRecord = Type.Object({
   updated_by: Type.Union([Uuid(), Type.Null()]),
 });
 export type ApiRecord = Static<typeof ApiRecord>;
+
+export const MAX_BATCH = 200;
+
+export const PatchRecordsBody = Type.Object(
+  {
+    records: Type.Array(Type.Object({ id: Uuid('Record id'), values: Values }, { additionalProperties: false }), {
+      minItems: 1,
+      maxItems: MAX_BATCH,
+      description: `1–${MAX_BATCH} records, each id once; the valid ones are applied, the others reported in \`errors\`.`,
+    }),
+  },
+  { additionalProperties: false },
+);
+export type PatchRecordsBody = Static<typeof PatchRecordsBody>;
+
+export const RecordIdsBody = Type.Object(
+  { ids: Type.Array(Uuid(), { minItems: 1, maxItems: MAX_BATCH, description: `1–${MAX_BATCH} record ids.` }) },
+  { additionalProperties: false },
+);
+export type RecordIdsBody = Static<typeof RecordIdsBody>;
+
+export const RecordError = Type.Object({
+  id: Uuid(),
+  code: Type.Union([Type.Literal('not_found'), Type.Literal('validation_failed')]),
+  detail: Type.String(),
+});
+export type RecordError = Static<typeof RecordError>;
+
+export const TrashedRecord = Type.Composite([ApiRecord, Type.Object({ deleted_at: Timestamp })]);
+export type TrashedRecord = Static<typeof TrashedRecord>;

@@ -369,6 +369,42 @@ export const ROWS: MatrixRow[] = [
     foreign: (w) => ({ path: `/workspaces/${w.ws}/databases/${w.foreign.database}/records/${randomUUID()}` }),
   },
 
+  {
+    route: 'PATCH /workspaces/{ws}/databases/{db}/records',
+    expect: '404 200 200 200 403 403 404 403 200 200 404 401',
+    request: async (w, _c, t) => {
+      const record = await creatorCall(t, w, `/workspaces/${w.ws}/databases/${w.databaseD}/records`, { values: { name: 'Batch edit me' } });
+      return { path: `/workspaces/${w.ws}/databases/${w.databaseD}/records`, body: { records: [{ id: record.id, values: { notes: 'edited' } }] } };
+    },
+    foreign: (w) => ({ path: `/workspaces/${w.ws}/databases/${w.foreign.database}/records`, body: { records: [{ id: randomUUID(), values: { name: 'X' } }] } }),
+  },
+  {
+    route: 'POST /workspaces/{ws}/databases/{db}/records/delete',
+    expect: '404 200 200 200 403 403 404 403 200 200 404 401',
+    request: async (w, _c, t) => {
+      const record = await creatorCall(t, w, `/workspaces/${w.ws}/databases/${w.databaseD}/records`, { values: { name: 'Batch doomed' } });
+      return { path: `/workspaces/${w.ws}/databases/${w.databaseD}/records/delete`, body: { ids: [record.id] } };
+    },
+    foreign: (w) => ({ path: `/workspaces/${w.ws}/databases/${w.foreign.database}/records/delete`, body: { ids: [randomUUID()] } }),
+  },
+  {
+    route: 'POST /workspaces/{ws}/databases/{db}/records/restore',
+    expect: '404 200 200 200 403 403 404 403 200 200 404 401',
+    request: async (w, _c, t) => {
+      const base = `/workspaces/${w.ws}/databases/${w.databaseD}/records`;
+      const record = await creatorCall(t, w, base, { values: { name: 'Restore me' } });
+      await creatorCall(t, w, `${base}/delete`, { ids: [record.id] });
+      return { path: `${base}/restore`, body: { ids: [record.id] } };
+    },
+    foreign: (w) => ({ path: `/workspaces/${w.ws}/databases/${w.foreign.database}/records/restore`, body: { ids: [randomUUID()] } }),
+  },
+  {
+    route: 'GET /workspaces/{ws}/databases/{db}/trash',
+    expect: '404 200 200 200 200 200 404 200 200 200 404 401',
+    request: (w) => ({ path: `/workspaces/${w.ws}/databases/${w.databaseD}/trash` }),
+    foreign: (w) => ({ path: `/workspaces/${w.ws}/databases/${w.foreign.database}/trash` }),
+  },
+
   // --- access grants --------------------------------------------------------------------------
   { route: 'GET /workspaces/{ws}/access', expect: '404 200 403 403 403 403 403 403 403 200 404 401', request: (w) => ({ path: `/workspaces/${w.ws}/access` }) },
   {

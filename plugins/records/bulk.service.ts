@@ -1,0 +1,97 @@
+import type { Db } from '../../core/db.ts';
+import type { EventBus } from '../../core/events.ts';
+import type { UserPrincipal } from '../../core/principal.ts';
+import { invalidField, type ErrorDetail } from '../../core/errors.ts';
+import { decodeValues, type DecodedValues } from './codec.ts';
+import { membersAmong } from './people.ts';
+import type { RecordRow } from './record-table.ts';
+import type { RecordService } from './records.service.ts';
+import type { ApiRecord, PatchRecordsBody, RecordError } from './schemas.ts';
+
+/**
+ * Batch writes on records (≤ 200 ids). A batch PATCH applies what it can and reports the rest
+ * per id; delete and restore skip ids with nothing to do. Each runs in one transaction, rows
+ * locked in id order.
+ */
+export class RecordBulkService {
+  constructor(
+    private readonly db: Db,
+    private readonly events: EventBus,
+    private readonly records: RecordService,
+  ) {}
+
+  async update(principal: UserPrincipal, workspaceId: string, databaseId: string, body: PatchRecordsBody): Promise<{ data: ApiRecord[]; errors: RecordError[] }> {
+    const seen = new Set<string>();
+    body.records.forEach(({ id }, i) => {
+      if (seen.has(id)) throw invalidField(`/records/${i}/id`, `Record ${id} is sent twice.`);
+      seen.add(id);
+    });
+    const userId = principal.user.id;
+    return this.db.transaction(async (trx) => {
+      const table = await this.records.open(trx, workspaceId, databaseId);
+      const rows = new Map((await table.lockMany(trx, [...seen])).map((r) => [r.id, r]));
+      const errors: RecordError[] = [];
+      const valid: Array<{ before: RecordRow; decoded: DecodedValues }> = [];
+      const inputs = body.records.map(({ id, values }) => {
+        const cells: ErrorDetail[] = [];
+        return { id, values, cells, decoded: decodeValues(table, values, '', cells) };
+      });
+      const named = inputs.flatMap((c) => c.decoded.users.map((u) => u.id));
+      const members = await membersAmong(trx, workspaceId, [...new Set(named)]);
+      for (const { id, cells, decoded } of inputs) {
+        const before = rows.get(id);
+        if (!before) {
+          errors.push({ id, code: 'not_found', detail: 'No such record in this database.' });
+          continue;
+        }
+        for (const user of decoded.users) if (!members.has(user.id)) cells.push({ pointer: user.pointer, detail: `User ${user.id} is not a member of this workspace.` });
+        if (cells.length > 0) errors.push({ id, code: 'validation_failed', detail: cells.map((c) => `${c.pointer}: ${c.detail}`).join(' ') });
+        else valid.push({ before, decoded });
+      }
+      const after: RecordRow[] = [];
+      const changed: Array<{ before: RecordRow; after: RecordRow }> = [];
+      for (const { before, decoded } of valid) {
+        // Like PATCH R/{id}: no cells, no change (no version bump, no event).
+        if (Object.keys(decoded.columns).length === 0) {
+          after.push(before);
+          continue;
+        }
+        const row = await table.update(trx, before.id, decoded.columns, userId);
+        after.push(row);
+        changed.push({ before, after: row });
+      }
+      const data = await this.records.present(trx, table, after);
+      const shown = await this.records.present(trx, table, changed.flatMap((c) => [c.before, c.after]));
+      await this.events.emit(
+        trx,
+        changed.map((_, i) => ({ name: 'record.updated', workspaceId, actorId: userId, payload: { database_id: databaseId, before: shown[2 * i], after: shown[2 * i + 1] } })),
+      );
+      return { data, errors };
+    });
+  }
+
+  /** Soft-deletes the live records among `ids`; already deleted or unknown ids are skipped. Returns the ids deleted, in request order. */
+  delete(principal: UserPrincipal, workspaceId: string, databaseId: string, ids: string[]): Promise<string[]> {
+    return this.setDeleted(principal, workspaceId, databaseId, ids, true);
+  }
+
+  /** Restores the deleted records among `ids` where they were (position unchanged); live or unknown ids are skipped. */
+  restore(principal: UserPrincipal, workspaceId: string, databaseId: string, ids: string[]): Promise<string[]> {
+    return this.setDeleted(principal, workspaceId, databaseId, ids, false);
+  }
+
+  private async setDeleted(principal: UserPrincipal, workspaceId: string, databaseId: string, ids: string[], deleted: boolean): Promise<string[]> {
+    return this.db.transaction(async (trx) => {
+      const table = await this.records.open(trx, workspaceId, databaseId);
+      const rows = await table.lockMany(trx, [...new Set(ids)], !deleted);
+      await table.setDeleted(trx, rows.map((r) => r.id), deleted);
+      const records = await this.records.present(trx, table, rows);
+      await this.events.emit(
+        trx,
+        records.map((record) => ({ name: deleted ? 'record.deleted' : 'record.restored', workspaceId, actorId: principal.user.id, payload: { database_id: databaseId, record } })),
+      );
+      const affected = new Set(rows.map((r) => r.id));
+      return [...new Set(ids)].filter((id) => affected.has(id));
+    });
+  }
+}

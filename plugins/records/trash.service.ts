@@ -1,0 +1,50 @@
+import type { Db } from '../../core/db.ts';
+import type { Page } from '../../core/pagination.ts';
+import type { FieldTypeRegistry } from '../databases/field-types/registry.ts';
+import { RecordTable } from './record-table.ts';
+import type { RecordService } from './records.service.ts';
+import type { TrashedRecord } from './schemas.ts';
+
+/** How long a soft-deleted record stays restorable. */
+export const TRASH_DAYS = 30;
+const PURGE_BATCH = 500;
+
+/** The trash of each database: soft-deleted records, and the daily purge of those past `TRASH_DAYS`. */
+export class TrashService {
+  constructor(
+    private readonly db: Db,
+    private readonly types: FieldTypeRegistry,
+    private readonly records: RecordService,
+  ) {}
+
+  async list(workspaceId: string, databaseId: string, page: { limit?: number; cursor?: string }): Promise<Page<TrashedRecord>> {
+    const table = await RecordTable.forRead(this.db, this.types, workspaceId, databaseId);
+    const rows = await table.trash(this.db, page);
+    const records = await this.records.present(this.db, table, rows.data);
+    return { data: records.map((r, i) => ({ ...r, deleted_at: rows.data[i].deleted_at.toISOString() })), next_cursor: rows.next_cursor };
+  }
+
+  /**
+   * Hard-deletes records soft-deleted before `now` minus `TRASH_DAYS`, in every database, in
+   * batches of `batch` rows, each batch its own transaction holding the database row FOR SHARE
+   * (a database being deleted waits, or is skipped once gone). Returns how many rows went.
+   */
+  async purge(now = new Date(), batch = PURGE_BATCH): Promise<number> {
+    const cutoff = new Date(now.getTime() - TRASH_DAYS * 24 * 3600 * 1000);
+    const databases = (await this.db('databases').select('id')) as Array<{ id: string }>;
+    let purged = 0;
+    for (const { id } of databases) {
+      for (;;) {
+        const n: number = await this.db.transaction(async (trx): Promise<number> => {
+          const database = await trx('databases').where({ id }).forShare().first('table_name');
+          if (!database) return 0;
+          const doomed = trx(database.table_name).where('deleted_at', '<', cutoff).orderBy('deleted_at').limit(batch).select('id');
+          return trx(database.table_name).whereIn('id', doomed).del();
+        });
+        purged += n;
+        if (n < batch) break;
+      }
+    }
+    return purged;
+  }
+}
