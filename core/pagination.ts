@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import { Type, type TSchema } from './schema.ts';
+import { Type, UUID_PATTERN, type TSchema } from './schema.ts';
 import { invalidField } from './errors.ts';
 
 /** `?limit=` and `?cursor=` for a list route; `max` is 200 for most lists and 1000 for record pages. */
@@ -46,7 +46,7 @@ export function decodeCursor(cursor: string, arity: number): string[] {
 /** Key column types a cursor value is cast back to; each value is checked before it reaches SQL. */
 const KEY_TYPES = {
   timestamptz: /^\d{4}-\d{2}-\d{2}[ T]\d{2}:\d{2}:\d{2}(\.\d{1,6})?([+-]\d{2}(:?\d{2})?|Z)$/,
-  uuid: /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i,
+  uuid: UUID_PATTERN,
   bigint: /^-?\d{1,19}$/,
   text: /^/,
 } as const;

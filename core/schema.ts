@@ -4,6 +4,9 @@ import type { TSchema, Static } from '@sinclair/typebox';
 import { validationFailed, type ErrorDetail } from './errors.ts';
 
 export { Type } from '@sinclair/typebox';
+
+/** A UUID in its canonical text form, any case (ids in paths, cursors and cells). */
+export const UUID_PATTERN = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 export type { TSchema, Static };
 
 // ajv-formats ships CJS; under NodeNext its default export arrives wrapped.

@@ -1,10 +1,8 @@
 import type { Db } from '../../core/db.ts';
-import { compile, toErrorDetails } from '../../core/schema.ts';
+import { compile, toErrorDetails, UUID_PATTERN } from '../../core/schema.ts';
 import { notFound, validationFailed } from '../../core/errors.ts';
 import type { FieldType } from './field-types/field-type.ts';
 import { FIELD_COLUMNS, type FieldRow } from './fields.view.ts';
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /**
  * The field a path names: `{field}` is an id or an api_name (API.md). Soft-deleted fields are
@@ -16,7 +14,7 @@ export async function findField(
   ref: string,
   opts: { lock?: boolean; includeDeleted?: boolean; where?: (row: FieldRow) => boolean; missing?: string } = {},
 ): Promise<FieldRow> {
-  const q = trx('fields').where({ database_id: databaseId }).where(UUID.test(ref) ? { id: ref } : { api_name: ref });
+  const q = trx('fields').where({ database_id: databaseId }).where(UUID_PATTERN.test(ref) ? { id: ref } : { api_name: ref });
   if (!opts.includeDeleted) q.whereNull('deleted_at');
   const row = (await (opts.lock ? q.forUpdate() : q).first(FIELD_COLUMNS)) as FieldRow | undefined;
   if (!row || (opts.where && !opts.where(row))) throw notFound(opts.missing ?? 'No such field in this database.');

@@ -36,7 +36,7 @@ export default definePlugin({
     ctx.provide('membership', (r) => new MembershipSource(r('database')));
     ctx.provide('service', (r) => new WorkspaceService(r('db'), r('hooks'), r('events')));
     ctx.provide('members', (r) => new MemberService(r('db'), r('hooks'), r('events'), r('authz')));
-    ctx.provide('invites', (r) => new InviteService(r('db'), r('events'), r('authz'), r('workspaces.members'), () => (ctx.has('mail') ? ctx.resolve('mail.sender') : null)));
+    ctx.provide('invites', (r) => new InviteService(r('db'), r('events'), r('authz'), r('workspaces.members'), r('workspaces.service'), () => (ctx.has('mail') ? ctx.resolve('mail.sender') : null)));
     ctx.provide('gettingStarted', (r) => new GettingStartedService(r('db')));
 
     let membership: MembershipSource | undefined;

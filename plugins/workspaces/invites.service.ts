@@ -9,6 +9,7 @@ import { keysetPage, type Page } from '../../core/pagination.ts';
 import { conflict, forbidden, invalidField, notFound } from '../../core/errors.ts';
 import type { MailSender } from '../mail/index.ts';
 import type { MemberService } from './members.service.ts';
+import type { WorkspaceService } from './workspaces.service.ts';
 import { inviteMail } from './invites.mail.ts';
 import { INVITE_TOKEN_CHARS, type AcceptedInvite, type CreateInviteBody, type Invite, type InviteListQuery, type InviteStatus } from './invites.schemas.ts';
 
@@ -81,6 +82,7 @@ export class InviteService {
     private readonly events: EventBus,
     private readonly authz: Authz,
     private readonly members: MemberService,
+    private readonly workspaces: WorkspaceService,
     /** The mail plugin's sender when it is enabled; without it, admins hand out `accept_url` themselves. */
     private readonly mailer: () => MailSender | null,
   ) {}
@@ -92,7 +94,7 @@ export class InviteService {
     if (body.role === 'guest' && spaceIds.length === 0) throw invalidField('/space_ids', 'A guest needs at least one space.');
     if (body.role !== 'guest' && spaceIds.length) throw invalidField('/space_ids', `Only guests are confined to spaces; a ${body.role} sees the whole workspace.`);
     return this.db.transaction(async (trx) => {
-      const workspace = await this.holdWorkspace(trx, workspaceId);
+      const workspace = await this.workspaces.hold(trx, workspaceId);
       if (spaceIds.length) await this.members.checkSpaces(trx, workspaceId, spaceIds, '/space_ids');
       const member = await trx('workspace_members as m')
         .join('users as u', 'u.id', 'm.user_id')
@@ -130,7 +132,7 @@ export class InviteService {
 
   async resend(principal: UserPrincipal, workspaceId: string, id: string, link: LinkBase): Promise<Invite> {
     return this.db.transaction(async (trx) => {
-      const workspace = await this.holdWorkspace(trx, workspaceId);
+      const workspace = await this.workspaces.hold(trx, workspaceId);
       const before = await this.lockInvite(trx, workspaceId, id);
       if (before.status !== 'pending') throw conflict(`Only a pending invite can be resent; this one is ${before.status}.`);
       const token = randomSecret('', INVITE_TOKEN_CHARS);
@@ -172,7 +174,7 @@ export class InviteService {
       const seen = await trx(TABLE).where({ token_hash: tokenHash }).first('workspace_id', 'space_ids');
       if (!seen) throw notFound(NO_SUCH_INVITE);
       const workspaceId: string = seen.workspace_id;
-      if (!(await this.findWorkspace(trx, workspaceId))) throw notFound(NO_SUCH_INVITE);
+      await this.workspaces.hold(trx, workspaceId, NO_SUCH_INVITE);
       const held = new Set<string>();
       for (const id of seen.space_ids as string[]) {
         if (await this.authz.locate('space', { workspaceId, id, trx, lock: true })) held.add(id);
@@ -207,20 +209,6 @@ export class InviteService {
     const sender = this.mailer();
     if (!sender) return;
     await sender.send(inviteMail({ email: row.email, workspaceName, inviterName, role: row.role, acceptUrl }), trx);
-  }
-
-  /**
-   * Keeps the workspace from being deleted until commit (KEY SHARE: renaming it is not held
-   * up). Taken first, as deleting a workspace takes it first, so the two cannot deadlock.
-   */
-  private findWorkspace(trx: Trx, workspaceId: string): Promise<{ id: string; name: string } | undefined> {
-    return trx('workspaces').where({ id: workspaceId }).forKeyShare().first('id', 'name');
-  }
-
-  private async holdWorkspace(trx: Trx, workspaceId: string): Promise<{ id: string; name: string }> {
-    const workspace = await this.findWorkspace(trx, workspaceId);
-    if (!workspace) throw notFound();
-    return workspace;
   }
 
   private async lockInvite(trx: Trx, workspaceId: string, id: string): Promise<InviteRow> {

@@ -66,8 +66,10 @@ export class WorkspaceService {
    * deletion waits for the write (then deletes what it wrote) instead of deadlocking with it
    * or failing it on a foreign key.
    */
-  async hold(trx: Db, workspaceId: string): Promise<void> {
-    if (!(await trx('workspaces').where({ id: workspaceId }).forKeyShare().first('id'))) throw notFound();
+  async hold(trx: Db, workspaceId: string, missing?: string): Promise<{ id: string; name: string }> {
+    const workspace = await trx('workspaces').where({ id: workspaceId }).forKeyShare().first('id', 'name');
+    if (!workspace) throw notFound(missing);
+    return workspace;
   }
 
   async get(workspaceId: string, role: Role): Promise<Workspace> {

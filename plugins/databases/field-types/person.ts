@@ -1,4 +1,5 @@
 import { InvalidCell, type OutputContext } from './field-type.ts';
+import { UUID_PATTERN } from '../../../core/schema.ts';
 
 /** What user, created_by and updated_by cells share: a user id stored, `{ id, name }` read. */
 export interface Person {
@@ -6,10 +7,9 @@ export interface Person {
   name: string | null;
 }
 
-const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 export function personIn(value: unknown): string {
-  if (typeof value !== 'string' || !UUID_RE.test(value)) throw new InvalidCell('Must be a user id.');
+  if (typeof value !== 'string' || !UUID_PATTERN.test(value)) throw new InvalidCell('Must be a user id.');
   return value.toLowerCase();
 }
 
