@@ -32,6 +32,12 @@ export const ViewSummary = Type.Object({
 });
 export type ViewSummary = Static<typeof ViewSummary>;
 
+/** What a view contributes to a record query (its `config` holds them). */
+export interface ViewQuery {
+  filter?: unknown;
+  sorts?: Array<{ field: string; direction?: 'asc' | 'desc' }>;
+}
+
 const databaseFields = {
   id: Uuid(),
   workspace_id: Uuid(),

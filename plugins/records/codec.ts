@@ -1,7 +1,7 @@
 import type { ErrorDetail } from '../../core/errors.ts';
 import { escapePointer } from '../../core/schema.ts';
 import { InvalidCell, type OutputContext } from '../databases/field-types/field-type.ts';
-import type { RecordRow, RecordTable } from './record-table.ts';
+import type { LiveField, RecordRow, RecordTable } from './record-table.ts';
 import type { ApiRecord } from './schemas.ts';
 
 /** A `values` object turned into column values, with the user ids it names (checked by the caller). */
@@ -45,9 +45,9 @@ export function decodeValues(table: RecordTable, values: Record<string, unknown>
 }
 
 /** Every user id rows show: their creators, last editors and user cells. */
-export function usersShown(table: RecordTable, rows: RecordRow[]): Set<string> {
+export function usersShown(rows: RecordRow[], fields: LiveField[]): Set<string> {
   const ids = new Set<string>();
-  const userColumns = table.fields.filter((f) => f.fieldType.refersToUsers && f.column_name).map((f) => f.column_name!);
+  const userColumns = fields.filter((f) => f.fieldType.refersToUsers && f.column_name).map((f) => f.column_name!);
   for (const row of rows) {
     if (row.created_by) ids.add(row.created_by);
     if (row.updated_by) ids.add(row.updated_by);
@@ -56,10 +56,10 @@ export function usersShown(table: RecordTable, rows: RecordRow[]): Set<string> {
   return ids;
 }
 
-/** A row as the API shows it: a value (or null) for every live field, system fields included. */
-export function encodeRecord(table: RecordTable, row: RecordRow, ctx: OutputContext): ApiRecord {
+/** A row as the API shows it: a value (or null) for every field shown (all live fields unless a query chose some). */
+export function encodeRecord(row: RecordRow, ctx: OutputContext, fields: LiveField[]): ApiRecord {
   const values: Record<string, unknown> = {};
-  for (const field of table.fields) {
+  for (const field of fields) {
     const source = field.column_name ?? field.fieldType.systemColumn;
     const raw = source ? row[source] : null;
     values[field.api_name] = raw == null ? (field.fieldType.emptyValue ?? null) : field.fieldType.toApi(raw, field, ctx);

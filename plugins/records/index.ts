@@ -1,15 +1,28 @@
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { definePlugin } from '../../core/plugin.ts';
+import { actionRoutes } from './action-routes.ts';
+import { RecordDuplicateService } from './duplicate.service.ts';
+import { RecordMoveService } from './move.service.ts';
+import { watcherRoutes } from './watcher-routes.ts';
+import { WatcherService } from './watchers.service.ts';
 import { bulkRoutes } from './bulk-routes.ts';
 import { RecordBulkService } from './bulk.service.ts';
 import { RecordService } from './records.service.ts';
 import { TrashService } from './trash.service.ts';
 import { recordRoutes } from './routes.ts';
+import { QueryService } from './query.service.ts';
+import { queryRoutes } from './query-routes.ts';
 
 declare module '../../core/container.ts' {
   interface ServiceMap {
     'records.service': RecordService;
     'records.bulk': RecordBulkService;
     'records.trash': TrashService;
+    'records.duplicate': RecordDuplicateService;
+    'records.move': RecordMoveService;
+    'records.watchers': WatcherService;
+    'records.query': QueryService;
   }
 }
 
@@ -18,12 +31,24 @@ export default definePlugin({
   version: '1.0.0',
   kernel: '^1.0.0',
   dependsOn: { databases: '^1.0.0', workspaces: '^1.0.0' },
+  migrations: path.join(path.dirname(fileURLToPath(import.meta.url)), 'migrations'),
   exports: ['records.service'],
   register(ctx) {
     ctx.provide('service', (r) => new RecordService(r('db'), r('events'), r('workspaces.service'), r('databases.fieldTypes')));
     ctx.provide('bulk', (r) => new RecordBulkService(r('db'), r('events'), r('records.service')));
-    ctx.provide('trash', (r) => new TrashService(r('db'), r('databases.fieldTypes'), r('records.service')));
-    ctx.routes([...recordRoutes(), ...bulkRoutes()]);
+    ctx.provide('trash', (r) => new TrashService(r('db'), r('databases.fieldTypes'), r('records.service'), r('records.watchers')));
+    ctx.provide('duplicate', (r) => new RecordDuplicateService(r('db'), r('events'), r('records.service')));
+    ctx.provide('move', (r) => new RecordMoveService(r('db'), r('events'), r('records.service')));
+    ctx.provide('watchers', (r) => new WatcherService(r('db'), r('databases.fieldTypes'), r('records.service')));
+    ctx.provide('query', (r) => new QueryService(r('db'), r('databases.fieldTypes'), r('databases.service'), r('records.service')));
+    ctx.routes([...queryRoutes(), ...recordRoutes(), ...bulkRoutes()]);
+    ctx.routes([...actionRoutes(), ...watcherRoutes()]);
+    // A member who leaves stops watching, in the removal's transaction (as the access plugin drops their grants).
+    ctx.hooks.entity.afterWrite.for('workspace_member').tapPromise('records', async ({ operation, trx, before }) => {
+      if (operation !== 'delete' || !before) return;
+      const { user_id, workspace_id } = before as { user_id: string; workspace_id: string };
+      await ctx.resolve('records.watchers').forgetMember(trx, workspace_id, user_id);
+    });
     ctx.job({
       name: 'trash-purge',
       schedule: '43 3 * * *',

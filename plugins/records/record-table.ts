@@ -2,7 +2,8 @@ import type { Knex } from 'knex';
 import type { Db } from '../../core/db.ts';
 import { notFound } from '../../core/errors.ts';
 import { keysetPage, type Page } from '../../core/pagination.ts';
-import type { FieldMeta, FieldType } from '../databases/field-types/field-type.ts';
+import type { FieldMeta, FieldType, SqlCondition } from '../databases/field-types/field-type.ts';
+import { escapeLike } from '../databases/field-types/filter-values.ts';
 import type { FieldTypeRegistry } from '../databases/field-types/registry.ts';
 
 /** A live field as the records engine uses it: its metadata, its column and its type. */
@@ -29,7 +30,6 @@ const SYSTEM_COLUMNS = ['id', 'number', 'position', 'version', 'created_at', 'cr
 const FIELD_COLUMNS = ['f.id', 'f.api_name', 'f.type', 'f.options', 'f.column_name', 'f.is_title'];
 const FIELD_ORDER = [{ column: 'f.is_title', order: 'desc' as const }, { column: 'f.position' }];
 const TRASH_ORDER = { keys: [{ column: 'deleted_at', type: 'timestamptz' as const }, { column: 'id', type: 'uuid' as const }], direction: 'desc' as const };
-const MANUAL_ORDER = { keys: [{ column: 'position', type: 'text' as const }, { column: 'id', type: 'uuid' as const }], direction: 'asc' as const };
 
 /**
  * One database's records table: every SQL statement the records engine runs on it. Built once
@@ -78,16 +78,16 @@ export class RecordTable {
     return db(this.table).whereNull('deleted_at');
   }
 
-  /** Live records in manual order, one keyset page; `q` matches the title case-insensitively, literally. */
-  async list(db: Db, page: { limit?: number; cursor?: string; q?: string }): Promise<Page<RecordRow>> {
-    const query = this.live(db).select(this.columns);
-    if (page.q !== undefined) {
-      const title = this.fields.find((f) => f.is_title);
-      const expr = title && titleExpr(title);
-      if (!expr) query.whereRaw('false');
-      else query.whereRaw(`${expr} ILIKE ?`, [`%${escapeLike(page.q)}%`]);
-    }
-    return keysetPage<RecordRow>(db, query, MANUAL_ORDER, page);
+  /** The columns to select for `fields`: the system columns, then the fields' own. */
+  columnsOf(fields: LiveField[]): string[] {
+    return fields === this.fields ? this.columns : [...SYSTEM_COLUMNS, ...fields.flatMap((f) => (f.column_name ? [f.column_name] : []))];
+  }
+
+  /** `q`: the title contains the text, case-insensitively and literally (`%` and `_` match themselves). */
+  titleContains(q: string): SqlCondition {
+    const title = this.fields.find((f) => f.is_title);
+    const expr = title && titleExpr(title);
+    return expr ? { sql: `${expr} ILIKE ?`, bindings: [`%${escapeLike(q)}%`] } : { sql: 'false', bindings: [] };
   }
 
   async find(db: Db, id: string, lock = false): Promise<RecordRow | undefined> {
@@ -103,6 +103,35 @@ export class RecordTable {
   async lastPosition(trx: Db): Promise<string | null> {
     const row = await this.live(trx).orderBy([{ column: 'position', order: 'desc' }, { column: 'id', order: 'desc' }]).first('position');
     return row?.position ?? null;
+  }
+
+  /**
+   * The position of the live record right before or after `of` in manual order (`position`,
+   * `id`), or, with `of` null, of the last (`before`) or first one; `except` (a record being
+   * moved) is skipped.
+   */
+  async neighbourPosition(trx: Db, of: { position: string; id: string } | null, side: 'before' | 'after', except?: string): Promise<string | null> {
+    const query = this.live(trx);
+    if (except) query.whereNot({ id: except });
+    if (of) query.whereRaw(`(position, id) ${side === 'before' ? '<' : '>'} (?, ?::uuid)`, [of.position, of.id]);
+    const order = side === 'before' ? 'desc' : 'asc';
+    const row = await query.orderBy([{ column: 'position', order }, { column: 'id', order }]).first('position');
+    return row?.position ?? null;
+  }
+
+  /**
+   * A new record with the cells of `sourceId` in `columns`, copied in SQL (no value leaves the
+   * database, so every column type survives as stored); system columns get new values.
+   */
+  async insertCopy(trx: Db, sourceId: string, columns: string[], system: { position: string; userId: string }): Promise<RecordRow> {
+    const names = (list: string[]) => list.map(() => '??');
+    const target = [...columns, 'position', 'created_by', 'updated_by'];
+    const source = [...names(columns), '?', '?::uuid', '?::uuid'];
+    const { rows } = await trx.raw(
+      `INSERT INTO ?? (${names(target).join(', ')}) SELECT ${source.join(', ')} FROM ?? WHERE id = ? RETURNING ${names(this.columns).join(', ')}`,
+      [this.table, ...target, ...columns, system.position, system.userId, system.userId, this.table, sourceId, ...this.columns],
+    );
+    return rows[0] as RecordRow;
   }
 
   /** Inserts rows (system columns and field columns); returns them in the order of their positions. */
@@ -155,9 +184,4 @@ function titleExpr(title: LiveField): string | null {
   if (!column) return null;
   const quoted = `"${column}"`;
   return title.column_name && title.fieldType.column?.(title.options) === 'text' ? quoted : `${quoted}::text`;
-}
-
-/** `%`, `_` and `\` match themselves (backslash is LIKE's default escape). */
-function escapeLike(text: string): string {
-  return text.replace(/[\\%_]/g, '\\$&');
 }

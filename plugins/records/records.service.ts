@@ -1,15 +1,14 @@
-import { generateNKeysBetween } from 'fractional-indexing';
 import type { Db } from '../../core/db.ts';
 import type { EventBus } from '../../core/events.ts';
 import type { UserPrincipal } from '../../core/principal.ts';
-import type { Page } from '../../core/pagination.ts';
 import { notFound, validationFailed, versionConflict, type ErrorDetail } from '../../core/errors.ts';
 import type { WorkspaceService } from '../workspaces/workspaces.service.ts';
 import type { FieldTypeRegistry } from '../databases/field-types/registry.ts';
 import { decodeValues, encodeRecord, usersShown, type DecodedValues } from './codec.ts';
 import { membersAmong, outputContext } from './people.ts';
-import { RecordTable, type RecordRow } from './record-table.ts';
-import type { ApiRecord, PatchRecordBody, RecordListQuery } from './schemas.ts';
+import { positionsAfter } from './positions.ts';
+import { RecordTable, type LiveField, type RecordRow } from './record-table.ts';
+import type { ApiRecord, PatchRecordBody } from './schemas.ts';
 
 type Values = Record<string, unknown>;
 
@@ -25,12 +24,6 @@ export class RecordService {
     private readonly workspaces: WorkspaceService,
     private readonly types: FieldTypeRegistry,
   ) {}
-
-  async list(workspaceId: string, databaseId: string, query: RecordListQuery): Promise<Page<ApiRecord>> {
-    const table = await RecordTable.forRead(this.db, this.types, workspaceId, databaseId);
-    const page = await table.list(this.db, query);
-    return { data: await this.present(this.db, table, page.data), next_cursor: page.next_cursor };
-  }
 
   async get(workspaceId: string, databaseId: string, id: string): Promise<ApiRecord> {
     const table = await RecordTable.forRead(this.db, this.types, workspaceId, databaseId);
@@ -51,7 +44,7 @@ export class RecordService {
     return this.db.transaction(async (trx) => {
       const table = await this.open(trx, workspaceId, databaseId);
       const decoded = await this.decode(trx, table, workspaceId, inputs.map((values, i) => ({ values, base: bases[i] })));
-      const positions = generateNKeysBetween(await table.lastPosition(trx), null, inputs.length);
+      const positions = positionsAfter(await table.lastPosition(trx), inputs.length);
       const rows = await table.insert(
         trx,
         decoded.map((d, i) => ({ ...d.columns, position: positions[i], created_by: userId, updated_by: userId })),
@@ -96,9 +89,11 @@ export class RecordService {
     return RecordTable.forWrite(trx, this.types, workspaceId, databaseId);
   }
 
-  /** Decodes every input, checks every named user's membership in one query, and refuses the request with all errors. */
-  private async decode(trx: Db, table: RecordTable, workspaceId: string, inputs: Array<{ values: Values; base: string }>): Promise<DecodedValues[]> {
-    const errors: ErrorDetail[] = [];
+  /**
+   * Decodes every input, checks every named user's membership in one query, and refuses the
+   * request with all errors, those the caller found already (`errors`) included.
+   */
+  async decode(trx: Db, table: RecordTable, workspaceId: string, inputs: Array<{ values: Values; base: string }>, errors: ErrorDetail[] = []): Promise<DecodedValues[]> {
     const decoded = inputs.map(({ values, base }) => decodeValues(table, values, base, errors));
     const named = decoded.flatMap((d) => d.users);
     const members = await membersAmong(trx, workspaceId, [...new Set(named.map((u) => u.id))]);
@@ -109,9 +104,9 @@ export class RecordService {
     return decoded;
   }
 
-  async present(db: Db, table: RecordTable, rows: RecordRow[]): Promise<ApiRecord[]> {
-    const ctx = await outputContext(db, usersShown(table, rows));
-    return rows.map((row) => encodeRecord(table, row, ctx));
+  async present(db: Db, table: RecordTable, rows: RecordRow[], fields: LiveField[] = table.fields): Promise<ApiRecord[]> {
+    const ctx = await outputContext(db, usersShown(rows, fields));
+    return rows.map((row) => encodeRecord(row, ctx, fields));
   }
 
   private async presentOne(db: Db, table: RecordTable, row: RecordRow | undefined): Promise<ApiRecord> {

@@ -44,14 +44,16 @@ export function recordRoutes(): AnyRouteDef[] {
       method: 'GET',
       path: R,
       summary: 'List live records in manual order',
-      description: '`?q=` keeps records whose title contains the text (case-insensitive). Keyset paging: `?limit=` (≤ 1000), `?cursor=`.',
+      description:
+        '`?q=` keeps records whose title contains the text (case-insensitive); `?view_id=` applies a view\'s filter and sorts. ' +
+        'Keyset paging: `?limit=` (≤ 1000), `?cursor=` (bound to the same q and view_id). For filters and sorts, POST …/records/query.',
       tags,
       auth: 'user',
       access: read,
       params: RecordsParams,
       query: RecordListQuery,
-      responses: { 200: { description: 'A page of records', schema: pageOf(ApiRecord) } },
-      handler: ({ params, query, resolve }) => resolve('records.service').list(params.ws, params.db, query),
+      responses: { 200: { description: 'A page of records', schema: pageOf(ApiRecord) }, 422: { description: 'Unknown view, or a cursor of another query' } },
+      handler: ({ principal, params, query, resolve }) => resolve('records.query').query(principal, params.ws, params.db, query, '/query'),
     }),
     defineRoute({
       method: 'GET',

@@ -42,11 +42,49 @@ export const PatchRecordBody = Type.Object(
 );
 export type PatchRecordBody = Static<typeof PatchRecordBody>;
 
-export const RecordListQuery = Type.Composite([
-  pageQuery(1000),
-  Type.Object({ q: Type.Optional(Type.String({ minLength: 1, maxLength: 1000, description: 'Case-insensitive substring of the title; `%` and `_` match themselves.' })) }),
-]);
+const Q = Type.String({ minLength: 1, maxLength: 1000, description: 'Case-insensitive substring of the title; `%` and `_` match themselves.' });
+const ViewId = Uuid("A view of this database: its filter applies (with yours, if any) and its sorts unless you send `sorts`.");
+
+export const RecordListQuery = Type.Composite([pageQuery(1000), Type.Object({ q: Type.Optional(Q), view_id: Type.Optional(ViewId) })]);
 export type RecordListQuery = Static<typeof RecordListQuery>;
+
+export const FILTER_DESCRIPTION = [
+  'A filter AST node: `{ "and": [node, …] }`, `{ "or": [node, …] }`, `{ "not": node }` or a condition `{ "field": api_name, "op": op, "value"? }`.',
+  'Ops by type: text-like `eq neq contains not_contains starts_with ends_with is_any_of is_none_of is_empty is_not_empty` (case-insensitive);',
+  'numbers `eq neq gt gte lt lte is_any_of is_none_of is_empty is_not_empty`; checkbox `eq neq` (unchecked is `false`);',
+  'date/datetime `eq neq before after on_or_before on_or_after within is_empty is_not_empty` with a day `"YYYY-MM-DD"`, an instant (datetime),',
+  'or `{ "relative": "today"|"tomorrow"|"yesterday"|"one_week_ago"|…, "tz"? }`; `within` takes `{ "from", "to" }` or `{ "relative": "past_week"|"next_month"|…, "tz"?, "days"? }`;',
+  'single select and user `eq neq is_any_of is_none_of is_empty is_not_empty` (option id or exact label; user id or `"me"`);',
+  'multi select `has_any_of has_all_of has_none_of eq is_empty is_not_empty`. Negative ops match empty cells; comparisons never do.',
+  `At most 8 levels deep and 200 conditions. Every mistake → 422 with a pointer.`,
+].join(' ');
+
+export const Sort = Type.Object(
+  {
+    field: Type.String({ minLength: 1, description: 'api_name of the field.' }),
+    direction: Type.Optional(Type.Union([Type.Literal('asc'), Type.Literal('desc')], { default: 'asc' })),
+  },
+  { additionalProperties: false },
+);
+
+export const RecordQuery = Type.Object(
+  {
+    filter: Type.Optional(Type.Object({}, { additionalProperties: true, description: FILTER_DESCRIPTION })),
+    sorts: Type.Optional(Type.Array(Sort, { maxItems: 5, description: 'Up to 5 keys; empty cells last in both directions; `id` breaks ties. None: manual order.' })),
+    q: Type.Optional(Q),
+    view_id: Type.Optional(ViewId),
+    fields: Type.Optional(Type.Array(Type.String({ minLength: 1 }), { maxItems: 500, uniqueItems: true, description: 'api_names of the fields to return (default: all).' })),
+    limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000, default: 50, description: 'Page size (1–1000, default 50).' })),
+    cursor: Type.Optional(Type.String({ minLength: 1, maxLength: 4096, description: '`next_cursor` of the previous page of the same query (another filter, sorts, q or view_id → 422).' })),
+    count: Type.Optional(
+      Type.Union([Type.Literal('exact'), Type.Literal('estimate')], {
+        description: '`exact`: counted, up to 10,000 (`count_exact: false` beyond); `estimate`: the query planner\'s estimate, no rows read.',
+      }),
+    ),
+  },
+  { additionalProperties: false },
+);
+export type RecordQuery = Static<typeof RecordQuery>;
 
 export const ApiRecord = Type.Object({
   id: Uuid(),
@@ -60,6 +98,14 @@ export const ApiRecord = Type.Object({
   updated_by: Type.Union([Uuid(), Type.Null()]),
 });
 export type ApiRecord = Static<typeof ApiRecord>;
+
+export const QueryPage = Type.Object({
+  data: Type.Array(ApiRecord),
+  next_cursor: Type.Union([Type.String(), Type.Null()], { description: 'Send as `cursor` with the same query for the next page; null on the last page.' }),
+  count: Type.Optional(Type.Integer({ description: 'Only when `count` was asked: records matching the query (all pages).' })),
+  count_exact: Type.Optional(Type.Boolean({ description: 'false for an estimate, or an exact count that reached its cap of 10,000.' })),
+});
+export type QueryPage = Static<typeof QueryPage>;
 
 export const MAX_BATCH = 200;
 

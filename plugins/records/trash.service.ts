@@ -4,6 +4,7 @@ import type { FieldTypeRegistry } from '../databases/field-types/registry.ts';
 import { RecordTable } from './record-table.ts';
 import type { RecordService } from './records.service.ts';
 import type { TrashedRecord } from './schemas.ts';
+import type { WatcherService } from './watchers.service.ts';
 
 /** How long a soft-deleted record stays restorable. */
 export const TRASH_DAYS = 30;
@@ -15,6 +16,7 @@ export class TrashService {
     private readonly db: Db,
     private readonly types: FieldTypeRegistry,
     private readonly records: RecordService,
+    private readonly watchers: WatcherService,
   ) {}
 
   async list(workspaceId: string, databaseId: string, page: { limit?: number; cursor?: string }): Promise<Page<TrashedRecord>> {
@@ -27,7 +29,8 @@ export class TrashService {
   /**
    * Hard-deletes records soft-deleted before `now` minus `TRASH_DAYS`, in every database, in
    * batches of `batch` rows, each batch its own transaction holding the database row FOR SHARE
-   * (a database being deleted waits, or is skipped once gone). Returns how many rows went.
+   * (a database being deleted waits, or is skipped once gone). The watchers of those records
+   * go in the same transaction. Returns how many rows went.
    */
   async purge(now = new Date(), batch = PURGE_BATCH): Promise<number> {
     const cutoff = new Date(now.getTime() - TRASH_DAYS * 24 * 3600 * 1000);
@@ -39,7 +42,9 @@ export class TrashService {
           const database = await trx('databases').where({ id }).forShare().first('table_name');
           if (!database) return 0;
           const doomed = trx(database.table_name).where('deleted_at', '<', cutoff).orderBy('deleted_at').limit(batch).select('id');
-          return trx(database.table_name).whereIn('id', doomed).del();
+          const gone: Array<{ id: string }> = await trx(database.table_name).whereIn('id', doomed).del().returning('id');
+          await this.watchers.forgetRecords(trx, id, gone.map((r) => r.id));
+          return gone.length;
         });
         purged += n;
         if (n < batch) break;

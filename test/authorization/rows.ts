@@ -333,6 +333,12 @@ export const ROWS: MatrixRow[] = [
     foreign: (w) => ({ path: `/workspaces/${w.ws}/databases/${w.foreign.database}/records` }),
   },
   {
+    route: 'POST /workspaces/{ws}/databases/{db}/records/query',
+    expect: '404 200 200 200 200 200 404 200 200 200 404 401',
+    request: (w) => ({ path: `/workspaces/${w.ws}/databases/${w.databaseD}/records/query`, body: { filter: { field: 'name', op: 'is_not_empty' }, sorts: [{ field: 'name' }] } }),
+    foreign: (w) => ({ path: `/workspaces/${w.ws}/databases/${w.foreign.database}/records/query`, body: {} }),
+  },
+  {
     route: 'GET /workspaces/{ws}/databases/{db}/records/by-number/{n}',
     expect: '404 200 200 200 200 200 404 200 200 200 404 401',
     request: async (w, _c, t) => {
@@ -397,6 +403,55 @@ export const ROWS: MatrixRow[] = [
       return { path: `${base}/restore`, body: { ids: [record.id] } };
     },
     foreign: (w) => ({ path: `/workspaces/${w.ws}/databases/${w.foreign.database}/records/restore`, body: { ids: [randomUUID()] } }),
+  },
+  {
+    route: 'POST /workspaces/{ws}/databases/{db}/records/{id}/duplicate',
+    expect: '404 201 201 201 403 403 404 403 201 201 404 401',
+    request: async (w, _c, t) => {
+      const record = await creatorCall(t, w, `/workspaces/${w.ws}/databases/${w.databaseD}/records`, { values: { name: 'Copy me' } });
+      return { path: `/workspaces/${w.ws}/databases/${w.databaseD}/records/${record.id}/duplicate` };
+    },
+    foreign: (w) => ({ path: `/workspaces/${w.ws}/databases/${w.foreign.database}/records/${randomUUID()}/duplicate` }),
+  },
+  {
+    route: 'POST /workspaces/{ws}/databases/{db}/records/{id}/move',
+    expect: '404 200 200 200 403 403 404 403 200 200 404 401',
+    request: async (w, _c, t) => {
+      const record = await creatorCall(t, w, `/workspaces/${w.ws}/databases/${w.databaseD}/records`, { values: { name: 'Move me' } });
+      return { path: `/workspaces/${w.ws}/databases/${w.databaseD}/records/${record.id}/move`, body: {} };
+    },
+    foreign: (w) => ({ path: `/workspaces/${w.ws}/databases/${w.foreign.database}/records/${randomUUID()}/move`, body: {} }),
+  },
+  // Watching is the caller's own subscription: readers may, read tokens included. A record per call,
+  // so that each caller (the tokens are all the admin's) watches it for the first time.
+  {
+    route: 'PUT /workspaces/{ws}/databases/{db}/records/{id}/watch',
+    expect: '404 201 201 201 201 201 404 201 201 201 404 401',
+    request: async (w, _c, t) => {
+      const record = await creatorCall(t, w, `/workspaces/${w.ws}/databases/${w.databaseD}/records`, { values: { name: 'Watch me' } });
+      return { path: `/workspaces/${w.ws}/databases/${w.databaseD}/records/${record.id}/watch` };
+    },
+    foreign: (w) => ({ path: `/workspaces/${w.ws}/databases/${w.foreign.database}/records/${randomUUID()}/watch` }),
+  },
+  {
+    route: 'DELETE /workspaces/{ws}/databases/{db}/records/{id}/watch',
+    expect: '404 204 204 204 204 204 404 204 204 204 404 401',
+    request: async (w, caller, t) => {
+      const record = await creatorCall(t, w, `/workspaces/${w.ws}/databases/${w.databaseD}/records`, { values: { name: 'Unwatch me' } });
+      const person = personOf(caller);
+      if (person) await t.db('record_watchers').insert({ workspace_id: w.ws, database_id: w.databaseD, record_id: record.id, user_id: w.people[person].id });
+      return { path: `/workspaces/${w.ws}/databases/${w.databaseD}/records/${record.id}/watch` };
+    },
+    foreign: (w) => ({ path: `/workspaces/${w.ws}/databases/${w.foreign.database}/records/${randomUUID()}/watch` }),
+  },
+  {
+    route: 'GET /workspaces/{ws}/databases/{db}/records/{id}/watchers',
+    expect: '404 200 200 200 200 200 404 200 200 200 404 401',
+    request: async (w, _c, t) => {
+      const record = await creatorCall(t, w, `/workspaces/${w.ws}/databases/${w.databaseD}/records`, { values: { name: 'Watched' } });
+      return { path: `/workspaces/${w.ws}/databases/${w.databaseD}/records/${record.id}/watchers` };
+    },
+    foreign: (w) => ({ path: `/workspaces/${w.ws}/databases/${w.foreign.database}/records/${randomUUID()}/watchers` }),
   },
   {
     route: 'GET /workspaces/{ws}/databases/{db}/trash',

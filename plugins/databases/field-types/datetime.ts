@@ -1,5 +1,5 @@
 import { defineFieldType, type FieldMeta } from './field-type.ts';
-import { DATE_OPS } from './ops.ts';
+import { DATETIME_OPS } from './ops.ts';
 import { toTextTargets, type TextCodec } from './text-codec.ts';
 import {
   DateTimeOptionsSchema, formatInstant, formatInstantSql, instantFromTextSql, instantIn, instantOut, instantToDateSql, normalizeTimeZone,
@@ -21,7 +21,7 @@ export const datetimeType = defineFieldType<DateTimeOptions>({
   column: () => 'timestamptz',
   fromApi: (value, field) => instantIn(value, timeZoneOf(field.options)),
   toApi: instantOut,
-  ops: DATE_OPS,
+  ops: DATETIME_OPS,
   canBeTitle: true,
   csv: { parse: datetimeText.parse, format: datetimeText.format },
   convertsTo: {

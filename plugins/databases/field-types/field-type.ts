@@ -10,6 +10,27 @@ export const FILTER_OPS = [
 ] as const;
 export type FilterOp = (typeof FILTER_OPS)[number];
 
+/** A condition as SQL for knex.raw: `?` placeholders and their bindings, in order. */
+export interface SqlCondition {
+  sql: string;
+  bindings: unknown[];
+}
+
+/** What a filter may depend on besides its value: who asks (`"me"` in user filters) and when (relative dates). */
+export interface FilterContext {
+  userId: string;
+  now: Date;
+}
+
+/**
+ * Compiles `<column> <op> <value>` for one field; throws InvalidCell when the value does not fit.
+ * `col` is the quoted column (the field's own or a system column).
+ */
+export type FilterCompiler = (col: string, value: unknown, field: FieldMeta<any>, ctx: FilterContext) => SqlCondition;
+
+/** The filter operators a type supports, each with its SQL. */
+export type FilterOps = Readonly<Partial<Record<FilterOp, FilterCompiler>>>;
+
 /** System columns every record table has; system field types read one of them. */
 export type SystemColumn = 'number' | 'created_at' | 'updated_at' | 'created_by' | 'updated_by';
 
@@ -70,13 +91,15 @@ export interface FieldType<O = any> {
   fromApi(value: unknown, field: FieldMeta<O>): unknown;
   /** A column value (never null) → the API value. */
   toApi(value: unknown, field: FieldMeta<O>, ctx: OutputContext): unknown;
-  /** Filter operators this type supports; others → 422. */
-  readonly ops: readonly FilterOp[];
+  /** Filter operators this type supports, with their SQL; others → 422. */
+  readonly ops: FilterOps;
   /**
    * Sort key SQL for `col` when the column's own order is not the user's (e.g. a single
    * select sorts by option order, not by option id). Default: the column itself.
    */
   sortExpr?(col: string, field: FieldMeta<O>): string;
+  /** SQL type of `sortExpr`'s value (a query cursor carries it as text); default: the column's type. */
+  readonly sortType?: string;
   /** Whether the type can be the title field (shown in links, searched by `q`). */
   readonly canBeTitle?: boolean;
   /** CSV: a cell's text → an API value (then `fromApi`); an API value → a cell's text. */

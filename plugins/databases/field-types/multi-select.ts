@@ -41,6 +41,7 @@ export const multiSelectType = defineFieldType<ChoicesOptions>({
   ops: MULTI_SELECT_OPS,
   /** By the first chosen option in the order of the choices. */
   sortExpr: (col, field) => `(SELECT min(array_position(${idArraySql(choicesOf(field))}, x)) FROM unnest(${col}) AS x)`,
+  sortType: 'integer',
   csv: { parse: multiSelectText.parse, format: multiSelectText.format },
   convertsTo: {
     ...toTextTargets(labelsSql),

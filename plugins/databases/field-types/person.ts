@@ -27,5 +27,5 @@ export function formatPerson(value: unknown): string {
 
 /** People sort by name (case-insensitive), not by id. */
 export function personSortSql(col: string): string {
-  return `(SELECT lower(u.name) FROM users u WHERE u.id = ${col})`;
+  return `(SELECT lower(u.name) COLLATE "C" FROM users u WHERE u.id = ${col})`;
 }

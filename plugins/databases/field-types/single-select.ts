@@ -27,6 +27,7 @@ export const singleSelectType = defineFieldType<ChoicesOptions>({
   },
   ops: SELECT_OPS,
   sortExpr: (col, field) => `array_position(${idArraySql(choicesOf(field))}, ${col})`,
+  sortType: 'integer',
   csv: { parse: singleSelectText.parse, format: singleSelectText.format },
   convertsTo: {
     ...toTextTargets(labelSql),

@@ -1,4 +1,4 @@
-import { DATE_OPS } from './ops.ts';
+import { DATETIME_OPS } from './ops.ts';
 import { systemFieldType } from './system.ts';
 import { DateTimeOptionsSchema, formatInstant, instantOut, normalizeTimeZone, timeZoneOf, type DateTimeOptions } from './time.ts';
 
@@ -9,6 +9,6 @@ export const updatedAtType = systemFieldType<DateTimeOptions>({
   normalizeOptions: (options) => ({ ...options, time_zone: normalizeTimeZone(options.time_zone) }),
   systemColumn: 'updated_at',
   toApi: instantOut,
-  ops: DATE_OPS,
+  ops: DATETIME_OPS,
   format: (value, field) => formatInstant(String(value), timeZoneOf(field.options)),
 });

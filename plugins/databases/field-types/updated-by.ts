@@ -11,5 +11,6 @@ export const updatedByType = systemFieldType<Record<string, never>>({
   toApi: (value, _field, ctx) => personOut(value, ctx),
   ops: PERSON_OPS,
   sortExpr: personSortSql,
+  sortType: 'text',
   format: formatPerson,
 });

@@ -17,6 +17,7 @@ export const userType = defineFieldType<Record<string, never>>({
   toApi: (value, _field, ctx) => personOut(value, ctx),
   ops: PERSON_OPS,
   sortExpr: personSortSql,
+  sortType: 'text',
   csv: {
     /** Import needs user ids; an importer that knows the members can map names to ids first. */
     parse: (text) => trimText(text) || null,

@@ -82,8 +82,8 @@ describe('field types: the built-in registry', () => {
       user: people, created_by: people, updated_by: people,
       json: ['is_empty', 'is_not_empty'],
     };
-    assert.deepEqual(Object.fromEntries(BUILTIN_FIELD_TYPES.map((t) => [t.type, [...t.ops]])), expected);
-    for (const t of BUILTIN_FIELD_TYPES) for (const op of t.ops) assert.ok((FILTER_OPS as readonly string[]).includes(op));
+    assert.deepEqual(Object.fromEntries(BUILTIN_FIELD_TYPES.map((t) => [t.type, Object.keys(t.ops)])), expected);
+    for (const t of BUILTIN_FIELD_TYPES) for (const op of Object.keys(t.ops)) assert.ok((FILTER_OPS as readonly string[]).includes(op));
   });
 
   it('lets text, long_text, number, email, url, phone, autonumber, date and datetime be the title', () => {

@@ -1,0 +1,36 @@
+import type { Db } from '../../core/db.ts';
+import type { EventBus } from '../../core/events.ts';
+import type { UserPrincipal } from '../../core/principal.ts';
+import { notFound } from '../../core/errors.ts';
+import { positionBetween } from './positions.ts';
+import type { RecordService } from './records.service.ts';
+import type { ApiRecord } from './schemas.ts';
+
+/** Copies of records: the writable cells of the source, placed right after it. */
+export class RecordDuplicateService {
+  constructor(
+    private readonly db: Db,
+    private readonly events: EventBus,
+    private readonly records: RecordService,
+  ) {}
+
+  /**
+   * A new record with the source's cells of every live writable field, as stored (a user cell
+   * naming someone who has since left is copied too); number, version, created_* and updated_*
+   * are its own. It goes between the source and the next live record in manual order.
+   */
+  async duplicate(principal: UserPrincipal, workspaceId: string, databaseId: string, id: string): Promise<ApiRecord> {
+    const userId = principal.user.id;
+    return this.db.transaction(async (trx) => {
+      const table = await this.records.open(trx, workspaceId, databaseId);
+      const source = await table.find(trx, id);
+      if (!source) throw notFound('No such record in this database.');
+      const position = positionBetween(source.position, await table.neighbourPosition(trx, source, 'after'));
+      const writable = table.fields.flatMap((f) => (f.column_name && !f.fieldType.readOnly ? [f.column_name] : []));
+      const row = await table.insertCopy(trx, source.id, writable, { position, userId });
+      const [record] = await this.records.present(trx, table, [row]);
+      await this.events.emit(trx, { name: 'record.created', workspaceId, actorId: userId, payload: { database_id: databaseId, record, duplicated_from: source.id } });
+      return record;
+    });
+  }
+}

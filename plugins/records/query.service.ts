@@ -1,0 +1,105 @@
+import type { Knex } from 'knex';
+import type { Db } from '../../core/db.ts';
+import { invalidField, validationFailed, type ErrorDetail } from '../../core/errors.ts';
+import type { UserPrincipal } from '../../core/principal.ts';
+import type { SqlCondition } from '../databases/field-types/field-type.ts';
+import type { FieldTypeRegistry } from '../databases/field-types/registry.ts';
+import type { DatabaseService } from '../databases/databases.service.ts';
+import { compileFilter } from './filter-compiler.ts';
+import { afterCursor, decodeQueryCursor, encodeQueryCursor, fingerprint, orderBy } from './query-cursor.ts';
+import { RecordTable, type LiveField, type RecordRow } from './record-table.ts';
+import type { RecordService } from './records.service.ts';
+import type { QueryPage, RecordQuery } from './schemas.ts';
+import { sortKeys, type SortInput } from './sort-keys.ts';
+
+/** An exact count stops here: counting a million rows on every page view is what we promise not to do. */
+export const COUNT_CAP = 10_000;
+
+/**
+ * Record queries: filter AST, sorts, `q`, a view's filter and sorts, a field selection, keyset
+ * pages whose cursor is bound to the query, and counts only when asked. One SQL statement per
+ * page (plus one for names of users shown, and one for a count when asked).
+ */
+export class QueryService {
+  constructor(
+    private readonly db: Db,
+    private readonly types: FieldTypeRegistry,
+    private readonly databases: DatabaseService,
+    private readonly records: RecordService,
+  ) {}
+
+  /** `base` is where the request's inputs are: `''` for a body, `/query` for a URL's query string. */
+  async query(principal: UserPrincipal, workspaceId: string, databaseId: string, input: RecordQuery, base: string): Promise<QueryPage> {
+    const table = await RecordTable.forRead(this.db, this.types, workspaceId, databaseId);
+    const view = input.view_id ? await this.databases.viewQuery(databaseId, input.view_id) : undefined;
+    if (input.view_id && !view) throw invalidField(`${base}/view_id`, 'No view with this id in this database.');
+
+    const errors: ErrorDetail[] = [];
+    const ctx = { userId: principal.user.id, now: new Date() };
+    const conditions: SqlCondition[] = [];
+    if (view?.filter !== undefined && view.filter !== null) {
+      const viewErrors: ErrorDetail[] = [];
+      conditions.push(compileFilter(table, view.filter, ctx, '', viewErrors));
+      if (viewErrors.length > 0) errors.push({ pointer: `${base}/view_id`, detail: `The view's filter no longer fits the fields: ${viewErrors.map((e) => e.detail).join(' ')}` });
+    }
+    if (input.filter !== undefined) conditions.push(compileFilter(table, input.filter, ctx, `${base}/filter`, errors));
+    if (input.q !== undefined) conditions.push(table.titleContains(input.q));
+    const sorts: SortInput[] | undefined = input.sorts ?? view?.sorts;
+    const keys = sortKeys(table, sorts, input.sorts ? `${base}/sorts` : `${base}/view_id`, errors);
+    const fields = this.selectedFields(table, input.fields, base, errors);
+    if (errors.length > 0) throw validationFailed(errors);
+
+    const print = fingerprint({ filter: input.filter ?? null, sorts: sorts ?? null, q: input.q ?? null, view_id: input.view_id ?? null });
+    const where = (q: Knex.QueryBuilder) => {
+      q.whereNull('deleted_at');
+      for (const c of conditions) q.whereRaw(c.sql, c.bindings as Knex.RawBinding[]);
+      return q;
+    };
+    const limit = input.limit ?? 50;
+    const page = where(this.db(table.table).select(table.columnsOf(fields)));
+    keys.forEach((k, i) => page.select(this.db.raw(`(${k.expr})::text AS ??`, [`__k${i}`])));
+    if (input.cursor) {
+      const after = afterCursor(keys, decodeQueryCursor(input.cursor, print, keys, `${base}/cursor`));
+      page.whereRaw(after.sql, after.bindings as Knex.RawBinding[]);
+    }
+    page.orderByRaw(orderBy(keys)).limit(limit + 1);
+
+    const [rows, count] = await Promise.all([
+      page as Promise<Array<RecordRow & Record<string, string | null>>>,
+      input.count ? this.count(where(this.db(table.table)), input.count) : undefined,
+    ]);
+    const more = rows.length > limit;
+    if (more) rows.length = limit;
+    const last = rows[rows.length - 1];
+    const next = more && last ? encodeQueryCursor(print, keys.map((_, i) => last[`__k${i}`])) : null;
+    for (const row of rows) keys.forEach((_, i) => delete row[`__k${i}`]);
+    const data = await this.records.present(this.db, table, rows, fields);
+    return count === undefined ? { data, next_cursor: next } : { data, next_cursor: next, count: count.value, count_exact: count.exact };
+  }
+
+  /** `fields` (api names) → the live fields to show; absent: all of them. */
+  private selectedFields(table: RecordTable, names: string[] | undefined, base: string, errors: ErrorDetail[]): LiveField[] {
+    if (!names) return table.fields;
+    const chosen = new Set<string>();
+    names.forEach((name, i) => {
+      if (table.byApiName.has(name)) chosen.add(name);
+      else errors.push({ pointer: `${base}/fields/${i}`, detail: `No field "${name}" in this database.` });
+    });
+    return table.fields.filter((f) => chosen.has(f.api_name));
+  }
+
+  /** Exact up to COUNT_CAP (`count_exact: false` beyond), or the planner's estimate (no rows read). */
+  private async count(query: Knex.QueryBuilder, kind: 'exact' | 'estimate'): Promise<{ value: number; exact: boolean }> {
+    if (kind === 'estimate') {
+      const { sql, bindings } = query.select(this.db.raw('1')).toSQL();
+      const result = await this.db.raw(`EXPLAIN (FORMAT JSON) ${sql}`, bindings as Knex.RawBinding[]);
+      const plan = result.rows[0]['QUERY PLAN'];
+      const parsed = typeof plan === 'string' ? JSON.parse(plan) : plan;
+      return { value: Math.round(parsed[0].Plan['Plan Rows']), exact: false };
+    }
+    const capped = query.select(this.db.raw('1')).limit(COUNT_CAP + 1);
+    const [{ n }] = (await this.db.from(capped.as('capped')).count({ n: '*' })) as Array<{ n: string | number }>;
+    const value = Number(n);
+    return value > COUNT_CAP ? { value: COUNT_CAP, exact: false } : { value, exact: true };
+  }
+}

@@ -1,0 +1,57 @@
+import type { ErrorDetail } from '../../core/errors.ts';
+import type { SystemColumn } from '../databases/field-types/field-type.ts';
+import { columnOf } from './filter-compiler.ts';
+import type { RecordTable } from './record-table.ts';
+
+export const MAX_SORTS = 5;
+
+/** One key of a page's order: an SQL expression, the SQL type of its value (cursors carry it as text), a direction. */
+export interface SortKey {
+  expr: string;
+  type: string;
+  direction: 'asc' | 'desc';
+  /** Whether the key can be NULL (nulls sort last in both directions). */
+  nullable: boolean;
+}
+
+export interface SortInput {
+  field: string;
+  direction?: 'asc' | 'desc';
+}
+
+const SYSTEM_TYPES: Record<SystemColumn, string> = {
+  number: 'bigint',
+  created_at: 'timestamptz',
+  updated_at: 'timestamptz',
+  created_by: 'uuid',
+  updated_by: 'uuid',
+};
+
+/** The final tie-break of every order: ids are unique, so pages never overlap nor skip. */
+export const ID_KEY: SortKey = { expr: '"id"', type: 'uuid', direction: 'asc', nullable: false };
+
+/** Manual order: the fractional position, then id. */
+export const MANUAL_KEYS: SortKey[] = [{ expr: '"position"', type: 'text', direction: 'asc', nullable: false }, ID_KEY];
+
+/** `sorts` → sort keys ending with `id`; an unknown field is reported at its pointer. No sorts: manual order. */
+export function sortKeys(table: RecordTable, sorts: SortInput[] | undefined, base: string, errors: ErrorDetail[]): SortKey[] {
+  if (!sorts || sorts.length === 0) return MANUAL_KEYS;
+  const keys = sorts.flatMap((sort, i): SortKey[] => {
+    const field = table.byApiName.get(sort.field);
+    if (!field) {
+      errors.push({ pointer: `${base}/${i}/field`, detail: `No field "${sort.field}" in this database.` });
+      return [];
+    }
+    const col = columnOf(field);
+    const type = field.fieldType;
+    const system = type.systemColumn;
+    return [{
+      expr: type.sortExpr ? type.sortExpr(col, field) : col,
+      type: type.sortType ?? (system ? SYSTEM_TYPES[system] : type.column!(field.options)),
+      direction: sort.direction ?? 'asc',
+      // System columns always hold a value, except the people columns of a deleted account.
+      nullable: !(system && system !== 'created_by' && system !== 'updated_by') && type.emptyValue === undefined,
+    }];
+  });
+  return [...keys, ID_KEY];
+}

@@ -1,0 +1,85 @@
+import type { Db } from '../../core/db.ts';
+import { keysetPage, type Page } from '../../core/pagination.ts';
+import type { UserPrincipal } from '../../core/principal.ts';
+import { notFound } from '../../core/errors.ts';
+import type { FieldTypeRegistry } from '../databases/field-types/registry.ts';
+import { membersAmong } from './people.ts';
+import { RecordTable } from './record-table.ts';
+import type { RecordService } from './records.service.ts';
+import type { Watcher } from './watchers.schemas.ts';
+
+const TABLE = 'record_watchers';
+const ORDER = { keys: [{ column: 'w.created_at', type: 'timestamptz' as const }, { column: 'w.user_id', type: 'uuid' as const }], direction: 'asc' as const };
+const NO_RECORD = 'No such record in this database.';
+
+interface WatcherRow {
+  user_id: string;
+  name: string;
+  created_at: Date;
+}
+
+/**
+ * Who watches a record: each user's own subscription, started and ended by that user. Rows go
+ * with the record when it is purged from the trash, and with the member when they leave.
+ */
+export class WatcherService {
+  constructor(
+    private readonly db: Db,
+    private readonly types: FieldTypeRegistry,
+    private readonly records: RecordService,
+  ) {}
+
+  /** Starts watching a live record; `created` is false when the caller already watched it (nothing changes). */
+  async watch(principal: UserPrincipal, workspaceId: string, databaseId: string, id: string): Promise<{ watcher: Watcher; created: boolean }> {
+    const userId = principal.user.id;
+    return this.db.transaction(async (trx) => {
+      const table = await this.records.open(trx, workspaceId, databaseId);
+      if (!(await table.find(trx, id))) throw notFound(NO_RECORD);
+      // The membership row, held FOR SHARE: a removal (which forgets the member's watches) waits for this insert.
+      if (!(await membersAmong(trx, workspaceId, [userId])).has(userId)) throw notFound();
+      const inserted = await trx(TABLE)
+        .insert({ workspace_id: workspaceId, database_id: databaseId, record_id: id, user_id: userId })
+        .onConflict(['database_id', 'record_id', 'user_id'])
+        .ignore()
+        .returning('user_id');
+      const row = (await this.watchers(trx, databaseId, id).where('w.user_id', userId).first()) as WatcherRow;
+      return { watcher: toWatcher(row), created: inserted.length > 0 };
+    });
+  }
+
+  /** Stops watching a live record; not watching it is no error. */
+  async unwatch(principal: UserPrincipal, workspaceId: string, databaseId: string, id: string): Promise<void> {
+    await this.requireLive(workspaceId, databaseId, id);
+    await this.db(TABLE).where({ database_id: databaseId, record_id: id, user_id: principal.user.id }).delete();
+  }
+
+  /** The watchers of a live record, longest-watching first, keyset paged. */
+  async list(workspaceId: string, databaseId: string, id: string, page: { limit?: number; cursor?: string }): Promise<Page<Watcher>> {
+    await this.requireLive(workspaceId, databaseId, id);
+    const rows = await keysetPage<WatcherRow>(this.db, this.watchers(this.db, databaseId, id), ORDER, page);
+    return { data: rows.data.map(toWatcher), next_cursor: rows.next_cursor };
+  }
+
+  /** Forgets the watchers of records gone for good (the trash purge). */
+  async forgetRecords(trx: Db, databaseId: string, recordIds: string[]): Promise<void> {
+    if (recordIds.length > 0) await trx(TABLE).where({ database_id: databaseId }).whereIn('record_id', recordIds).delete();
+  }
+
+  /** Forgets every watch of a member leaving the workspace. */
+  async forgetMember(trx: Db, workspaceId: string, userId: string): Promise<void> {
+    await trx(TABLE).where({ workspace_id: workspaceId, user_id: userId }).delete();
+  }
+
+  private watchers(db: Db, databaseId: string, recordId: string) {
+    return db(`${TABLE} as w`).join('users as u', 'u.id', 'w.user_id').where({ 'w.database_id': databaseId, 'w.record_id': recordId }).select('w.user_id', 'u.name', 'w.created_at');
+  }
+
+  private async requireLive(workspaceId: string, databaseId: string, id: string): Promise<void> {
+    const table = await RecordTable.forRead(this.db, this.types, workspaceId, databaseId);
+    if (!(await table.find(this.db, id))) throw notFound(NO_RECORD);
+  }
+}
+
+function toWatcher(row: WatcherRow): Watcher {
+  return { user_id: row.user_id, name: row.name, watching_since: row.created_at.toISOString() };
+}
