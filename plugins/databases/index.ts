@@ -13,6 +13,8 @@ import { fieldRoutes } from './fields.routes.ts';
 import { OptionService } from './options.service.ts';
 import { optionRoutes } from './options.routes.ts';
 import { ConvertService } from './convert.service.ts';
+import { DatabasesOptionsSchema, type DatabasesOptions } from './options.ts';
+import { ViewIndexService } from './view-indexes.ts';
 
 declare module '../../core/container.ts' {
   interface ServiceMap {
@@ -22,16 +24,18 @@ declare module '../../core/container.ts' {
     'databases.fields': FieldService;
     'databases.options': OptionService;
     'databases.convert': ConvertService;
+    'databases.viewIndexes': ViewIndexService;
   }
 }
 
-export default definePlugin({
+export default definePlugin<DatabasesOptions>({
   id: 'databases',
   version: '1.0.0',
   kernel: '^1.0.0',
   dependsOn: { workspaces: '^1.0.0', spaces: '^1.0.0' },
   migrations: path.join(path.dirname(fileURLToPath(import.meta.url)), 'migrations'),
-  exports: ['databases.fieldTypes', 'databases.service', 'databases.fields'],
+  optionsSchema: DatabasesOptionsSchema,
+  exports: ['databases.fieldTypes', 'databases.service', 'databases.fields', 'databases.viewIndexes'],
   register(ctx) {
     const types = new FieldTypeRegistry();
     for (const type of BUILTIN_FIELD_TYPES) types.add(type);
@@ -43,6 +47,15 @@ export default definePlugin({
     ctx.provide('fields', (r) => new FieldService(r('db'), r('events'), r('workspaces.service'), types));
     ctx.provide('options', (r) => new OptionService(r('db'), r('events'), r('workspaces.service'), types));
     ctx.provide('convert', (r) => new ConvertService(r('db'), r('events'), r('workspaces.service'), types));
+    ctx.provide('viewIndexes', (r) => new ViewIndexService(r('database'), types, ctx.options.maxViewIndexes));
+    // Enqueued by whatever changes a view's filter or sorts (the views plugin), one run per database at a time.
+    ctx.job<{ database_id: string }>({
+      name: 'sync-view-indexes',
+      handler: async ({ database_id }) => {
+        const { created, dropped } = await ctx.resolve('databases.viewIndexes').sync(database_id);
+        if (created.length || dropped.length) ctx.logger.info({ database_id, created, dropped }, 'view indexes synchronised');
+      },
+    });
 
     let locator: DatabaseLocator | undefined;
     ctx.hooks.auth.locate.for('database').tapPromise('databases', (req) => (locator ??= ctx.resolve('databases.locator')).locate(req));

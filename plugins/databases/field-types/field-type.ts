@@ -98,6 +98,11 @@ export interface FieldType<O = any> {
    * select sorts by option order, not by option id). Default: the column itself.
    */
   sortExpr?(col: string, field: FieldMeta<O>): string;
+  /**
+   * `sortExpr` is an immutable expression of the column alone (not reading other tables nor
+   * embedding options that change), so an index on it serves sorts.
+   */
+  readonly sortIndexable?: boolean;
   /** SQL type of `sortExpr`'s value (a query cursor carries it as text); default: the column's type. */
   readonly sortType?: string;
   /** Whether the type can be the title field (shown in links, searched by `q`). */

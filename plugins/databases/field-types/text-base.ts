@@ -57,6 +57,7 @@ export function textFieldType(type: TextTypeName): FieldType<Record<string, neve
     ops: TEXT_OPS,
     sortExpr: (col) => `lower(${col}) COLLATE "C"`,
     sortType: 'text',
+    sortIndexable: true,
     canBeTitle: true,
     csv: { parse: (text) => (text === '' ? null : text), format: (value) => String(value) },
     convertsTo: conversionsFrom(type),

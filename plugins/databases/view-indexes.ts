@@ -1,0 +1,90 @@
+import type { Database as Storage } from '../../core/db.ts';
+import type { FieldTypeRegistry } from './field-types/registry.ts';
+import type { ViewQuery } from './schemas.ts';
+
+/**
+ * Index names: `<table>_v_` and 20 hex digits of the field id (80 bits; PostgreSQL keeps 63 bytes
+ * of a name), so the ones this service owns are recognisable.
+ */
+const indexNameOf = (table: string, fieldId: string) => `${table}_v_${fieldId.replace(/-/g, '').slice(0, 20)}`;
+
+interface FieldRow {
+  id: string;
+  type: string;
+  options: Record<string, unknown>;
+  column_name: string | null;
+}
+
+/** api_names a filter AST names, in the order they appear (API.md "Filter AST"). */
+function filterFields(node: unknown, out: string[]): string[] {
+  if (Array.isArray(node)) for (const child of node) filterFields(child, out);
+  else if (node && typeof node === 'object') {
+    const n = node as Record<string, unknown>;
+    if (typeof n.field === 'string') out.push(n.field);
+    for (const key of ['and', 'or', 'not']) if (key in n) filterFields(n[key], out);
+  }
+  return out;
+}
+
+/**
+ * `(field, id)` btree indexes, partial on live rows, for the fields that a database's views sort
+ * or filter on (ARCHITECTURE.md "Storage"): sorted fields first (the default view's first), then
+ * filtered ones, at most `max` per table. Text-like fields are indexed on their sort key
+ * (`lower(col) COLLATE "C"`), others on the column. Built CONCURRENTLY on PostgreSQL, so writes
+ * go on meanwhile; an index that failed half-way (invalid) is rebuilt. Indexes of fields no longer
+ * wanted are dropped. Run by the job `databases.sync-view-indexes` whenever views change.
+ */
+export class ViewIndexService {
+  constructor(
+    private readonly storage: Storage,
+    private readonly types: FieldTypeRegistry,
+    private readonly max: number,
+  ) {}
+
+  async sync(databaseId: string): Promise<{ created: string[]; dropped: string[] }> {
+    const db = this.storage.knex;
+    const database = (await db('databases').where({ id: databaseId }).first('table_name')) as { table_name: string } | undefined;
+    if (!database) return { created: [], dropped: [] };
+    const table = database.table_name;
+    const views = (await db('database_views').where({ database_id: databaseId }).orderBy([{ column: 'is_default', order: 'desc' }, 'position', 'created_at']).select('config')) as Array<{ config: ViewQuery }>;
+    const fields = (await db('fields').where({ database_id: databaseId }).whereNull('deleted_at').whereNotNull('column_name').select('id', 'type', 'options', 'api_name', 'column_name')) as Array<FieldRow & { api_name: string }>;
+    const byName = new Map(fields.map((f) => [f.api_name, f]));
+
+    const named = [...views.flatMap((v) => (v.config.sorts ?? []).map((s) => s.field)), ...views.flatMap((v) => filterFields(v.config.filter, []))];
+    const wanted = new Map<string, string>();
+    for (const name of named) {
+      const field = byName.get(name);
+      const expr = field && this.keyOf(field);
+      if (!field || !expr || wanted.size >= this.max) continue;
+      wanted.set(indexNameOf(table, field.id), expr);
+    }
+
+    const existing = (await db.raw(
+      `SELECT c.relname AS name, i.indisvalid AS valid FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid
+        WHERE i.indrelid = to_regclass(?) AND c.relname LIKE ?`,
+      [table, `${table}\\_v\\_%`],
+    )).rows as Array<{ name: string; valid: boolean }>;
+    const concurrently = this.storage.kind === 'postgres' ? 'CONCURRENTLY ' : '';
+    const dropped: string[] = [];
+    for (const index of existing) {
+      if (wanted.has(index.name) && index.valid) {
+        wanted.delete(index.name);
+        continue;
+      }
+      await db.raw(`DROP INDEX ${concurrently}IF EXISTS ??`, [index.name]);
+      dropped.push(index.name);
+    }
+    for (const [name, expr] of wanted) {
+      await db.raw(`CREATE INDEX ${concurrently}IF NOT EXISTS ?? ON ?? ((${expr}), id) WHERE deleted_at IS NULL`, [name, table]);
+    }
+    return { created: [...wanted.keys()], dropped: dropped.filter((d) => !wanted.has(d)) };
+  }
+
+  /** What to index for a field: its sort key when that is a plain expression of the column, else the column. */
+  private keyOf(field: FieldRow): string | null {
+    const type = this.types.get(field.type);
+    if (!type || !field.column_name) return null;
+    const col = `"${field.column_name}"`;
+    return type.sortExpr && type.sortIndexable ? type.sortExpr(col, { id: field.id, api_name: '', type: field.type, options: field.options }) : col;
+  }
+}
