@@ -56,7 +56,7 @@ export class QueryService {
       return q;
     };
     const limit = input.limit ?? 50;
-    const page = where(this.db(table.table).select(table.columnsOf(fields)));
+    const page = where(this.db(table.table).select([...table.columnsOf(fields), table.usersColumn(this.db, fields)]));
     keys.forEach((k, i) => page.select(this.db.raw(`(${k.expr})::text AS ??`, [`__k${i}`])));
     if (input.cursor) {
       const after = afterCursor(keys, decodeQueryCursor(input.cursor, print, keys, `${base}/cursor`));

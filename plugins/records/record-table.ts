@@ -26,6 +26,9 @@ export interface RecordRow {
   [column: string]: unknown;
 }
 
+/** The extra column `usersColumn` adds to a row. */
+export const USERS_COLUMN = '__users';
+
 const SYSTEM_COLUMNS = ['id', 'number', 'position', 'version', 'created_at', 'created_by', 'updated_at', 'updated_by'];
 const FIELD_COLUMNS = ['f.id', 'f.api_name', 'f.type', 'f.options', 'f.column_name', 'f.is_title'];
 const FIELD_ORDER = [{ column: 'f.is_title', order: 'desc' as const }, { column: 'f.position' }];
@@ -95,8 +98,18 @@ export class RecordTable {
     return (await (lock ? query.forUpdate() : query).first(this.columns)) as RecordRow | undefined;
   }
 
-  async findByNumber(db: Db, number: number): Promise<RecordRow | undefined> {
-    return (await this.live(db).where({ number }).first(this.columns)) as RecordRow | undefined;
+  /** A live record with the names of the users it shows (USERS_COLUMN): what a read answers. */
+  async read(db: Db, where: { id: string } | { number: number }): Promise<RecordRow | undefined> {
+    return (await this.live(db).where(where).first([...this.columns, this.usersColumn(db, this.fields)])) as RecordRow | undefined;
+  }
+
+  /**
+   * `{ user id: name }` of the creator, last editor and user cells of each row, selected with the
+   * row: pages and single reads need no second round trip for names.
+   */
+  usersColumn(db: Db, fields: LiveField[]): Knex.Raw {
+    const columns = ['created_by', 'updated_by', ...fields.filter((f) => f.fieldType.refersToUsers && f.column_name).map((f) => f.column_name!)];
+    return db.raw(`(SELECT json_object_agg(u.id, u.name) FROM users u WHERE u.id IN (${columns.map(() => '??').join(', ')})) AS ??`, [...columns, USERS_COLUMN]);
   }
 
   /** The position of the last live record in manual order, or null when there is none. */

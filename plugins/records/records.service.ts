@@ -5,9 +5,9 @@ import { notFound, validationFailed, versionConflict, type ErrorDetail } from '.
 import type { WorkspaceService } from '../workspaces/workspaces.service.ts';
 import type { FieldTypeRegistry } from '../databases/field-types/registry.ts';
 import { decodeValues, encodeRecord, usersShown, type DecodedValues } from './codec.ts';
-import { membersAmong, outputContext } from './people.ts';
+import { membersAmong, namesSelected, outputContext } from './people.ts';
 import { positionsAfter } from './positions.ts';
-import { RecordTable, type LiveField, type RecordRow } from './record-table.ts';
+import { RecordTable, USERS_COLUMN, type LiveField, type RecordRow } from './record-table.ts';
 import type { ApiRecord, PatchRecordBody } from './schemas.ts';
 
 type Values = Record<string, unknown>;
@@ -27,12 +27,12 @@ export class RecordService {
 
   async get(workspaceId: string, databaseId: string, id: string): Promise<ApiRecord> {
     const table = await RecordTable.forRead(this.db, this.types, workspaceId, databaseId);
-    return this.presentOne(this.db, table, await table.find(this.db, id));
+    return this.presentOne(this.db, table, await table.read(this.db, { id }));
   }
 
   async getByNumber(workspaceId: string, databaseId: string, number: number): Promise<ApiRecord> {
     const table = await RecordTable.forRead(this.db, this.types, workspaceId, databaseId);
-    return this.presentOne(this.db, table, await table.findByNumber(this.db, number));
+    return this.presentOne(this.db, table, await table.read(this.db, { number }));
   }
 
   /**
@@ -105,7 +105,7 @@ export class RecordService {
   }
 
   async present(db: Db, table: RecordTable, rows: RecordRow[], fields: LiveField[] = table.fields): Promise<ApiRecord[]> {
-    const ctx = await outputContext(db, usersShown(rows, fields));
+    const ctx = rows.length > 0 && rows.every((r) => USERS_COLUMN in r) ? namesSelected(rows) : await outputContext(db, usersShown(rows, fields));
     return rows.map((row) => encodeRecord(row, ctx, fields));
   }
 
