@@ -74,14 +74,18 @@ export class EventBus {
   async emit(trx: Db, events: EmitInput | EmitInput[]): Promise<void> {
     const list = Array.isArray(events) ? events : [events];
     if (list.length === 0) return;
+    // An event no subscriber listens to is recorded as already dispatched: no fan-out pass after commit.
+    const heard = list.map((e) => this.subscribers.some((sub) => matches(sub.events, e.name)));
     await trx(EVENTS_TABLE).insert(
-      list.map((e) => ({
+      list.map((e, i) => ({
         name: e.name,
         payload: JSON.stringify(e.payload ?? null),
         workspace_id: e.workspaceId ?? null,
         actor_id: e.actorId ?? null,
+        ...(heard[i] ? {} : { dispatched_at: trx.fn.now() }),
       })),
     );
+    if (!heard.some(Boolean)) return;
     const t = trx as Db & { isTransaction?: boolean; executionPromise?: Promise<unknown> };
     if (t.isTransaction && t.executionPromise) t.executionPromise.then(() => this.wake(), () => {});
     else this.wake();

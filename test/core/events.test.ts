@@ -116,3 +116,22 @@ describe('domain events', () => {
     assert.equal(flakyAttempts.length, 3, 'no delivery after success');
   });
 });
+
+describe('domain events nobody listens to', () => {
+  let t: TestKernel;
+  const heard: string[] = [];
+
+  before(async () => {
+    t = await startTestKernel({ plugins: [eventProbePlugin([{ name: 'one', events: ['probe.heard'], handler: async (e) => void heard.push(e.name) }])] });
+  });
+  after(() => t.stop());
+
+  it('are recorded as dispatched in the writer\'s transaction, while heard ones are delivered', async () => {
+    await t.request.post('/api/v1/event-probe/emit').send({ events: [{ name: 'probe.unheard' }, { name: 'probe.heard' }] }).expect(201);
+    const unheard = await t.db('kernel_events').where({ name: 'probe.unheard' }).first();
+    // now() is the transaction's start: the same instant as occurred_at only when set by the writer, not by a later fan-out pass
+    assert.equal(unheard.dispatched_at?.toISOString(), unheard.occurred_at.toISOString());
+    await waitUntil('the heard event', () => heard.includes('probe.heard'));
+    assert.deepEqual(heard, ['probe.heard']);
+  });
+});
