@@ -10,107 +10,25 @@
  * Environment: DATABASE_URL (default postgres://postgres@127.0.0.1:5432/test),
  * BENCH_DURATION seconds per measurement (default 10), BENCH_CONNECTIONS (default 32).
  */
-import { execFile, fork, spawnSync } from 'node:child_process';
+import { execFile, spawnSync } from 'node:child_process';
 import { promisify } from 'node:util';
-import { randomBytes, randomUUID } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
-import pg from 'pg';
 import autocannon from 'autocannon';
+import { addMember, call, createToken, signUp, type Headers } from './lib/api.ts';
+import { fmt } from './lib/format.ts';
+import { startServer } from './lib/server.ts';
+import { pgliteStorage, postgresStorage, type Storage } from './lib/storage.ts';
 
-const HERE = path.dirname(fileURLToPath(import.meta.url));
-const ROOT = path.resolve(HERE, '..');
 const PAT_TARGET = 5000;
 const DURATION = Number(process.env.BENCH_DURATION ?? 10);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 32);
 const WARMUP = 2;
-const PG_URL = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
 const args = new Set(process.argv.slice(2));
 const profileDir = args.has('--cpu-prof') ? fs.mkdtempSync(path.join(os.tmpdir(), 'tessera-bench-prof-')) : null;
 
-interface Storage {
-  label: string;
-  workers: number;
-  env: Record<string, string>;
-  /** Whether the PAT target applies (it is stated for PostgreSQL). */
-  targeted: boolean;
-  cleanup(): Promise<void>;
-}
-
-interface Server {
-  url: string;
-  stop(): Promise<void>;
-}
-
 let failed = false;
-
-function postgresStorage(workers: number): Storage {
-  const schema = `bench_${randomBytes(5).toString('hex')}`;
-  return {
-    label: `PostgreSQL (${new URL(PG_URL).host}, schema ${schema}), ${workers === 1 ? '1 process' : `${workers} cluster workers`}`,
-    workers,
-    env: {
-      BENCH_DATABASE_URL: PG_URL,
-      BENCH_SCHEMA: schema,
-      BENCH_WORKERS: String(workers),
-      BENCH_DATA_DIR: fs.mkdtempSync(path.join(os.tmpdir(), 'tessera-bench-blobs-')),
-    },
-    targeted: true,
-    async cleanup() {
-      const client = new pg.Client({ connectionString: PG_URL });
-      await client.connect();
-      await client.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE; DROP SCHEMA IF EXISTS "${schema}_jobs" CASCADE`);
-      await client.end();
-      fs.rmSync(this.env.BENCH_DATA_DIR, { recursive: true, force: true });
-    },
-  };
-}
-
-function pgliteStorage(): Storage {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'tessera-bench-'));
-  return {
-    label: `PGlite (DATA_DIR ${dir}), 1 process`,
-    workers: 1,
-    env: { BENCH_DATABASE_URL: '', BENCH_SCHEMA: '', BENCH_WORKERS: '1', BENCH_DATA_DIR: dir },
-    targeted: false,
-    async cleanup() {
-      fs.rmSync(dir, { recursive: true, force: true });
-    },
-  };
-}
-
-function startServer(storage: Storage): Promise<Server> {
-  const execArgv = ['--import', 'tsx'];
-  if (profileDir) execArgv.push('--cpu-prof', `--cpu-prof-dir=${profileDir}`);
-  const child = fork(path.join(HERE, 'server.ts'), [], { cwd: ROOT, execArgv, env: { ...process.env, ...storage.env } });
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-  return new Promise((resolve, reject) => {
-    child.once('exit', (code) => reject(new Error(`the bench server exited (${code}) before listening`)));
-    child.once('message', (m: { port: number }) =>
-      resolve({
-        url: `http://127.0.0.1:${m.port}`,
-        async stop() {
-          child.send('stop');
-          await exited;
-        },
-      }),
-    );
-  });
-}
-
-async function call(url: string, method: string, headers: Record<string, string> = {}, body?: unknown) {
-  const res = await fetch(url, {
-    method,
-    headers: { ...headers, ...(body ? { 'Content-Type': 'application/json' } : {}) },
-    body: body ? JSON.stringify(body) : undefined,
-  });
-  const text = await res.text();
-  return { status: res.status, body: text ? JSON.parse(text) : undefined };
-}
-
-const fmt = (n: number, digits = 0) => n.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits });
 
 interface Measurement {
   rps: number;
@@ -126,7 +44,7 @@ interface Measurement {
  */
 const HAS_WRK = spawnSync('wrk', ['--version']).error === undefined;
 
-async function loadWithAutocannon(url: string, headers: Record<string, string>, seconds: number): Promise<Measurement> {
+async function loadWithAutocannon(url: string, headers: Headers, seconds: number): Promise<Measurement> {
   const r = await autocannon({ url, connections: CONNECTIONS, duration: seconds, headers });
   return { rps: r.requests.average, p50: r.latency.p50, p99: r.latency.p99, bad: r.non2xx + r.errors + r.timeouts };
 }
@@ -137,7 +55,7 @@ function wrkMs(output: string, label: string): number {
   return Number(m[1]) * (m[2] === 'us' ? 0.001 : m[2] === 's' ? 1000 : 1);
 }
 
-async function loadWithWrk(url: string, headers: Record<string, string>, seconds: number): Promise<Measurement> {
+async function loadWithWrk(url: string, headers: Headers, seconds: number): Promise<Measurement> {
   const args = ['-t1', `-c${CONNECTIONS}`, `-d${seconds}s`, '--latency', ...Object.entries(headers).flatMap(([k, v]) => ['-H', `${k}: ${v}`]), url];
   const { stdout } = await promisify(execFile)('wrk', args);
   const non2xx = Number(/Non-2xx or 3xx responses: (\d+)/.exec(stdout)?.[1] ?? 0);
@@ -152,7 +70,7 @@ async function loadWithWrk(url: string, headers: Record<string, string>, seconds
 
 const load = HAS_WRK ? loadWithWrk : loadWithAutocannon;
 
-async function measure(name: string, url: string, headers: Record<string, string>): Promise<Measurement> {
+async function measure(name: string, url: string, headers: Headers): Promise<Measurement> {
   await load(url, headers, WARMUP);
   const r = await load(url, headers, DURATION);
   const line = `  ${name.padEnd(28)} ${fmt(r.rps).padStart(7)} req/s   p50 ${fmt(r.p50, 1)} ms   p99 ${fmt(r.p99, 1)} ms`;
@@ -169,50 +87,40 @@ async function measure(name: string, url: string, headers: Record<string, string
  * A read through the whole permission path: an editor's token reading a space costs the
  * token lookup, the membership, the grants and the space's location.
  */
-async function measurePermissionPath(api: string, admin: Record<string, string>, ws: string): Promise<void> {
+async function measurePermissionPath(api: string, admin: Headers, ws: string): Promise<void> {
   const space = await call(`${api}/workspaces/${ws}/spaces`, 'POST', admin, { name: 'Bench space' });
-  const email = `bench-editor-${randomUUID()}@example.test`;
-  const editor = await call(`${api}/auth/sign-up`, 'POST', {}, { email, name: 'Editor', password: 'bench password 123' });
-  const invite = await call(`${api}/workspaces/${ws}/invites`, 'POST', admin, { email, role: 'editor' });
-  const editorSession = { Authorization: `Bearer ${editor.body.token}` };
-  const accepted = await call(`${api}/invites/${String(invite.body.accept_url).split('/').pop()}/accept`, 'POST', editorSession);
-  const token = await call(`${api}/me/tokens`, 'POST', editorSession, { name: 'bench', workspace_id: ws, scope: 'read' });
-  if (space.status !== 201 || accepted.status !== 200 || token.status !== 201) {
-    throw new Error(`permission-path set-up failed: space ${space.status}, accept ${accepted.status}, token ${token.status}`);
-  }
-  await measure('GET …/spaces/{id} (PAT)', `${api}/workspaces/${ws}/spaces/${space.body.id}`, { Authorization: `Bearer ${token.body.token}` });
+  if (space.status !== 201) throw new Error(`permission-path set-up failed: space ${space.status}`);
+  const editor = await addMember(api, admin, ws, 'editor');
+  const token = await createToken(api, editor, ws, 'read');
+  await measure('GET …/spaces/{id} (PAT)', `${api}/workspaces/${ws}/spaces/${space.body.id}`, token.header);
 }
 
 async function benchmark(storage: Storage): Promise<void> {
   console.log(`\n${storage.label}`);
   const started = Date.now();
-  const server = await startServer(storage);
+  const server = await startServer(storage, profileDir);
   try {
     console.log(`  server up in ${fmt((Date.now() - started) / 1000, 1)} s; ${CONNECTIONS} connections, ${DURATION} s per measurement after ${WARMUP} s warm-up`);
     const api = `${server.url}/api/v1`;
-    const signUp = await call(`${api}/auth/sign-up`, 'POST', {}, { email: `bench-${randomUUID()}@example.test`, name: 'Bench', password: 'bench password 123' });
-    if (signUp.status !== 201) throw new Error(`sign-up failed: ${signUp.status} ${JSON.stringify(signUp.body)}`);
-    const session = { Authorization: `Bearer ${signUp.body.token}` };
+    const owner = await signUp(api, 'Bench');
 
     await measure('GET /api/v1/health', `${api}/health`, {});
 
-    const workspace = await call(`${api}/workspaces`, 'POST', session, { name: 'Bench' });
+    const workspace = await call(`${api}/workspaces`, 'POST', owner.session, { name: 'Bench' });
     if (workspace.status === 404) {
       console.log('  GET /api/v1/me (PAT)         skipped: POST /workspaces does not exist (the workspaces plugin is not installed)');
       return;
     }
-    const created = await call(`${api}/me/tokens`, 'POST', session, { name: 'bench', workspace_id: workspace.body.id, scope: 'read' });
-    if (created.status !== 201) throw new Error(`token creation failed: ${created.status} ${JSON.stringify(created.body)}`);
-    const pat = { Authorization: `Bearer ${created.body.token}` };
-    const me = await measure('GET /api/v1/me (PAT)', `${api}/me`, pat);
+    const created = await createToken(api, owner, workspace.body.id, 'read');
+    const me = await measure('GET /api/v1/me (PAT)', `${api}/me`, created.header);
     if (storage.targeted) {
       const ratio = me.rps / PAT_TARGET;
       console.log(`  target ${fmt(PAT_TARGET)} req/s for GET /me with a PAT: ${fmt(ratio, 2)}× ${ratio >= 1 ? '(met)' : '(NOT met)'}`);
     }
-    await measurePermissionPath(api, session, workspace.body.id);
+    await measurePermissionPath(api, owner.session, workspace.body.id);
 
-    const revoked = await call(`${api}/me/tokens/${created.body.id}`, 'DELETE', session);
-    const next = await call(`${api}/me`, 'GET', pat);
+    const revoked = await call(`${api}/me/tokens/${created.id}`, 'DELETE', owner.session);
+    const next = await call(`${api}/me`, 'GET', created.header);
     if (revoked.status === 204 && next.status === 401) {
       console.log('  revocation: immediate (DELETE 204, the very next GET /me with the token is 401)');
     } else {

@@ -48,23 +48,24 @@ export class RecordBulkService {
         if (cells.length > 0) errors.push({ id, code: 'validation_failed', detail: cells.map((c) => `${c.pointer}: ${c.detail}`).join(' ') });
         else valid.push({ before, decoded });
       }
-      const after: RecordRow[] = [];
-      const changed: Array<{ before: RecordRow; after: RecordRow }> = [];
-      for (const { before, decoded } of valid) {
-        // Like PATCH R/{id}: no cells, no change (no version bump, no event).
-        if (Object.keys(decoded.columns).length === 0) {
-          after.push(before);
-          continue;
-        }
-        const row = await table.update(trx, before.id, decoded.columns, userId);
-        after.push(row);
-        changed.push({ before, after: row });
-      }
-      const data = await this.records.present(trx, table, after);
-      const shown = await this.records.present(trx, table, changed.flatMap((c) => [c.before, c.after]));
+      // Like PATCH R/{id}: no cells, no change (no version bump, no event).
+      const updated = await table.updateMany(
+        trx,
+        valid.filter((v) => Object.keys(v.decoded.columns).length > 0).map((v) => ({ id: v.before.id, columns: v.decoded.columns })),
+        userId,
+      );
+      const after = valid.map((v) => updated.get(v.before.id) ?? v.before);
+      const changed = valid.filter((v) => updated.has(v.before.id)).map((v) => ({ before: v.before, after: updated.get(v.before.id)! }));
+      const shown = await this.records.present(trx, table, [...after, ...changed.flatMap((c) => [c.before, c.after])]);
+      const data = shown.slice(0, after.length);
       await this.events.emit(
         trx,
-        changed.map((_, i) => ({ name: 'record.updated', workspaceId, actorId: userId, payload: { database_id: databaseId, before: shown[2 * i], after: shown[2 * i + 1] } })),
+        changed.map((_, i) => ({
+          name: 'record.updated',
+          workspaceId,
+          actorId: userId,
+          payload: { database_id: databaseId, before: shown[after.length + 2 * i], after: shown[after.length + 2 * i + 1] },
+        })),
       );
       return { data, errors };
     });

@@ -107,9 +107,12 @@ export class RecordTable {
    * `{ user id: name }` of the creator, last editor and user cells of each row, selected with the
    * row: pages and single reads need no second round trip for names.
    */
-  usersColumn(db: Db, fields: LiveField[]): Knex.Raw {
+  usersColumn(db: Db, fields: LiveField[], alias = this.table): Knex.Raw {
     const columns = ['created_by', 'updated_by', ...fields.filter((f) => f.fieldType.refersToUsers && f.column_name).map((f) => f.column_name!)];
-    return db.raw(`(SELECT json_object_agg(u.id, u.name) FROM users u WHERE u.id IN (${columns.map(() => '??').join(', ')})) AS ??`, [...columns, USERS_COLUMN]);
+    return db.raw(`(SELECT json_object_agg(u.id, u.name) FROM users u WHERE u.id IN (${columns.map(() => '??').join(', ')})) AS ??`, [
+      ...columns.map((c) => `${alias}.${c}`),
+      USERS_COLUMN,
+    ]);
   }
 
   /** The position of the last live record in manual order, or null when there is none. */
@@ -161,6 +164,39 @@ export class RecordTable {
     return row;
   }
 
+  /**
+   * Updates many rows, one statement per set of columns changed (`UPDATE … FROM (VALUES …)`)
+   * rather than one per row; returns the rows as updated, by id.
+   */
+  async updateMany(trx: Db, updates: Array<{ id: string; columns: Record<string, unknown> }>, userId: string): Promise<Map<string, RecordRow>> {
+    const types = new Map(this.fields.flatMap((f) => (f.column_name && f.fieldType.column ? [[f.column_name, f.fieldType.column(f.options)] as const] : [])));
+    const groups = new Map<string, typeof updates>();
+    for (const update of updates) {
+      const signature = Object.keys(update.columns).sort().join(',');
+      groups.set(signature, [...(groups.get(signature) ?? []), update]);
+    }
+    const out = new Map<string, RecordRow>();
+    for (const [signature, group] of groups) {
+      const columns = signature.split(',');
+      const tuple = `(?::uuid, ${columns.map((c) => `?::${types.get(c)}`).join(', ')})`;
+      const { rows } = await trx.raw(
+        `UPDATE ?? AS t SET ${columns.map(() => '?? = v.??').join(', ')}, version = t.version + 1, updated_at = now(), updated_by = ?::uuid
+           FROM (VALUES ${group.map(() => tuple).join(', ')}) AS v(id, ${columns.map(() => '??').join(', ')})
+          WHERE t.id = v.id RETURNING ${this.columns.map(() => 't.??').join(', ')}`,
+        [
+          this.table,
+          ...columns.flatMap((c) => [c, c]),
+          userId,
+          ...group.flatMap((u) => [u.id, ...columns.map((c) => asBinding(u.columns[c]))]),
+          ...columns,
+          ...this.columns,
+        ] as Knex.RawBinding[],
+      );
+      for (const row of rows as RecordRow[]) out.set(row.id, row);
+    }
+    return out;
+  }
+
   async softDelete(trx: Db, id: string): Promise<void> {
     await trx(this.table).where({ id }).update({ deleted_at: trx.fn.now() });
   }
@@ -181,6 +217,15 @@ export class RecordTable {
     const query = db(this.table).whereNotNull('deleted_at').select([...this.columns, 'deleted_at']);
     return keysetPage<RecordRow & { deleted_at: Date }>(db, query, TRASH_ORDER, page);
   }
+}
+
+/**
+ * A column value as a raw binding: knex.raw would spread an array into a list of placeholders,
+ * so arrays (multi-select ids) travel as PostgreSQL array literals, cast by the statement.
+ */
+function asBinding(value: unknown): Knex.RawBinding {
+  if (!Array.isArray(value)) return value as Knex.RawBinding;
+  return `{${value.map((v) => `"${String(v).replace(/["\\]/g, '\\$&')}"`).join(',')}}`;
 }
 
 function liveFields(rows: Array<Record<string, any>>, types: FieldTypeRegistry): LiveField[] {

@@ -53,6 +53,39 @@ describe('records: batch patch, delete and restore', () => {
     assert.equal(updated[0].actor_id, w.editor.id);
   });
 
+  it('stores every kind of cell in a batch, records changing different fields alike', async () => {
+    const fields = `/api/v1/workspaces/${w.ws}/databases/${w.db}/fields`;
+    await w.t.request.post(fields).set(w.admin.auth).send({ name: 'Tags', type: 'multi_select', options: { choices: [{ label: 'red' }, { label: 'blue, "dark"' }] } }).expect(201);
+    await w.t.request.post(fields).set(w.admin.auth).send({ name: 'Meta', type: 'json' }).expect(201);
+    const [a, b, c] = await create(3);
+    const res = await w.t.request
+      .patch(w.url())
+      .set(w.editor.auth)
+      .send({
+        records: [
+          { id: a.id, values: { tags: ['red', 'blue, "dark"'], meta: { deep: [1, 'two'] }, done: true } },
+          { id: b.id, values: { score: 2.5, owner: w.member.id, stage: 'Open' } },
+          { id: c.id, values: { tags: ['blue, "dark"'], meta: 'text', done: true } },
+        ],
+      })
+      .expect(200);
+    assert.deepEqual(res.body.errors, []);
+    for (const record of res.body.data) {
+      const fresh = (await w.t.request.get(w.url(`/${record.id}`)).set(w.member.auth).expect(200)).body;
+      assert.deepEqual(record, fresh);
+      assert.equal(fresh.version, 2);
+    }
+    const [ra, rb, rc] = res.body.data;
+    assert.deepEqual(ra.values.tags.map((t: { label: string }) => t.label), ['red', 'blue, "dark"']);
+    assert.deepEqual(ra.values.meta, { deep: [1, 'two'] });
+    assert.equal(ra.values.done, true);
+    assert.equal(rb.values.score, 2.5);
+    assert.deepEqual(rb.values.owner, { id: w.member.id, name: 'Mia' });
+    assert.equal(rb.values.stage.label, 'Open');
+    assert.deepEqual(rc.values.tags.map((t: { label: string }) => t.label), ['blue, "dark"']);
+    assert.equal(rc.values.meta, 'text');
+  });
+
   it('refuses a duplicate id or more than 200 records with 422, changing nothing', async () => {
     const [a] = await create(1);
     const dup = await w.t.request

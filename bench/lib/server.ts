@@ -1,0 +1,35 @@
+import { fork } from 'node:child_process';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { Storage } from './storage.ts';
+
+const BENCH = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const ROOT = path.resolve(BENCH, '..');
+
+export interface Server {
+  url: string;
+  stop(): Promise<void>;
+}
+
+/**
+ * Boots bench/server.ts in its own process (so the load generator does not share its event
+ * loop) on `storage`; with `profileDir`, the server writes a V8 CPU profile there when it stops.
+ */
+export function startServer(storage: Storage, profileDir: string | null = null): Promise<Server> {
+  const execArgv = ['--import', 'tsx'];
+  if (profileDir) execArgv.push('--cpu-prof', `--cpu-prof-dir=${profileDir}`);
+  const child = fork(path.join(BENCH, 'server.ts'), [], { cwd: ROOT, execArgv, env: { ...process.env, ...storage.env } });
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  return new Promise((resolve, reject) => {
+    child.once('exit', (code) => reject(new Error(`the bench server exited (${code}) before listening`)));
+    child.once('message', (m: { port: number }) =>
+      resolve({
+        url: `http://127.0.0.1:${m.port}`,
+        async stop() {
+          child.send('stop');
+          await exited;
+        },
+      }),
+    );
+  });
+}

@@ -1,0 +1,265 @@
+/**
+ * `npm run bench:records`: issue 4's records benchmarks — sequential p50/p99 of list, query,
+ * search, get, create and patch at 100,000 records, a bulk-create load rate, then query,
+ * search and paging at 1,000,000 records; on PostgreSQL (against targets) and on PGlite
+ * (figures only). See bench/README.md.
+ *
+ *   --pg | --pglite     only that database (default: both, PostgreSQL first)
+ *   --small | --large   only the 100,000-record set or only the 1,000,000-record set
+ *   --cpu-prof          write a V8 CPU profile of each server to a temporary directory (printed)
+ * Environment: DATABASE_URL (default postgres://postgres@127.0.0.1:5432/test); BENCH_ITERATIONS
+ * measured requests per line (default 500), BENCH_WARMUP (50), BENCH_BUDGET seconds after which a
+ * line stops early once it has 50 requests (30); BENCH_LOAD_SECONDS (10); record counts
+ * BENCH_SMALL (100000), BENCH_LARGE (1000000), BENCH_PGLITE_SMALL and BENCH_PGLITE_LARGE
+ * (default the PostgreSQL counts).
+ */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fmt } from './lib/format.ts';
+import { startServer, type Server } from './lib/server.ts';
+import { pgliteStorage, postgresStorage, type Storage } from './lib/storage.ts';
+import { Client } from './records/client.ts';
+import { percentile, Report, type LatencyTarget } from './records/report.ts';
+import { sample, type Request } from './records/sample.ts';
+import { BENCH_INDEXED, seedRecords, type Seeded } from './records/seed.ts';
+import { createBenchDatabase, STATUS_LABELS, type BenchDatabase } from './records/setup.ts';
+import { newRecordValues } from './records/values.ts';
+
+const env = process.env;
+const ITERATIONS = Number(env.BENCH_ITERATIONS ?? 500);
+const WARMUP = Number(env.BENCH_WARMUP ?? 50);
+const BUDGET_MS = Number(env.BENCH_BUDGET ?? 30) * 1000;
+const LOAD_SECONDS = Number(env.BENCH_LOAD_SECONDS ?? 10);
+const LOAD_CLIENTS = 4;
+const SMALL = Number(env.BENCH_SMALL ?? 100_000);
+const LARGE = Number(env.BENCH_LARGE ?? 1_000_000);
+const PGLITE_SMALL = Number(env.BENCH_PGLITE_SMALL ?? SMALL);
+const PGLITE_LARGE = Number(env.BENCH_PGLITE_LARGE ?? LARGE);
+const args = new Set(process.argv.slice(2));
+const profileDir = args.has('--cpu-prof') ? fs.mkdtempSync(path.join(os.tmpdir(), 'tessera-bench-prof-')) : null;
+
+/** The query of issue 4: two filters on indexed fields, sorted by a third. */
+const FILTER_SORT = {
+  filter: { and: [{ field: 'status', op: 'eq', value: STATUS_LABELS[1] }, { field: 'priority', op: 'gte', value: 3 }] },
+  sorts: [{ field: 'amount', direction: 'asc' }],
+  limit: 100,
+};
+const UNINDEXED_SORT = { sorts: [{ field: 'due', direction: 'asc' }], limit: 100 };
+
+interface Run {
+  client: Client;
+  bench: BenchDatabase;
+  seeded: Seeded;
+  count: number;
+  report: Report;
+  server: Server;
+}
+
+const ms = (target: number, stat: LatencyTarget['stat'] = 'p50'): LatencyTarget[] => [{ stat, ms: target }];
+
+function options(status = 200) {
+  return { iterations: ITERATIONS, budgetMs: BUDGET_MS, minimum: Math.min(ITERATIONS, 50), warmup: WARMUP, status };
+}
+
+/**
+ * One request checked before a line is measured: false when the route does not exist (404/405);
+ * throws when the answer has another status or the wrong shape.
+ */
+async function probe(run: Run, request: Request, status: number, check: (body: any) => string | null): Promise<boolean> {
+  const answer = await run.client.request(request.method, request.path, request.body);
+  if (answer.status === 404 || answer.status === 405) return false;
+  if (answer.status !== status) throw new Error(`${request.method} ${request.path}: ${answer.status} ${answer.text.slice(0, 300)}`);
+  const wrong = check(JSON.parse(answer.text));
+  if (wrong) throw new Error(`${request.method} ${request.path}: ${wrong}`);
+  return true;
+}
+
+const pageOf = (n: number) => (body: any) => (body.data?.length === n ? null : `expected ${n} records, got ${body.data?.length}`);
+
+async function measureRead(run: Run, name: string, request: Request, targets: LatencyTarget[], expected = 100): Promise<void> {
+  if (!(await probe(run, request, 200, pageOf(expected)))) throw new Error(`${request.method} ${request.path}: not found`);
+  run.report.latency(name, await sample(run.client, options(), () => request), targets);
+}
+
+async function measureQuery(run: Run, name: string, body: object, targets: LatencyTarget[]): Promise<void> {
+  const request = { method: 'POST', path: `${run.bench.records}/query`, body: JSON.stringify(body) };
+  if (!(await probe(run, request, 200, pageOf(100)))) {
+    run.report.unavailable(name, 'R/query not available');
+    return;
+  }
+  run.report.latency(name, await sample(run.client, options(), () => request), targets);
+}
+
+/** The cursor after the first `depth` records in manual order, walked with pages of 1,000. */
+async function cursorAt(run: Run, depth: number): Promise<string> {
+  let cursor = '';
+  for (let seen = 0; seen < depth; seen += 1000) {
+    const answer = await run.client.request('GET', `${run.bench.records}?limit=1000${cursor ? `&cursor=${cursor}` : ''}`);
+    cursor = encodeURIComponent(JSON.parse(answer.text).next_cursor);
+  }
+  return cursor;
+}
+
+async function measureSmall(run: Run): Promise<void> {
+  const R = run.bench.records;
+  const { ids, q } = run.seeded;
+  // The floor under every line: HTTP, the token lookup and one small answer.
+  run.report.latency('reference: GET /api/v1/me (no target)', await sample(run.client, options(), () => ({ method: 'GET', path: '/api/v1/me' })), []);
+  await measureRead(run, 'list: GET R?limit=100, first page', { method: 'GET', path: `${R}?limit=100` }, ms(5));
+  const depth = Math.floor((run.count * 0.9) / 1000) * 1000;
+  const deep = await cursorAt(run, depth);
+  await measureRead(run, `list: page after record ${fmt(depth)}`, { method: 'GET', path: `${R}?limit=100&cursor=${deep}` }, ms(5));
+  await measureQuery(run, 'query: filter status+priority, sort amount', FILTER_SORT, ms(10));
+  await measureRead(run, `search: GET R?q=${q}&limit=100`, { method: 'GET', path: `${R}?q=${q}&limit=100` }, ms(15), Math.min(100, run.seeded.qMatches));
+
+  await probe(run, { method: 'GET', path: `${R}/${ids[0]}` }, 200, (b) => (b.id === ids[0] ? null : 'another record'));
+  run.report.latency('get: GET R/{id} (spread ids)', await sample(run.client, options(), (i) => ({ method: 'GET', path: `${R}/${ids[(i * 7919) % ids.length]}` })), ms(2));
+
+  const patchOne = (i: number): Request => ({
+    method: 'PATCH',
+    path: `${R}/${ids[(i * 7919) % ids.length]}`,
+    body: JSON.stringify({ values: { status: STATUS_LABELS[i % 5], priority: (i % 5) + 1 } }),
+  });
+  run.report.latency('patch one: PATCH R/{id} (2 cells)', await sample(run.client, options(), patchOne), ms(3));
+
+  const windows = Math.max(1, Math.floor(ids.length / 200));
+  const patchBodies = Array.from({ length: windows }, (_, w) =>
+    JSON.stringify({ records: ids.slice(w * 200, w * 200 + 200).map((id, k) => ({ id, values: { priority: ((w + k) % 5) + 1, amount: w * 1000 + k } })) }),
+  );
+  await probe(run, { method: 'PATCH', path: R, body: patchBodies[0] }, 200, (b) =>
+    b.data?.length === 200 && b.errors?.length === 0 ? null : `${b.data?.length} updated, ${b.errors?.length} errors`,
+  );
+  run.report.latency('patch 200: PATCH R { records }', await sample(run.client, options(), (i) => ({ method: 'PATCH', path: R, body: patchBodies[i % windows] })), ms(40));
+
+  const createBodies = Array.from({ length: 10 }, (_, b) =>
+    JSON.stringify({ records: Array.from({ length: 100 }, (_, k) => ({ values: newRecordValues(run.bench, b * 100 + k) })) }),
+  );
+  run.report.latency(
+    'bulk create 100: POST R { records }',
+    await sample(run.client, options(201), (i) => ({ method: 'POST', path: R, body: createBodies[i % createBodies.length] })),
+    ms(14),
+  );
+  await measureLoad(run, createBodies);
+}
+
+/** `LOAD_CLIENTS` clients, one connection each, posting bulks of 100 back to back. */
+async function measureLoad(run: Run, bodies: string[]): Promise<void> {
+  const clients = Array.from({ length: LOAD_CLIENTS }, () => new Client(run.server.url, run.bench.pat));
+  const timings = { ms: [] as number[], bad: 0, firstBad: undefined as string | undefined };
+  const started = performance.now();
+  const deadline = started + LOAD_SECONDS * 1000;
+  await Promise.all(
+    clients.map(async (client, c) => {
+      for (let i = c; performance.now() < deadline; i += LOAD_CLIENTS) {
+        const answer = await client.request('POST', run.bench.records, bodies[i % bodies.length]);
+        timings.ms.push(answer.ms);
+        if (answer.status !== 201) {
+          timings.bad++;
+          timings.firstBad ??= `${answer.status} ${answer.text.slice(0, 200)}`;
+        }
+      }
+    }),
+  );
+  const seconds = (performance.now() - started) / 1000;
+  for (const client of clients) client.close();
+  const created = (timings.ms.length - timings.bad) * 100;
+  run.report.rate(
+    `load: ${LOAD_CLIENTS} clients × bulks of 100`,
+    created / seconds,
+    'records',
+    10_000,
+    timings,
+    `(${fmt(created)} in ${fmt(seconds, 1)} s, p50 ${fmt(percentile(timings.ms, 50), 1)} ms per bulk)`,
+  );
+}
+
+async function measureLarge(run: Run): Promise<void> {
+  const R = run.bench.records;
+  const { q } = run.seeded;
+  await measureQuery(run, 'query: filter status+priority, sort amount', FILTER_SORT, [{ stat: 'p50', ms: 15 }, { stat: 'p99', ms: 40 }]);
+  await measureQuery(run, 'query: sort by due (no index), no filter', UNINDEXED_SORT, ms(150));
+  await measureRead(run, `search: GET R?q=${q}&limit=100`, { method: 'GET', path: `${R}?q=${q}&limit=100` }, ms(25), Math.min(100, run.seeded.qMatches));
+  await measurePaging(run);
+}
+
+/** Every record in manual order, 1,000 a page: the last pages should cost what the first did. */
+async function measurePaging(run: Run): Promise<void> {
+  const pages: number[] = [];
+  let seen = 0;
+  let cursor: string | null = null;
+  const started = performance.now();
+  do {
+    const answer = await run.client.request('GET', `${run.bench.records}?limit=1000${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`);
+    if (answer.status !== 200) throw new Error(`paging: ${answer.status} ${answer.text.slice(0, 300)}`);
+    pages.push(answer.ms);
+    const body = JSON.parse(answer.text);
+    seen += body.data.length;
+    cursor = body.next_cursor;
+  } while (cursor);
+  const seconds = (performance.now() - started) / 1000;
+  if (seen !== run.count) throw new Error(`paging saw ${seen} records, not ${run.count}`);
+  const tail = pages.slice(-10);
+  const last = tail.reduce((a, b) => a + b, 0) / tail.length;
+  run.report.note(
+    `${'paging: every record, GET R?limit=1000'.padEnd(44)} ${fmt(pages.length)} pages in ${fmt(seconds, 1)} s: first ${fmt(pages[0], 1)} ms, ` +
+      `p50 ${fmt(percentile(pages, 50), 1)} ms, last 10 ${fmt(last, 1)} ms (${fmt(last / percentile(pages, 50), 2)}× the p50)`,
+  );
+}
+
+/** Seeding progress on a terminal, rewritten in place; nothing when the output is a file. */
+function progress(line: string): void {
+  if (process.stdout.isTTY) process.stdout.write(`\r\x1b[2K${line}`);
+}
+
+async function benchmark(make: () => Storage, count: number, measure: (run: Run) => Promise<void>, note = ''): Promise<boolean> {
+  const storage = make();
+  console.log(`\n${storage.label} — ${fmt(count)} records${note}`);
+  const report = new Report(storage.targeted);
+  let server: Server | null = await startServer(storage, profileDir);
+  try {
+    const bench = await createBenchDatabase(server.url);
+    // PGlite: one process owns the directory, so the server stops while the bench fills it.
+    if (storage.kind === 'pglite') {
+      await server.stop();
+      server = null;
+    }
+    const db = await storage.open();
+    let seeded: Seeded;
+    try {
+      seeded = await seedRecords(db, bench, count, progress);
+      progress('');
+    } finally {
+      await db.close();
+    }
+    server ??= await startServer(storage, profileDir);
+    report.note(
+      `seeded by SQL in ${fmt(seeded.seconds, 1)} s (fields and the editor's PAT through the API), then VACUUM ANALYZE; ` +
+        `bench-made (field, id) indexes on ${BENCH_INDEXED.join(', ')}; q matches ${fmt(seeded.qMatches)} titles`,
+    );
+    report.note(`sequential requests on one keep-alive connection with the editor's PAT; ${WARMUP} warm-up, then up to ${ITERATIONS} (≥ 50, ${BUDGET_MS / 1000} s budget)`);
+    const client = new Client(server.url, bench.pat);
+    try {
+      await measure({ client, bench, seeded, count, report, server });
+    } finally {
+      client.close();
+    }
+    return !report.invalid;
+  } finally {
+    await server?.stop();
+    await storage.cleanup();
+  }
+}
+
+const storages: Array<{ make: () => Storage; small: number; large: number }> = [];
+if (!args.has('--pglite')) storages.push({ make: () => postgresStorage(1), small: SMALL, large: LARGE });
+if (!args.has('--pg')) storages.push({ make: pgliteStorage, small: PGLITE_SMALL, large: PGLITE_LARGE });
+console.log(`Tessera records benchmark — node ${process.version}, ${os.cpus().length} CPUs (${os.cpus()[0]?.model ?? 'unknown'})`);
+let ok = true;
+const fewer = (count: number, of: number) => (count < of ? ` (fewer than the ${fmt(of)} of the targets: BENCH_PGLITE_* chose so)` : '');
+for (const { make, small, large } of storages) {
+  if (!args.has('--large')) ok = (await benchmark(make, small, measureSmall, fewer(small, SMALL))) && ok;
+  if (!args.has('--small')) ok = (await benchmark(make, large, measureLarge, fewer(large, LARGE))) && ok;
+}
+if (profileDir) console.log(`\nCPU profiles: ${profileDir} (open in Chrome DevTools or speedscope)`);
+process.exitCode = ok ? 0 : 1;
