@@ -34,7 +34,7 @@ export default definePlugin({
   migrations: path.join(path.dirname(fileURLToPath(import.meta.url)), 'migrations'),
   exports: ['records.service'],
   register(ctx) {
-    ctx.provide('service', (r) => new RecordService(r('db'), r('events'), r('workspaces.service'), r('databases.fieldTypes')));
+    ctx.provide('service', (r) => new RecordService(r('db'), r('events'), r('databases.fieldTypes')));
     ctx.provide('bulk', (r) => new RecordBulkService(r('db'), r('events'), r('records.service')));
     ctx.provide('trash', (r) => new TrashService(r('db'), r('databases.fieldTypes'), r('records.service'), r('records.watchers')));
     ctx.provide('duplicate', (r) => new RecordDuplicateService(r('db'), r('events'), r('records.service')));

@@ -65,12 +65,17 @@ export class RecordTable {
   }
 
   /**
-   * For writes: holds the database row (FOR SHARE: its deletion waits) and the table in the mode
+   * For writes: holds the workspace and database rows (their deletion waits) and the table in the mode
    * an INSERT takes anyway, before reading the fields. A field conversion or creation (ALTER TABLE)
    * then either waits for this write or has committed before the fields are read.
    */
   static async forWrite(trx: Db, types: FieldTypeRegistry, workspaceId: string, databaseId: string): Promise<RecordTable> {
-    const database = await trx('databases').where({ id: databaseId, workspace_id: workspaceId }).forShare().first('table_name');
+    // The workspace row FOR KEY SHARE as workspaces.service.hold takes it (its deletion waits for
+    // this write), and the database row FOR SHARE, in one statement.
+    const { rows: [database] } = await trx.raw(
+      'SELECT d.table_name FROM databases d JOIN workspaces w ON w.id = d.workspace_id WHERE d.id = ? AND d.workspace_id = ? FOR SHARE OF d FOR KEY SHARE OF w',
+      [databaseId, workspaceId],
+    );
     if (!database) throw notFound();
     await trx.raw('LOCK TABLE ?? IN ROW EXCLUSIVE MODE', [database.table_name]);
     const rows = await trx('fields as f').where({ 'f.database_id': databaseId }).whereNull('f.deleted_at').orderBy(FIELD_ORDER).select(FIELD_COLUMNS);
@@ -95,12 +100,17 @@ export class RecordTable {
 
   async find(db: Db, id: string, lock = false): Promise<RecordRow | undefined> {
     const query = this.live(db).where({ id });
-    return (await (lock ? query.forUpdate() : query).first(this.columns)) as RecordRow | undefined;
+    return (await (lock ? query.forUpdate() : query).first(this.withNames(db))) as RecordRow | undefined;
   }
 
   /** A live record with the names of the users it shows (USERS_COLUMN): what a read answers. */
   async read(db: Db, where: { id: string } | { number: number }): Promise<RecordRow | undefined> {
-    return (await this.live(db).where(where).first([...this.columns, this.usersColumn(db, this.fields)])) as RecordRow | undefined;
+    return (await this.live(db).where(where).first(this.withNames(db))) as RecordRow | undefined;
+  }
+
+  /** Every column, and the names of the users shown (USERS_COLUMN): what reads and writes return. */
+  private withNames(db: Db): Array<string | Knex.Raw> {
+    return [...this.columns, this.usersColumn(db, this.fields)];
   }
 
   /**
@@ -152,7 +162,7 @@ export class RecordTable {
 
   /** Inserts rows (system columns and field columns); returns them in the order of their positions. */
   async insert(trx: Db, rows: Array<Record<string, unknown>>): Promise<RecordRow[]> {
-    const inserted = (await trx(this.table).insert(rows).returning(this.columns)) as RecordRow[];
+    const inserted = (await trx(this.table).insert(rows).returning(this.withNames(trx) as string[])) as RecordRow[];
     return inserted.sort((a, b) => (a.position < b.position ? -1 : a.position > b.position ? 1 : 0));
   }
 
@@ -160,7 +170,7 @@ export class RecordTable {
     const [row] = (await trx(this.table)
       .where({ id })
       .update({ ...columns, version: trx.raw('version + 1'), updated_at: trx.fn.now(), updated_by: userId })
-      .returning(this.columns)) as RecordRow[];
+      .returning(this.withNames(trx) as string[])) as RecordRow[];
     return row;
   }
 
@@ -182,7 +192,7 @@ export class RecordTable {
       const { rows } = await trx.raw(
         `UPDATE ?? AS t SET ${columns.map(() => '?? = v.??').join(', ')}, version = t.version + 1, updated_at = now(), updated_by = ?::uuid
            FROM (VALUES ${group.map(() => tuple).join(', ')}) AS v(id, ${columns.map(() => '??').join(', ')})
-          WHERE t.id = v.id RETURNING ${this.columns.map(() => 't.??').join(', ')}`,
+          WHERE t.id = v.id RETURNING ${this.columns.map(() => 't.??').join(', ')}, ?`,
         [
           this.table,
           ...columns.flatMap((c) => [c, c]),
@@ -190,6 +200,7 @@ export class RecordTable {
           ...group.flatMap((u) => [u.id, ...columns.map((c) => asBinding(u.columns[c]))]),
           ...columns,
           ...this.columns,
+          this.usersColumn(trx, this.fields, 't'),
         ] as Knex.RawBinding[],
       );
       for (const row of rows as RecordRow[]) out.set(row.id, row);
@@ -204,7 +215,7 @@ export class RecordTable {
   /** Live (or, with `deleted`, soft-deleted) rows among `ids`, locked in id order so two bulk writers cannot deadlock. */
   async lockMany(trx: Db, ids: string[], deleted = false): Promise<RecordRow[]> {
     const query = trx(this.table).whereIn('id', ids).orderBy('id').forUpdate();
-    return (await (deleted ? query.whereNotNull('deleted_at') : query.whereNull('deleted_at')).select(this.columns)) as RecordRow[];
+    return (await (deleted ? query.whereNotNull('deleted_at') : query.whereNull('deleted_at')).select(this.withNames(trx))) as RecordRow[];
   }
 
   /** Deletes (sets `deleted_at`) or restores (clears it) rows; position and version stay as they were. */

@@ -2,7 +2,6 @@ import type { Db } from '../../core/db.ts';
 import type { EventBus } from '../../core/events.ts';
 import type { UserPrincipal } from '../../core/principal.ts';
 import { notFound, validationFailed, versionConflict, type ErrorDetail } from '../../core/errors.ts';
-import type { WorkspaceService } from '../workspaces/workspaces.service.ts';
 import type { FieldTypeRegistry } from '../databases/field-types/registry.ts';
 import { decodeValues, encodeRecord, usersShown, type DecodedValues } from './codec.ts';
 import { membersAmong, namesSelected, outputContext } from './people.ts';
@@ -21,7 +20,6 @@ export class RecordService {
   constructor(
     private readonly db: Db,
     private readonly events: EventBus,
-    private readonly workspaces: WorkspaceService,
     private readonly types: FieldTypeRegistry,
   ) {}
 
@@ -83,9 +81,8 @@ export class RecordService {
     });
   }
 
-  /** Shared with the bulk and trash services: holds the workspace, then the database (RecordTable.forWrite). */
+  /** Shared with the bulk and trash services: holds the workspace and the database (RecordTable.forWrite). */
   async open(trx: Db, workspaceId: string, databaseId: string): Promise<RecordTable> {
-    await this.workspaces.hold(trx, workspaceId);
     return RecordTable.forWrite(trx, this.types, workspaceId, databaseId);
   }
 

@@ -33,6 +33,10 @@ export const checkboxType = defineFieldType<Record<string, never>>({
   },
   toApi: (value) => value === true,
   ops: CHECKBOX_OPS,
+  /** Cells never written (records made before the field, or without it) are NULL and read as false. */
+  sortExpr: (col) => `coalesce(${col}, false)`,
+  sortType: 'boolean',
+  sortIndexable: true,
   csv: { parse: checkboxText.parse, format: checkboxText.format },
   convertsTo: {
     ...toTextTargets(checkboxText.formatSql!),

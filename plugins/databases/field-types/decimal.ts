@@ -43,9 +43,11 @@ export function toPlainDecimal(x: number): string {
 export function roundDecimal(plain: string, places: number): string {
   const p = partsOf(plain);
   if (p.scale <= places) return render({ ...p, digits: p.digits + '0'.repeat(places - p.scale), scale: places });
+  // Leading zeros back, so that the digit after the cut exists even for 0.011.
+  const all = p.digits.padStart(p.scale + 1, '0');
   const cut = p.scale - places;
-  const kept = p.digits.slice(0, p.digits.length - cut) || '0';
-  const next = p.digits.length - cut >= 0 ? p.digits[p.digits.length - cut] : '0';
+  const kept = all.slice(0, all.length - cut);
+  const next = all[all.length - cut];
   const digits = next >= '5' ? (BigInt(kept) + 1n).toString() : kept;
   return render({ negative: p.negative, digits, scale: places });
 }

@@ -174,6 +174,11 @@ describe('field types: numbers', () => {
     assert.equal(readBack(whole, 2.5), 3);
     assert.equal(readBack(whole, -2.5), -3);
     assert.equal(readBack(whole, 1e-7), 0);
+    assert.equal(readBack(whole, 0.011), 0, 'more digits dropped than the value has');
+    assert.equal(readBack(whole, 0.0999), 0);
+    assert.equal(readBack(whole, 0.5), 1);
+    assert.equal(readBack(f, 0.00999), 0.01);
+    assert.equal(readBack(field('number', { precision: 1 }), 0.00999), 0);
     for (const bad of ['12', null, true, Number.NaN, Number.POSITIVE_INFINITY]) refuses(whole, bad, /number/);
     refuses(whole, 1e15, /10\^15/);
     assert.equal(readBack(whole, -999_999_999_999_999), -999_999_999_999_999);
