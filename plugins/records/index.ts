@@ -34,13 +34,13 @@ export default definePlugin({
   migrations: path.join(path.dirname(fileURLToPath(import.meta.url)), 'migrations'),
   exports: ['records.service'],
   register(ctx) {
-    ctx.provide('service', (r) => new RecordService(r('db'), r('events'), r('databases.fieldTypes')));
+    ctx.provide('service', (r) => new RecordService(r('db'), r('events'), r('databases.fieldTypes'), r('database')));
     ctx.provide('bulk', (r) => new RecordBulkService(r('db'), r('events'), r('records.service')));
-    ctx.provide('trash', (r) => new TrashService(r('db'), r('databases.fieldTypes'), r('records.service'), r('records.watchers')));
+    ctx.provide('trash', (r) => new TrashService(r('db'), r('records.service'), r('records.watchers')));
     ctx.provide('duplicate', (r) => new RecordDuplicateService(r('db'), r('events'), r('records.service')));
     ctx.provide('move', (r) => new RecordMoveService(r('db'), r('events'), r('records.service')));
-    ctx.provide('watchers', (r) => new WatcherService(r('db'), r('databases.fieldTypes'), r('records.service')));
-    ctx.provide('query', (r) => new QueryService(r('db'), r('databases.fieldTypes'), r('databases.service'), r('records.service')));
+    ctx.provide('watchers', (r) => new WatcherService(r('db'), r('records.service')));
+    ctx.provide('query', (r) => new QueryService(r('db'), r('databases.service'), r('records.service')));
     ctx.routes([...queryRoutes(), ...recordRoutes(), ...bulkRoutes()]);
     ctx.routes([...actionRoutes(), ...watcherRoutes()]);
     // A member who leaves stops watching, in the removal's transaction (as the access plugin drops their grants).

@@ -3,11 +3,10 @@ import type { Db } from '../../core/db.ts';
 import { invalidField, validationFailed, type ErrorDetail } from '../../core/errors.ts';
 import type { UserPrincipal } from '../../core/principal.ts';
 import type { SqlCondition } from '../databases/field-types/field-type.ts';
-import type { FieldTypeRegistry } from '../databases/field-types/registry.ts';
 import type { DatabaseService } from '../databases/databases.service.ts';
 import { compileFilter } from './filter-compiler.ts';
 import { afterCursor, decodeQueryCursor, encodeQueryCursor, fingerprint, orderBy } from './query-cursor.ts';
-import { RecordTable, type LiveField, type RecordRow } from './record-table.ts';
+import type { LiveField, RecordRow, RecordTable } from './record-table.ts';
 import type { RecordService } from './records.service.ts';
 import type { QueryPage, RecordQuery } from './schemas.ts';
 import { sortKeys, type SortInput } from './sort-keys.ts';
@@ -23,14 +22,13 @@ export const COUNT_CAP = 10_000;
 export class QueryService {
   constructor(
     private readonly db: Db,
-    private readonly types: FieldTypeRegistry,
     private readonly databases: DatabaseService,
     private readonly records: RecordService,
   ) {}
 
   /** `base` is where the request's inputs are: `''` for a body, `/query` for a URL's query string. */
   async query(principal: UserPrincipal, workspaceId: string, databaseId: string, input: RecordQuery, base: string): Promise<QueryPage> {
-    const table = await RecordTable.forRead(this.db, this.types, workspaceId, databaseId);
+    const table = await this.records.readTable(workspaceId, databaseId);
     const view = input.view_id ? await this.databases.viewQuery(databaseId, input.view_id) : undefined;
     if (input.view_id && !view) throw invalidField(`${base}/view_id`, 'No view with this id in this database.');
 

@@ -30,6 +30,11 @@ export interface RecordRow {
 export const USERS_COLUMN = '__users';
 
 const SYSTEM_COLUMNS = ['id', 'number', 'position', 'version', 'created_at', 'created_by', 'updated_at', 'updated_by'];
+/** The table name and live fields of a database, title first: `$1` database id, `$2` workspace id. */
+export const READ_FIELDS = `SELECT d.table_name, f.id, f.api_name, f.type, f.options, f.column_name, f.is_title
+  FROM databases d JOIN fields f ON f.database_id = d.id
+ WHERE d.id = $1 AND d.workspace_id = $2 AND f.deleted_at IS NULL
+ ORDER BY f.is_title DESC, f.position`;
 const FIELD_COLUMNS = ['f.id', 'f.api_name', 'f.type', 'f.options', 'f.column_name', 'f.is_title'];
 const FIELD_ORDER = [{ column: 'f.is_title', order: 'desc' as const }, { column: 'f.position' }];
 const TRASH_ORDER = { keys: [{ column: 'deleted_at', type: 'timestamptz' as const }, { column: 'id', type: 'uuid' as const }], direction: 'desc' as const };
@@ -52,14 +57,8 @@ export class RecordTable {
     this.columns = [...SYSTEM_COLUMNS, ...fields.flatMap((f) => (f.column_name ? [f.column_name] : []))];
   }
 
-  /** For reads: the table name and the live fields in one query; 404 when the database is gone. */
-  static async forRead(db: Db, types: FieldTypeRegistry, workspaceId: string, databaseId: string): Promise<RecordTable> {
-    const rows = await db('databases as d')
-      .join('fields as f', 'f.database_id', 'd.id')
-      .where({ 'd.id': databaseId, 'd.workspace_id': workspaceId })
-      .whereNull('f.deleted_at')
-      .orderBy(FIELD_ORDER)
-      .select('d.table_name', ...FIELD_COLUMNS);
+  /** For reads: the live fields of a database, as READ_FIELDS selects them (one row per field, with the table name). */
+  static fromRows(databaseId: string, rows: Array<Record<string, any>>, types: FieldTypeRegistry): RecordTable {
     if (rows.length === 0) throw notFound();
     return new RecordTable(databaseId, rows[0].table_name, liveFields(rows, types));
   }

@@ -1,4 +1,4 @@
-import type { Db } from '../../core/db.ts';
+import type { Database as Storage, Db } from '../../core/db.ts';
 import type { EventBus } from '../../core/events.ts';
 import type { UserPrincipal } from '../../core/principal.ts';
 import { notFound, validationFailed, versionConflict, type ErrorDetail } from '../../core/errors.ts';
@@ -6,7 +6,7 @@ import type { FieldTypeRegistry } from '../databases/field-types/registry.ts';
 import { decodeValues, encodeRecord, usersShown, type DecodedValues } from './codec.ts';
 import { membersAmong, namesSelected, outputContext } from './people.ts';
 import { positionsAfter } from './positions.ts';
-import { RecordTable, USERS_COLUMN, type LiveField, type RecordRow } from './record-table.ts';
+import { READ_FIELDS, RecordTable, USERS_COLUMN, type LiveField, type RecordRow } from './record-table.ts';
 import type { ApiRecord, PatchRecordBody } from './schemas.ts';
 
 type Values = Record<string, unknown>;
@@ -17,19 +17,29 @@ type Values = Record<string, unknown>;
  * `record.*` events in their transaction.
  */
 export class RecordService {
+  private readonly readFields: (values: unknown[]) => Promise<Array<Record<string, any>>>;
+
   constructor(
     private readonly db: Db,
     private readonly events: EventBus,
     private readonly types: FieldTypeRegistry,
-  ) {}
+    storage: Storage,
+  ) {
+    this.readFields = storage.prepared('records.fields', READ_FIELDS);
+  }
+
+  /** The records table of a database as reads see it (one prepared query); 404 when the database is not in the workspace. */
+  async readTable(workspaceId: string, databaseId: string): Promise<RecordTable> {
+    return RecordTable.fromRows(databaseId, await this.readFields([databaseId, workspaceId]), this.types);
+  }
 
   async get(workspaceId: string, databaseId: string, id: string): Promise<ApiRecord> {
-    const table = await RecordTable.forRead(this.db, this.types, workspaceId, databaseId);
+    const table = await this.readTable(workspaceId, databaseId);
     return this.presentOne(this.db, table, await table.read(this.db, { id }));
   }
 
   async getByNumber(workspaceId: string, databaseId: string, number: number): Promise<ApiRecord> {
-    const table = await RecordTable.forRead(this.db, this.types, workspaceId, databaseId);
+    const table = await this.readTable(workspaceId, databaseId);
     return this.presentOne(this.db, table, await table.read(this.db, { number }));
   }
 

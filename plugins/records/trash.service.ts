@@ -1,7 +1,5 @@
 import type { Db } from '../../core/db.ts';
 import type { Page } from '../../core/pagination.ts';
-import type { FieldTypeRegistry } from '../databases/field-types/registry.ts';
-import { RecordTable } from './record-table.ts';
 import type { RecordService } from './records.service.ts';
 import type { TrashedRecord } from './schemas.ts';
 import type { WatcherService } from './watchers.service.ts';
@@ -14,13 +12,12 @@ const PURGE_BATCH = 500;
 export class TrashService {
   constructor(
     private readonly db: Db,
-    private readonly types: FieldTypeRegistry,
     private readonly records: RecordService,
     private readonly watchers: WatcherService,
   ) {}
 
   async list(workspaceId: string, databaseId: string, page: { limit?: number; cursor?: string }): Promise<Page<TrashedRecord>> {
-    const table = await RecordTable.forRead(this.db, this.types, workspaceId, databaseId);
+    const table = await this.records.readTable(workspaceId, databaseId);
     const rows = await table.trash(this.db, page);
     const records = await this.records.present(this.db, table, rows.data);
     return { data: records.map((r, i) => ({ ...r, deleted_at: rows.data[i].deleted_at.toISOString() })), next_cursor: rows.next_cursor };

@@ -2,9 +2,7 @@ import type { Db } from '../../core/db.ts';
 import { keysetPage, type Page } from '../../core/pagination.ts';
 import type { UserPrincipal } from '../../core/principal.ts';
 import { notFound } from '../../core/errors.ts';
-import type { FieldTypeRegistry } from '../databases/field-types/registry.ts';
 import { membersAmong } from './people.ts';
-import { RecordTable } from './record-table.ts';
 import type { RecordService } from './records.service.ts';
 import type { Watcher } from './watchers.schemas.ts';
 
@@ -25,7 +23,6 @@ interface WatcherRow {
 export class WatcherService {
   constructor(
     private readonly db: Db,
-    private readonly types: FieldTypeRegistry,
     private readonly records: RecordService,
   ) {}
 
@@ -75,7 +72,7 @@ export class WatcherService {
   }
 
   private async requireLive(workspaceId: string, databaseId: string, id: string): Promise<void> {
-    const table = await RecordTable.forRead(this.db, this.types, workspaceId, databaseId);
+    const table = await this.records.readTable(workspaceId, databaseId);
     if (!(await table.find(this.db, id))) throw notFound(NO_RECORD);
   }
 }
