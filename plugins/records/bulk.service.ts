@@ -55,16 +55,17 @@ export class RecordBulkService {
         userId,
       );
       const after = valid.map((v) => updated.get(v.before.id) ?? v.before);
-      const changed = valid.filter((v) => updated.has(v.before.id)).map((v) => ({ before: v.before, after: updated.get(v.before.id)! }));
-      const shown = await this.records.present(trx, table, [...after, ...changed.flatMap((c) => [c.before, c.after])]);
+      const changed = valid.flatMap((v, i) => (updated.has(v.before.id) ? [{ before: v.before, at: i }] : []));
+      // Each row is encoded once: the answer's records double as the events' `after`.
+      const shown = await this.records.present(trx, table, [...after, ...changed.map((c) => c.before)]);
       const data = shown.slice(0, after.length);
       await this.events.emit(
         trx,
-        changed.map((_, i) => ({
+        changed.map((c, k) => ({
           name: 'record.updated',
           workspaceId,
           actorId: userId,
-          payload: { database_id: databaseId, before: shown[after.length + 2 * i], after: shown[after.length + 2 * i + 1] },
+          payload: { database_id: databaseId, before: shown[after.length + k], after: data[c.at] },
         })),
       );
       return { data, errors };

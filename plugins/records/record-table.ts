@@ -54,7 +54,7 @@ export class RecordTable {
     readonly fields: LiveField[],
   ) {
     this.byApiName = new Map(fields.map((f) => [f.api_name, f]));
-    this.columns = [...SYSTEM_COLUMNS, ...fields.flatMap((f) => (f.column_name ? [f.column_name] : []))];
+    this.columns = columnsFor(fields);
   }
 
   /** For reads: the live fields of a database, as READ_FIELDS selects them (one row per field, with the table name). */
@@ -87,7 +87,7 @@ export class RecordTable {
 
   /** The columns to select for `fields`: the system columns, then the fields' own. */
   columnsOf(fields: LiveField[]): string[] {
-    return fields === this.fields ? this.columns : [...SYSTEM_COLUMNS, ...fields.flatMap((f) => (f.column_name ? [f.column_name] : []))];
+    return fields === this.fields ? this.columns : columnsFor(fields);
   }
 
   /** `q`: the title contains the text, case-insensitively and literally (`%` and `_` match themselves). */
@@ -236,6 +236,11 @@ export class RecordTable {
 function asBinding(value: unknown): Knex.RawBinding {
   if (!Array.isArray(value)) return value as Knex.RawBinding;
   return `{${value.map((v) => `"${String(v).replace(/["\\]/g, '\\$&')}"`).join(',')}}`;
+}
+
+/** The system columns, then the columns of `fields` that have one. */
+function columnsFor(fields: LiveField[]): string[] {
+  return [...SYSTEM_COLUMNS, ...fields.flatMap((f) => (f.column_name ? [f.column_name] : []))];
 }
 
 function liveFields(rows: Array<Record<string, any>>, types: FieldTypeRegistry): LiveField[] {
