@@ -3,6 +3,7 @@ import { isUser, type Principal, type UserPrincipal } from './principal.ts';
 import { atLeast, strongest, weakest, SCOPE_CEILING, type Role } from './roles.ts';
 import type { KernelHooks } from './hooks.ts';
 import type { Db } from './db.ts';
+import type { CacheSignals, LocalCache } from './cache.ts';
 
 /** A place inside a workspace that can carry roles of its own: a space, a database. */
 export interface ScopeNode {
@@ -26,6 +27,13 @@ export interface WorkspaceAccess {
   /** Roles held on nodes, keyed by `nodeKey`. */
   readonly nodeRoles: Map<string, Role>;
 }
+
+/**
+ * The cache topic (core/cache.ts) of everything `auth.workspaceAccess` answers, keyed by
+ * workspace id: a plugin that feeds it puts a trigger calling
+ * `tessera_signal_cache('access', 'workspace_id')` on the tables its answer comes from.
+ */
+export const ACCESS_TOPIC = 'access';
 
 /** Where a resource sits, as answered by the plugin that owns its type (`auth.locate`). */
 export interface Location {
@@ -71,14 +79,24 @@ export interface AccessGrant {
  * (`auth.workspaceAccess`, `auth.locate`) and ask it questions; no handler compares roles itself.
  */
 export class Authz {
-  constructor(private readonly hooks: KernelHooks) {}
+  private readonly accessCache: LocalCache<WorkspaceAccess>;
 
-  /** Membership and grants of the principal's user in a workspace. A PAT sees only its own workspace. */
+  constructor(private readonly hooks: KernelHooks, caches: CacheSignals) {
+    this.accessCache = caches.create('authz.access', { topics: { [ACCESS_TOPIC]: 'group' } });
+  }
+
+  /**
+   * Membership and grants of the principal's user in a workspace. A PAT sees only its own workspace.
+   * Outside a transaction the answer comes from the process cache, kept true by `access` signals;
+   * inside one (a writer that locked rows) it is read afresh.
+   */
   async workspaceAccess(principal: Principal, workspaceId: string, trx?: Db): Promise<WorkspaceAccess> {
-    const blank: WorkspaceAccess = { workspaceId, userId: isUser(principal) ? principal.user.id : '', role: null, nodeRoles: new Map() };
-    if (!isUser(principal)) return blank;
-    if (principal.kind === 'pat' && principal.workspaceId !== workspaceId) return blank;
-    return this.hooks.auth.workspaceAccess.promise(blank, trx);
+    const userId = isUser(principal) ? principal.user.id : '';
+    const blank = (): WorkspaceAccess => ({ workspaceId, userId, role: null, nodeRoles: new Map() });
+    if (!isUser(principal)) return blank();
+    if (principal.kind === 'pat' && principal.workspaceId !== workspaceId) return blank();
+    if (trx) return this.hooks.auth.workspaceAccess.promise(blank(), trx);
+    return this.accessCache.get(workspaceId, userId, () => this.hooks.auth.workspaceAccess.promise(blank(), undefined));
   }
 
   /** Where a resource of `type` sits in a workspace; null when it is not there (or no plugin knows the type). */

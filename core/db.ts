@@ -1,3 +1,4 @@
+import { EventEmitter } from 'node:events';
 import fs from 'node:fs';
 import path from 'node:path';
 import knexFactory, { type Knex } from 'knex';
@@ -9,6 +10,13 @@ import type { Logger } from 'pino';
 import { StartupError } from './errors.ts';
 
 export type Db = Knex;
+
+/**
+ * The channel cache signals travel on (core/cache.ts). Every pooled connection listens on it:
+ * PostgreSQL hands a session its own transaction's notifications before COMMIT returns, so
+ * the writing process hears its own change before it answers.
+ */
+export const SIGNAL_CHANNEL = 'tessera_cache';
 export type Trx = Knex.Transaction;
 export type DatabaseKind = 'postgres' | 'pglite';
 
@@ -70,6 +78,8 @@ export interface Database {
    * the directory, so `fn` just runs.
    */
   withSetupLock<T>(name: string, fn: () => Promise<T>): Promise<T>;
+  /** Payloads notified on SIGNAL_CHANNEL that a connection of this database heard. */
+  onSignal(listener: (payload: string) => void): void;
   close(): Promise<void>;
 }
 
@@ -120,12 +130,20 @@ function lockDataDir(dir: string): () => void {
 export async function openDatabase(opts: DatabaseOptions): Promise<Database> {
   const schema = opts.schema ?? 'public';
   const searchPath = schema === 'public' ? ['public'] : [schema, 'public'];
+  const signals = new EventEmitter();
   if (opts.url) {
     const knex = knexFactory({
       client: 'pg',
       connection: opts.url,
       searchPath,
-      pool: { min: 0, max: opts.poolMax ?? 10 },
+      pool: {
+        min: 0,
+        max: opts.poolMax ?? 10,
+        afterCreate: (conn: pg.Client, done: (err: Error | null, conn: pg.Client) => void) => {
+          conn.on('notification', (msg) => msg.channel === SIGNAL_CHANNEL && signals.emit('signal', msg.payload ?? ''));
+          conn.query(`LISTEN ${SIGNAL_CHANNEL}`).then(() => done(null, conn), (err: Error) => done(err, conn));
+        },
+      },
       log: knexLog(opts.logger),
     });
     try {
@@ -141,7 +159,7 @@ export async function openDatabase(opts: DatabaseOptions): Promise<Database> {
         await trx.raw('CREATE SCHEMA IF NOT EXISTS ??', [schema]);
       });
     }
-    return wrap('postgres', knex, schema, async () => knex.destroy());
+    return wrap('postgres', knex, schema, signals, async () => knex.destroy());
   }
 
   const dir = opts.dataDir ? path.resolve(opts.dataDir, 'pglite') : undefined;
@@ -150,7 +168,9 @@ export async function openDatabase(opts: DatabaseOptions): Promise<Database> {
     const pglite = await PGlite.create(dir ?? 'memory://', { extensions: { pg_trgm }, ...(opts.seed && !dir ? { loadDataDir: opts.seed } : {}) });
     const knex = knexFactory({ client: PGliteClient as never, connection: { pglite } as never, searchPath, log: knexLog(opts.logger) });
     if (schema !== 'public') await knex.raw('CREATE SCHEMA IF NOT EXISTS ??', [schema]);
-    return wrap('pglite', knex, schema, async () => {
+    // PGlite calls listeners as the statement that committed the notification returns.
+    await pglite.listen(SIGNAL_CHANNEL, (payload) => signals.emit('signal', payload));
+    return wrap('pglite', knex, schema, signals, async () => {
       await knex.destroy();
       if (!pglite.closed) await pglite.close();
       unlock();
@@ -161,12 +181,15 @@ export async function openDatabase(opts: DatabaseOptions): Promise<Database> {
   }
 }
 
-function wrap(kind: DatabaseKind, knex: Db, schema: string, close: () => Promise<void>): Database {
+function wrap(kind: DatabaseKind, knex: Db, schema: string, signals: EventEmitter, close: () => Promise<void>): Database {
   return {
     kind,
     knex,
     schema,
     close,
+    onSignal(listener) {
+      signals.on('signal', listener);
+    },
     async executeSql(text, values, on = knex) {
       const client = (on as any).client;
       const conn = await client.acquireConnection();

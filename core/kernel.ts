@@ -21,6 +21,7 @@ import { HttpMetrics } from './metrics.ts';
 import { kernelRoutes } from './kernel-routes.ts';
 import { createPluginContext } from './plugin-context.ts';
 import { Authz } from './authz.ts';
+import { CacheSignals } from './cache.ts';
 import type { Plugin } from './plugin.ts';
 import type { KernelConfig } from './config.ts';
 import type { RegisteredRoute } from './routes.ts';
@@ -37,6 +38,7 @@ declare module './container.ts' {
     blobs: BlobStore;
     kernel: Kernel;
     authz: Authz;
+    caches: CacheSignals;
   }
 }
 
@@ -75,7 +77,7 @@ export class Kernel {
   readonly container = new KernelContainer();
   readonly attribution = new HookAttribution();
   readonly hooks: KernelHooks = createKernelHooks(this.attribution);
-  readonly authz = new Authz(this.hooks);
+  authz!: Authz;
   readonly pluginHooks = new PluginHookRegistry(this.attribution);
   app!: Koa;
   server: http.Server | null = null;
@@ -84,6 +86,7 @@ export class Kernel {
   events!: EventBus;
   blobs!: BlobStore;
   idempotency!: Idempotency;
+  caches!: CacheSignals;
   metrics?: HttpMetrics;
   private active: LoadedPlugin[] = [];
   private readonly booted = new Set<string>();
@@ -127,6 +130,8 @@ export class Kernel {
       schema: opts.schema,
       logger,
     });
+    this.caches = new CacheSignals(this.database, logger, config.databaseUrl);
+    this.authz = new Authz(this.hooks, this.caches);
     this.blobs = new LocalDiskBlobStore(path.resolve(config.baseDir, config.dataDir, 'blobs'));
     this.jobs = new Jobs(this.database, logger, {
       // Migrating prepares the queues but runs no worker or schedule.
@@ -158,6 +163,7 @@ export class Kernel {
     c.provideKernel('blobs', this.blobs);
     c.provideKernel('kernel', this);
     c.provideKernel('authz', this.authz);
+    c.provideKernel('caches', this.caches);
 
     // Only when a metrics token exists: this strategy would otherwise cost every request a promise for nothing.
     if (config.metrics.enabled && config.metrics.token) {
@@ -189,6 +195,7 @@ export class Kernel {
       await this.jobs.prepare(isActive);
     });
     if (opts.mode === 'migrate') return;
+    await this.caches.start();
 
     for (const lp of plan.ordered) {
       if (!this.isActive(lp.plugin.id)) continue;
@@ -322,6 +329,7 @@ export class Kernel {
     await this.events?.stop().catch(() => {});
     await this.jobs?.stop(true, this.config.shutdownTimeoutMs).catch((err) => this.logger.error({ err }, 'job queue stop failed'));
     await this.container.dispose().catch(() => {});
+    await this.caches?.stop();
     await this.database?.close();
   }
 }
