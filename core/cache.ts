@@ -29,13 +29,18 @@ export class LocalCache<V> {
   ) {}
 
   async get(group: string, key: string, load: () => Promise<V>): Promise<V> {
-    const hit = this.groups.get(group)?.get(key);
+    const hit = this.peek(group, key);
     if (hit !== undefined) return hit;
     if (!this.enabled()) return load();
     const epoch = this.epoch;
     const value = await load();
     if (epoch === this.epoch && value !== undefined) this.keep(group, key, value);
     return value;
+  }
+
+  /** What is kept for `key` in `group`, without loading. */
+  peek(group: string, key: string): V | undefined {
+    return this.groups.get(group)?.get(key);
   }
 
   /** Drops one group, or everything. */

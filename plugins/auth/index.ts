@@ -32,7 +32,7 @@ export default definePlugin<AuthOptions>({
   register(ctx) {
     const { sessionTtlHours, signInRateLimit, oauth } = ctx.options;
     ctx.provide('users', (r) => new UserService(r('db')));
-    ctx.provide('sessions', (r) => new SessionService(r('database'), sessionTtlHours));
+    ctx.provide('sessions', (r) => new SessionService(r('database'), r('caches'), sessionTtlHours));
     ctx.provide('signIn', (r) => new SignInService(r('auth.users'), r('auth.sessions'), new SignInLimiter(r('db'), signInRateLimit)));
     ctx.provide('oauth', (r) => new OAuthService(r('db'), r('auth.users'), resolveProviders(oauth)));
     const sessions = () => ctx.resolve('auth.sessions');

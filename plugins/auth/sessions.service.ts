@@ -1,3 +1,4 @@
+import type { CacheSignals, LocalCache } from '../../core/cache.ts';
 import type { Database, Db } from '../../core/db.ts';
 import { PRINCIPAL_USER_COLUMNS, principalUserOf, type Principal, type PrincipalUserRow } from '../../core/principal.ts';
 import { hashSecret, randomSecret } from '../../core/secrets.ts';
@@ -6,20 +7,25 @@ export const SESSION_PREFIX = 'tss_';
 
 /** Constant text: a prepared statement on PostgreSQL, since it runs on every request. */
 const LOOKUP = `
-  SELECT s.id AS session_id, ${PRINCIPAL_USER_COLUMNS}
+  SELECT s.id AS session_id, s.expires_at, ${PRINCIPAL_USER_COLUMNS}
     FROM sessions s
     JOIN users u ON u.id = s.user_id
    WHERE s.token_hash = $1
      AND s.expires_at > now()
      AND u.disabled_at IS NULL`;
 
+type SessionRow = PrincipalUserRow & { session_id: string; expires_at: Date };
+
 export class SessionService {
   private readonly db: Db;
-  private readonly lookup: (values: unknown[]) => Promise<Array<PrincipalUserRow & { session_id: string }>>;
+  private readonly lookup: (values: unknown[]) => Promise<SessionRow[]>;
+  private readonly cache: LocalCache<SessionRow | undefined>;
 
-  constructor(database: Database, private readonly ttlHours: number) {
+  constructor(database: Database, caches: CacheSignals, private readonly ttlHours: number) {
     this.db = database.knex;
     this.lookup = database.prepared('auth.session_lookup', LOOKUP);
+    // Kept until the session or its user changes (the kernel's `sessions` and `users` signals): sign-out and disabling act at once.
+    this.cache = caches.create('auth.sessions', { topics: { sessions: 'group', users: 'all' } });
   }
 
   async issue(userId: string, userAgent?: string): Promise<{ token: string; expiresAt: Date }> {
@@ -39,8 +45,9 @@ export class SessionService {
   /** The session principal for a live token of an active user; checked on every request. */
   async authenticate(token: string): Promise<Principal | undefined> {
     if (!token.startsWith(SESSION_PREFIX)) return undefined;
-    const [row] = await this.lookup([hashSecret(token)]);
-    if (!row) return undefined;
+    const hash = hashSecret(token);
+    const row = await this.cache.get(hash, '', async () => (await this.lookup([hash]))[0]);
+    if (!row || row.expires_at.getTime() <= Date.now()) return undefined;
     return { kind: 'session', sessionId: row.session_id, user: principalUserOf(row) };
   }
 

@@ -8,6 +8,7 @@ import type { FieldTypeRegistry } from './field-types/registry.ts';
 import { FIELD_COLUMNS, toField, type FieldRow } from './fields.view.ts';
 import { indexTitle } from './record-table.ts';
 import { checkOptions, findField } from './field-lookup.ts';
+import { beginSchemaChange } from './schema-change.ts';
 import type { ConvertFieldBody, Conversion as ConversionResult } from './convert.schemas.ts';
 
 const SAMPLES = 5;
@@ -28,8 +29,8 @@ export class ConvertService {
   async convert(principal: UserPrincipal, workspaceId: string, databaseId: string, ref: string, body: ConvertFieldBody): Promise<ConversionResult> {
     return this.db.transaction(async (trx) => {
       await this.workspaces.hold(trx, workspaceId);
+      const table = await beginSchemaChange(trx, databaseId);
       const field = await findField(trx, databaseId, ref, { lock: true });
-      const { table_name: table } = await trx('databases').where({ id: databaseId }).first('table_name');
       const from = this.types.get(field.type)!;
       const to = this.types.get(body.type);
       const conversion = to && field.column_name && to.column ? from.convertsTo[body.type] : undefined;

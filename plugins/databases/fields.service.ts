@@ -2,13 +2,14 @@ import { randomUUID } from 'node:crypto';
 import type { Db } from '../../core/db.ts';
 import type { EventBus } from '../../core/events.ts';
 import type { UserPrincipal } from '../../core/principal.ts';
-import { conflict, invalidField, notFound } from '../../core/errors.ts';
+import { conflict, invalidField } from '../../core/errors.ts';
 import type { WorkspaceService } from '../workspaces/workspaces.service.ts';
 import type { FieldTypeRegistry } from './field-types/registry.ts';
 import { FIELD_COLUMNS, toField, type FieldRow } from './fields.view.ts';
 import { columnNameOf, deriveApiName } from './names.ts';
 import { addColumn } from './record-table.ts';
 import { checkOptions, findField } from './field-lookup.ts';
+import { beginSchemaChange } from './schema-change.ts';
 import type { Field } from './schemas.ts';
 import type { CreateFieldBody, PatchFieldBody } from './fields.schemas.ts';
 
@@ -38,8 +39,7 @@ export class FieldService {
     const options = checkOptions(type, body.options ?? {});
     return this.db.transaction(async (trx) => {
       await this.workspaces.hold(trx, workspaceId);
-      const database = await trx('databases').where({ id: databaseId }).forUpdate().first('table_name');
-      if (!database) throw notFound();
+      const table = await beginSchemaChange(trx, databaseId);
       const existing = (await trx('fields').where({ database_id: databaseId }).select('name', 'api_name', 'deleted_at', 'position')) as FieldRow[];
       const name = body.name.trim();
       if (existing.some((f) => !f.deleted_at && f.name.toLowerCase() === name.toLowerCase())) throw invalidField('/name', `A field named "${name}" exists already.`);
@@ -62,7 +62,7 @@ export class FieldService {
           created_by: principal.user.id,
         })
         .returning(FIELD_COLUMNS)) as FieldRow[];
-      if (column && type.column) await addColumn(trx, database.table_name, column, type.column(options));
+      if (column && type.column) await addColumn(trx, table, column, type.column(options));
       const field = toField(row, this.types);
       await this.events.emit(trx, { name: 'field.created', workspaceId, actorId: principal.user.id, payload: { database_id: databaseId, field } });
       return field;
@@ -72,6 +72,7 @@ export class FieldService {
   async update(principal: UserPrincipal, workspaceId: string, databaseId: string, ref: string, body: PatchFieldBody): Promise<Field> {
     return this.db.transaction(async (trx) => {
       await this.workspaces.hold(trx, workspaceId);
+      await beginSchemaChange(trx, databaseId);
       const before = await findField(trx, databaseId, ref, { lock: true });
       const type = this.types.get(before.type)!;
       const patch: Record<string, unknown> = { updated_at: trx.fn.now() };
@@ -104,12 +105,12 @@ export class FieldService {
   async delete(principal: UserPrincipal, workspaceId: string, databaseId: string, ref: string): Promise<{ records_with_value: number }> {
     return this.db.transaction(async (trx) => {
       await this.workspaces.hold(trx, workspaceId);
+      const table = await beginSchemaChange(trx, databaseId);
       const field = await findField(trx, databaseId, ref, { lock: true });
       if (field.is_title) throw conflict('The title field cannot be deleted; make another field the title first.');
       let withValue = 0;
       if (field.column_name) {
-        const { table_name } = await trx('databases').where({ id: databaseId }).first('table_name');
-        const [{ n }] = await trx(table_name).whereNull('deleted_at').whereNotNull(field.column_name).count({ n: '*' });
+        const [{ n }] = await trx(table).whereNull('deleted_at').whereNotNull(field.column_name).count({ n: '*' });
         withValue = Number(n);
       }
       await trx('fields').where({ id: field.id }).update({ deleted_at: trx.fn.now(), updated_at: trx.fn.now() });
@@ -121,6 +122,7 @@ export class FieldService {
   async restore(principal: UserPrincipal, workspaceId: string, databaseId: string, ref: string): Promise<Field> {
     return this.db.transaction(async (trx) => {
       await this.workspaces.hold(trx, workspaceId);
+      await beginSchemaChange(trx, databaseId);
       const field = await findField(trx, databaseId, ref, { lock: true, includeDeleted: true });
       if (!field.deleted_at) return toField(field, this.types);
       const clash = await trx('fields').where({ database_id: databaseId }).whereNull('deleted_at').whereRaw('lower(name) = ?', [field.name.toLowerCase()]).first('id');

@@ -42,7 +42,7 @@ export default definePlugin<DatabasesOptions>({
     // Other plugins (relations, formulas, attachments) add their types here, at start-up.
     const hooks = ctx.defineHooks('fieldTypes', createFieldTypeHooks());
     ctx.provide('fieldTypes', () => types);
-    ctx.provide('locator', (r) => new DatabaseLocator(r('database')));
+    ctx.provide('locator', (r) => new DatabaseLocator(r('database'), r('caches')));
     ctx.provide('service', (r) => new DatabaseService(r('db'), r('hooks'), r('events'), r('authz'), r('workspaces.service'), types));
     ctx.provide('fields', (r) => new FieldService(r('db'), r('events'), r('workspaces.service'), types));
     ctx.provide('options', (r) => new OptionService(r('db'), r('events'), r('workspaces.service'), types));

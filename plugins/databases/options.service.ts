@@ -8,6 +8,7 @@ import type { FieldTypeRegistry } from './field-types/registry.ts';
 import type { Choice, ChoicesOptions } from './field-types/choices.ts';
 import type { FieldRow } from './fields.view.ts';
 import { findField } from './field-lookup.ts';
+import { beginSchemaChange } from './schema-change.ts';
 import type { CreateOptionBody, PatchOptionBody } from './options.schemas.ts';
 
 const SELECT_TYPES = new Set(['single_select', 'multi_select']);
@@ -50,10 +51,10 @@ export class OptionService {
   async remove(principal: UserPrincipal, workspaceId: string, databaseId: string, ref: string, optionId: string, confirm: boolean): Promise<void> {
     await this.db.transaction(async (trx) => {
       await this.workspaces.hold(trx, workspaceId);
+      const table = await beginSchemaChange(trx, databaseId);
       const field = await this.findSelect(trx, databaseId, ref);
       const choices = (field.options as unknown as ChoicesOptions).choices ?? [];
       if (!choices.some((c) => c.id === optionId)) throw notFound('No such option.');
-      const { table_name: table } = await trx('databases').where({ id: databaseId }).first('table_name');
       const col = field.column_name!;
       const holds = field.type === 'single_select' ? trx.raw('?? = ?::uuid', [col, optionId]) : trx.raw('?::uuid = ANY(??)', [optionId, col]);
       const [{ n }] = await trx(table).whereNull('deleted_at').where(holds).count({ n: '*' });
@@ -77,6 +78,7 @@ export class OptionService {
   ): Promise<Choice> {
     return this.db.transaction(async (trx) => {
       await this.workspaces.hold(trx, workspaceId);
+      await beginSchemaChange(trx, databaseId);
       const field = await this.findSelect(trx, databaseId, ref);
       const type = this.types.get(field.type)!;
       const before = (field.options as unknown as ChoicesOptions).choices ?? [];

@@ -1,6 +1,5 @@
 import type { Knex } from 'knex';
 import type { Db } from '../../core/db.ts';
-import { notFound } from '../../core/errors.ts';
 import { keysetPage, type Page } from '../../core/pagination.ts';
 import type { FieldMeta, FieldType, SqlCondition } from '../databases/field-types/field-type.ts';
 import { escapeLike } from '../databases/field-types/filter-values.ts';
@@ -30,13 +29,11 @@ export interface RecordRow {
 export const USERS_COLUMN = '__users';
 
 const SYSTEM_COLUMNS = ['id', 'number', 'position', 'version', 'created_at', 'created_by', 'updated_at', 'updated_by'];
-/** The table name and live fields of a database, title first: `$1` database id, `$2` workspace id. */
-export const READ_FIELDS = `SELECT d.table_name, f.id, f.api_name, f.type, f.options, f.column_name, f.is_title
+/** The database's table, workspace and schema version, then its live fields, title first: `$1` database id. */
+export const READ_FIELDS = `SELECT d.table_name, d.workspace_id, d.schema_version, f.id, f.api_name, f.type, f.options, f.column_name, f.is_title
   FROM databases d JOIN fields f ON f.database_id = d.id
- WHERE d.id = $1 AND d.workspace_id = $2 AND f.deleted_at IS NULL
+ WHERE d.id = $1 AND f.deleted_at IS NULL
  ORDER BY f.is_title DESC, f.position`;
-const FIELD_COLUMNS = ['f.id', 'f.api_name', 'f.type', 'f.options', 'f.column_name', 'f.is_title'];
-const FIELD_ORDER = [{ column: 'f.is_title', order: 'desc' as const }, { column: 'f.position' }];
 const TRASH_ORDER = { keys: [{ column: 'deleted_at', type: 'timestamptz' as const }, { column: 'id', type: 'uuid' as const }], direction: 'desc' as const };
 
 /**
@@ -50,6 +47,9 @@ export class RecordTable {
 
   private constructor(
     readonly databaseId: string,
+    readonly workspaceId: string,
+    /** `databases.schema_version` when the fields were read: writers compare it under the database row's lock. */
+    readonly schemaVersion: number,
     readonly table: string,
     readonly fields: LiveField[],
   ) {
@@ -57,28 +57,25 @@ export class RecordTable {
     this.columns = columnsFor(fields);
   }
 
-  /** For reads: the live fields of a database, as READ_FIELDS selects them (one row per field, with the table name). */
-  static fromRows(databaseId: string, rows: Array<Record<string, any>>, types: FieldTypeRegistry): RecordTable {
-    if (rows.length === 0) throw notFound();
-    return new RecordTable(databaseId, rows[0].table_name, liveFields(rows, types));
+  /** The live fields of a database as READ_FIELDS selects them (one row per field, with the database's columns); undefined when there is no such database. */
+  static fromRows(databaseId: string, rows: Array<Record<string, any>>, types: FieldTypeRegistry): RecordTable | undefined {
+    if (rows.length === 0) return undefined;
+    const [first] = rows;
+    return new RecordTable(databaseId, first.workspace_id, Number(first.schema_version), first.table_name, liveFields(rows, types));
   }
 
   /**
-   * For writes: holds the workspace and database rows (their deletion waits) and the table in the mode
-   * an INSERT takes anyway, before reading the fields. A field conversion or creation (ALTER TABLE)
-   * then either waits for this write or has committed before the fields are read.
+   * For writes: holds the workspace row FOR KEY SHARE (as workspaces.service.hold takes it: its
+   * deletion waits) and the database row FOR SHARE, in one statement, and answers the database's
+   * schema version. A change to the fields bumps that version holding the row (databases/
+   * schema-change.ts), so until commit the fields of that version are the fields.
    */
-  static async forWrite(trx: Db, types: FieldTypeRegistry, workspaceId: string, databaseId: string): Promise<RecordTable> {
-    // The workspace row FOR KEY SHARE as workspaces.service.hold takes it (its deletion waits for
-    // this write), and the database row FOR SHARE, in one statement.
+  static async hold(trx: Db, workspaceId: string, databaseId: string): Promise<{ schemaVersion: number } | undefined> {
     const { rows: [database] } = await trx.raw(
-      'SELECT d.table_name FROM databases d JOIN workspaces w ON w.id = d.workspace_id WHERE d.id = ? AND d.workspace_id = ? FOR SHARE OF d FOR KEY SHARE OF w',
+      'SELECT d.schema_version FROM databases d JOIN workspaces w ON w.id = d.workspace_id WHERE d.id = ? AND d.workspace_id = ? FOR SHARE OF d FOR KEY SHARE OF w',
       [databaseId, workspaceId],
     );
-    if (!database) throw notFound();
-    await trx.raw('LOCK TABLE ?? IN ROW EXCLUSIVE MODE', [database.table_name]);
-    const rows = await trx('fields as f').where({ 'f.database_id': databaseId }).whereNull('f.deleted_at').orderBy(FIELD_ORDER).select(FIELD_COLUMNS);
-    return new RecordTable(databaseId, database.table_name, liveFields(rows, types));
+    return database && { schemaVersion: Number(database.schema_version) };
   }
 
   private live(db: Db): Knex.QueryBuilder {

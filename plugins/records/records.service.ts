@@ -1,3 +1,4 @@
+import type { CacheSignals, LocalCache } from '../../core/cache.ts';
 import type { Database as Storage, Db } from '../../core/db.ts';
 import type { EventBus } from '../../core/events.ts';
 import type { UserPrincipal } from '../../core/principal.ts';
@@ -12,25 +13,31 @@ import type { ApiRecord, PatchRecordBody } from './schemas.ts';
 type Values = Record<string, unknown>;
 
 /**
- * Records of a user database. Each request reads the live fields once (RecordTable); writers
- * hold the workspace and the database first, check every cell before answering, and emit
- * `record.*` events in their transaction.
+ * Records of a user database. The live fields of each database (RecordTable) are kept in the
+ * process cache, dropped by the `databases` signal; writers hold the workspace and the database
+ * first and trust the cached fields only at the schema version they hold, check every cell
+ * before answering, and emit `record.*` events in their transaction.
  */
 export class RecordService {
-  private readonly readFields: (values: unknown[]) => Promise<Array<Record<string, any>>>;
+  private readonly readFields: (values: unknown[], trx?: Db) => Promise<Array<Record<string, any>>>;
+  private readonly tables: LocalCache<RecordTable | undefined>;
 
   constructor(
     private readonly db: Db,
     private readonly events: EventBus,
     private readonly types: FieldTypeRegistry,
     storage: Storage,
+    caches: CacheSignals,
   ) {
     this.readFields = storage.prepared('records.fields', READ_FIELDS);
+    this.tables = caches.create('records.tables', { topics: { databases: 'group' } });
   }
 
-  /** The records table of a database as reads see it (one prepared query); 404 when the database is not in the workspace. */
+  /** The records table of a database as reads see it; 404 when the database is not in the workspace. */
   async readTable(workspaceId: string, databaseId: string): Promise<RecordTable> {
-    return RecordTable.fromRows(databaseId, await this.readFields([databaseId, workspaceId]), this.types);
+    const table = await this.tables.get(databaseId, '', async () => RecordTable.fromRows(databaseId, await this.readFields([databaseId]), this.types));
+    if (!table || table.workspaceId !== workspaceId) throw notFound();
+    return table;
   }
 
   async get(workspaceId: string, databaseId: string, id: string): Promise<ApiRecord> {
@@ -91,9 +98,20 @@ export class RecordService {
     });
   }
 
-  /** Shared with the bulk and trash services: holds the workspace and the database (RecordTable.forWrite). */
+  /**
+   * Shared with the bulk and trash services: holds the workspace and the database (RecordTable.hold)
+   * and answers its fields at the version held, from the cache when it has that version.
+   */
   async open(trx: Db, workspaceId: string, databaseId: string): Promise<RecordTable> {
-    return RecordTable.forWrite(trx, this.types, workspaceId, databaseId);
+    const held = await RecordTable.hold(trx, workspaceId, databaseId);
+    if (!held) throw notFound();
+    const cached = this.tables.peek(databaseId, '');
+    if (cached?.schemaVersion === held.schemaVersion) return cached;
+    // Older than the row: the signal of the change is on its way; read the fields under the lock.
+    if (cached) this.tables.drop(databaseId);
+    const table = await this.tables.get(databaseId, '', async () => RecordTable.fromRows(databaseId, await this.readFields([databaseId], trx), this.types));
+    if (!table) throw notFound();
+    return table;
   }
 
   /**

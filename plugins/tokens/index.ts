@@ -22,7 +22,7 @@ export default definePlugin({
   register(ctx) {
     const hooks = ctx.defineHooks('creation', createTokenHooks());
     ctx.provide('lastUsed', (r) => new LastUsedRecorder(r('db'), ctx.logger));
-    ctx.provide('strategy', (r) => new PatStrategy(r('database'), r('tokens.lastUsed')));
+    ctx.provide('strategy', (r) => new PatStrategy(r('database'), r('caches'), r('tokens.lastUsed')));
     ctx.provide('service', (r) => new TokenService(r('db'), hooks));
     // Resolved once: authentication runs on every request.
     let strategy: PatStrategy | undefined;
