@@ -68,8 +68,8 @@ export interface Database {
   executeSql(text: string, values?: unknown[], on?: Db): Promise<{ rows: any[] }>;
   /**
    * A constant `$1`-style statement for a per-request hot path: on PostgreSQL it is a named
-   * prepared statement, parsed and planned once per pooled connection. `name` must be unique
-   * per text (prefix it with the plugin id). Given a transaction, the same text runs in it unprepared.
+   * prepared statement, parsed and planned once per connection (a transaction's included).
+   * `name` must be unique per text (prefix it with the plugin id).
    */
   prepared<R = any>(name: string, text: string): (values: unknown[], trx?: Db) => Promise<R[]>;
   /**
@@ -222,15 +222,16 @@ function wrap(kind: DatabaseKind, knex: Db, schema: string, signals: EventEmitte
     prepared(name, text) {
       const client = (knex as any).client;
       return async (values, trx) => {
-        if (trx) return (await this.executeSql(text, values, trx)).rows;
+        const on = (trx as any)?.client ?? client;
         // Visible to knex 'query' listeners like every other statement.
         if (knex.listenerCount('query') > 0) knex.emit('query', { method: 'raw', sql: text, bindings: values });
-        const conn = await client.acquireConnection();
+        // A transaction's client hands out the transaction's own connection.
+        const conn = await on.acquireConnection();
         try {
           const result = kind === 'postgres' ? await conn.query({ name, text, values }) : await conn.query(text, values);
           return result.rows;
         } finally {
-          client.releaseConnection(conn);
+          await on.releaseConnection(conn);
         }
       };
     },

@@ -1,5 +1,5 @@
 import type { Logger } from 'pino';
-import type { Db } from './db.ts';
+import type { Database, Db } from './db.ts';
 import type { Jobs } from './jobs.ts';
 
 export interface DomainEvent<T = unknown> {
@@ -33,6 +33,16 @@ export interface Subscriber {
 const BATCH = 500;
 export const EVENTS_TABLE = 'kernel_events';
 
+/**
+ * One constant statement for any number of events (a JSON array, one element per event): prepared
+ * once per connection, and a bulk write of 100 records records its 100 events in one round trip.
+ */
+const INSERT_EVENTS = `INSERT INTO ${EVENTS_TABLE} (name, payload, workspace_id, actor_id, dispatched_at)
+  SELECT e.value->>'name', e.value->'payload', (e.value->>'workspace_id')::uuid, (e.value->>'actor_id')::uuid,
+         CASE WHEN (e.value->>'heard')::boolean THEN NULL ELSE now() END
+    FROM jsonb_array_elements($1::jsonb) WITH ORDINALITY AS e(value, n)
+   ORDER BY e.n`;
+
 function matches(patterns: string[], name: string): boolean {
   return patterns.some((p) => p === '*' || p === name || (p.endsWith('.*') && name.startsWith(p.slice(0, -1))));
 }
@@ -51,12 +61,18 @@ export class EventBus {
   private again = false;
   private timer: NodeJS.Timeout | null = null;
 
+  private readonly db: Db;
+  private readonly insert: (values: unknown[], trx?: Db) => Promise<unknown[]>;
+
   constructor(
-    private readonly db: Db,
+    database: Database,
     private readonly jobs: Jobs,
     private readonly logger: Logger,
     private readonly pollMs: number,
-  ) {}
+  ) {
+    this.db = database.knex;
+    this.insert = database.prepared('kernel.events_insert', INSERT_EVENTS);
+  }
 
   subscribe(owner: string, sub: Subscriber): void {
     const queue = `${owner}.events.${sub.name}`;
@@ -76,15 +92,8 @@ export class EventBus {
     if (list.length === 0) return;
     // An event no subscriber listens to is recorded as already dispatched: no fan-out pass after commit.
     const heard = list.map((e) => this.subscribers.some((sub) => matches(sub.events, e.name)));
-    await trx(EVENTS_TABLE).insert(
-      list.map((e, i) => ({
-        name: e.name,
-        payload: JSON.stringify(e.payload ?? null),
-        workspace_id: e.workspaceId ?? null,
-        actor_id: e.actorId ?? null,
-        ...(heard[i] ? {} : { dispatched_at: trx.fn.now() }),
-      })),
-    );
+    const rows = list.map((e, i) => ({ name: e.name, payload: e.payload ?? null, workspace_id: e.workspaceId ?? null, actor_id: e.actorId ?? null, heard: heard[i] }));
+    await this.insert([JSON.stringify(rows)], trx);
     if (!heard.some(Boolean)) return;
     const t = trx as Db & { isTransaction?: boolean; executionPromise?: Promise<unknown> };
     if (t.isTransaction && t.executionPromise) t.executionPromise.then(() => this.wake(), () => {});

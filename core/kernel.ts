@@ -140,7 +140,7 @@ export class Kernel {
       schema: `${opts.schema ?? 'public'}_jobs`.replace(/^public_jobs$/, 'pgboss'),
       maintenanceIntervalSeconds: opts.jobsMaintenanceSeconds,
     });
-    this.events = new EventBus(this.db, this.jobs, logger, Math.max(1000, config.jobs.pollingIntervalSeconds * 1000));
+    this.events = new EventBus(this.database, this.jobs, logger, Math.max(1000, config.jobs.pollingIntervalSeconds * 1000));
     this.idempotency = new Idempotency(this.db, logger);
     this.jobs.define(KERNEL, {
       name: 'idempotency-purge',

@@ -27,6 +27,8 @@ export interface RecordRow {
 
 /** The extra column `usersColumn` adds to a row. */
 export const USERS_COLUMN = '__users';
+/** How updateOne names the old values it returns beside the new. */
+const OLD_PREFIX = '__old_';
 
 const SYSTEM_COLUMNS = ['id', 'number', 'position', 'version', 'created_at', 'created_by', 'updated_at', 'updated_by'];
 /** The database's table, workspace and schema version, then its live fields, title first: `$1` database id. */
@@ -113,12 +115,14 @@ export class RecordTable {
    * `{ user id: name }` of the creator, last editor and user cells of each row, selected with the
    * row: pages and single reads need no second round trip for names.
    */
-  usersColumn(db: Db, fields: LiveField[], alias = this.table): Knex.Raw {
-    const columns = ['created_by', 'updated_by', ...fields.filter((f) => f.fieldType.refersToUsers && f.column_name).map((f) => f.column_name!)];
-    return db.raw(`(SELECT json_object_agg(u.id, u.name) FROM users u WHERE u.id IN (${columns.map(() => '??').join(', ')})) AS ??`, [
-      ...columns.map((c) => `${alias}.${c}`),
-      USERS_COLUMN,
-    ]);
+  usersColumn(db: Db, fields: LiveField[], alias = this.table, also: string[] = []): Knex.Raw {
+    const columns = [...this.userColumns(fields).map((c) => `${alias}.${c}`), ...also];
+    return db.raw(`(SELECT json_object_agg(u.id, u.name) FROM users u WHERE u.id IN (${columns.map(() => '??').join(', ')})) AS ??`, [...columns, USERS_COLUMN]);
+  }
+
+  /** The columns of `fields` (and the creator and last editor) that hold user ids. */
+  private userColumns(fields: LiveField[]): string[] {
+    return ['created_by', 'updated_by', ...fields.filter((f) => f.fieldType.refersToUsers && f.column_name).map((f) => f.column_name!)];
   }
 
   /** The position of the last live record in manual order, or null when there is none. */
@@ -168,6 +172,45 @@ export class RecordTable {
       .update({ ...columns, version: trx.raw('version + 1'), updated_at: trx.fn.now(), updated_by: userId })
       .returning(this.withNames(trx) as string[])) as RecordRow[];
     return row;
+  }
+
+  /**
+   * Updates one live record in one statement that also locks it and answers it as it was (a
+   * sub-select FOR UPDATE): `before` is `after` with the old cells, version and last edit.
+   * Undefined when the record is not live, or when `version` is given and is not the current one.
+   */
+  async updateOne(trx: Db, id: string, columns: Record<string, unknown>, userId: string, version?: number): Promise<{ before: RecordRow; after: RecordRow } | undefined> {
+    const changed = Object.keys(columns);
+    const old = ['version', 'updated_at', 'updated_by', ...changed];
+    const oldUsers = this.userColumns(this.fields).filter((c) => old.includes(c) && c !== 'created_by');
+    const { rows } = await trx.raw(
+      `UPDATE ?? AS t SET ${changed.map(() => '?? = ?').join(', ')}, version = t.version + 1, updated_at = now(), updated_by = ?
+         FROM (SELECT ${old.map(() => '??').join(', ')}, id FROM ?? WHERE id = ? AND deleted_at IS NULL FOR UPDATE) AS o
+        WHERE t.id = o.id${version === undefined ? '' : ' AND o.version = ?'}
+        RETURNING ${this.columns.map(() => 't.??').join(', ')}, ${old.map(() => 'o.?? AS ??').join(', ')}, ?`,
+      [
+        this.table,
+        ...changed.flatMap((c) => [c, asBinding(columns[c])]),
+        userId,
+        ...old,
+        this.table,
+        id,
+        ...(version === undefined ? [] : [version]),
+        ...this.columns,
+        ...old.flatMap((c) => [c, `${OLD_PREFIX}${c}`]),
+        this.usersColumn(trx, this.fields, 't', oldUsers.map((c) => `o.${c}`)),
+      ] as Knex.RawBinding[],
+    );
+    const [row] = rows as RecordRow[];
+    if (!row) return undefined;
+    const after = { ...row } as RecordRow;
+    const before = { ...row } as RecordRow;
+    for (const c of old) {
+      before[c] = row[`${OLD_PREFIX}${c}`];
+      delete after[`${OLD_PREFIX}${c}`];
+      delete before[`${OLD_PREFIX}${c}`];
+    }
+    return { before, after };
   }
 
   /**

@@ -70,17 +70,26 @@ export class RecordService {
     });
   }
 
-  /** `version`, when sent, must be the current one (409 otherwise); without it the last write wins. */
+  /**
+   * `version`, when sent, must be the current one (409 otherwise); without it the last write wins.
+   * The cells are checked first; then one statement locks, checks and updates the record.
+   */
   async update(principal: UserPrincipal, workspaceId: string, databaseId: string, id: string, body: PatchRecordBody): Promise<ApiRecord> {
     return this.db.transaction(async (trx) => {
       const table = await this.open(trx, workspaceId, databaseId);
-      const before = await table.find(trx, id, true);
-      if (!before) throw notFound('No such record in this database.');
       const [decoded] = await this.decode(trx, table, workspaceId, [{ values: body.values, base: '' }]);
-      if (body.version !== undefined && body.version !== before.version) throw versionConflict(before.version);
-      if (Object.keys(decoded.columns).length === 0) return this.presentOne(trx, table, before);
-      const after = await table.update(trx, id, decoded.columns, principal.user.id);
-      const [beforeRecord, afterRecord] = await this.present(trx, table, [before, after]);
+      if (Object.keys(decoded.columns).length === 0) {
+        const current = await table.read(trx, { id });
+        if (current && body.version !== undefined && body.version !== current.version) throw versionConflict(current.version);
+        return this.presentOne(trx, table, current);
+      }
+      const updated = await table.updateOne(trx, id, decoded.columns, principal.user.id, body.version);
+      if (!updated) {
+        const current = await table.find(trx, id);
+        if (!current) throw notFound('No such record in this database.');
+        throw versionConflict(current.version);
+      }
+      const [beforeRecord, afterRecord] = await this.present(trx, table, [updated.before, updated.after]);
       await this.events.emit(trx, { name: 'record.updated', workspaceId, actorId: principal.user.id, payload: { database_id: databaseId, before: beforeRecord, after: afterRecord } });
       return afterRecord;
     });
