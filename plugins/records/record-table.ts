@@ -31,6 +31,15 @@ export const USERS_COLUMN = '__users';
 const OLD_PREFIX = '__old_';
 
 const SYSTEM_COLUMNS = ['id', 'number', 'position', 'version', 'created_at', 'created_by', 'updated_at', 'updated_by'];
+/**
+ * For writes: holds the workspace row FOR KEY SHARE (as workspaces.service.hold takes it: its
+ * deletion waits) and the database row FOR SHARE, and answers the database's schema version.
+ * A change to the fields bumps that version holding the row (databases/schema-change.ts), so
+ * until commit the fields of that version are the fields. `$1` database id, `$2` workspace id.
+ */
+export const HOLD_DATABASE = `SELECT d.schema_version FROM databases d JOIN workspaces w ON w.id = d.workspace_id
+ WHERE d.id = $1 AND d.workspace_id = $2 FOR SHARE OF d FOR KEY SHARE OF w`;
+
 /** The database's table, workspace and schema version, then its live fields, title first: `$1` database id. */
 export const READ_FIELDS = `SELECT d.table_name, d.workspace_id, d.schema_version, f.id, f.api_name, f.type, f.options, f.column_name, f.is_title
   FROM databases d JOIN fields f ON f.database_id = d.id
@@ -66,19 +75,6 @@ export class RecordTable {
     return new RecordTable(databaseId, first.workspace_id, Number(first.schema_version), first.table_name, liveFields(rows, types));
   }
 
-  /**
-   * For writes: holds the workspace row FOR KEY SHARE (as workspaces.service.hold takes it: its
-   * deletion waits) and the database row FOR SHARE, in one statement, and answers the database's
-   * schema version. A change to the fields bumps that version holding the row (databases/
-   * schema-change.ts), so until commit the fields of that version are the fields.
-   */
-  static async hold(trx: Db, workspaceId: string, databaseId: string): Promise<{ schemaVersion: number } | undefined> {
-    const { rows: [database] } = await trx.raw(
-      'SELECT d.schema_version FROM databases d JOIN workspaces w ON w.id = d.workspace_id WHERE d.id = ? AND d.workspace_id = ? FOR SHARE OF d FOR KEY SHARE OF w',
-      [databaseId, workspaceId],
-    );
-    return database && { schemaVersion: Number(database.schema_version) };
-  }
 
   private live(db: Db): Knex.QueryBuilder {
     return db(this.table).whereNull('deleted_at');

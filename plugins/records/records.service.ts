@@ -7,7 +7,7 @@ import type { FieldTypeRegistry } from '../databases/field-types/registry.ts';
 import { decodeValues, encodeRecord, usersShown, type DecodedValues } from './codec.ts';
 import { membersAmong, namesSelected, outputContext } from './people.ts';
 import { positionsAfter } from './positions.ts';
-import { READ_FIELDS, RecordTable, USERS_COLUMN, type LiveField, type RecordRow } from './record-table.ts';
+import { HOLD_DATABASE, READ_FIELDS, RecordTable, USERS_COLUMN, type LiveField, type RecordRow } from './record-table.ts';
 import type { ApiRecord, PatchRecordBody } from './schemas.ts';
 
 type Values = Record<string, unknown>;
@@ -20,6 +20,7 @@ type Values = Record<string, unknown>;
  */
 export class RecordService {
   private readonly readFields: (values: unknown[], trx?: Db) => Promise<Array<Record<string, any>>>;
+  private readonly holdDatabase: (values: unknown[], trx: Db) => Promise<Array<{ schema_version: number }>>;
   private readonly tables: LocalCache<RecordTable | undefined>;
 
   constructor(
@@ -30,6 +31,7 @@ export class RecordService {
     caches: CacheSignals,
   ) {
     this.readFields = storage.prepared('records.fields', READ_FIELDS);
+    this.holdDatabase = storage.prepared('records.hold', HOLD_DATABASE);
     this.tables = caches.create('records.tables', { topics: { databases: 'group' } });
   }
 
@@ -108,14 +110,14 @@ export class RecordService {
   }
 
   /**
-   * Shared with the bulk and trash services: holds the workspace and the database (RecordTable.hold)
+   * Shared with the bulk and trash services: holds the workspace and the database (HOLD_DATABASE)
    * and answers its fields at the version held, from the cache when it has that version.
    */
   async open(trx: Db, workspaceId: string, databaseId: string): Promise<RecordTable> {
-    const held = await RecordTable.hold(trx, workspaceId, databaseId);
+    const [held] = await this.holdDatabase([databaseId, workspaceId], trx);
     if (!held) throw notFound();
     const cached = this.tables.peek(databaseId, '');
-    if (cached?.schemaVersion === held.schemaVersion) return cached;
+    if (cached?.schemaVersion === Number(held.schema_version)) return cached;
     // Older than the row: the signal of the change is on its way; read the fields under the lock.
     if (cached) this.tables.drop(databaseId);
     const table = await this.tables.get(databaseId, '', async () => RecordTable.fromRows(databaseId, await this.readFields([databaseId], trx), this.types));
