@@ -38,6 +38,17 @@ export class LocalCache<V> {
     return value;
   }
 
+  /**
+   * Loads several entries at once: `load` answers rows and `entry` says which group and key each
+   * row is kept under, and its value. The same epoch rule as `get` decides what is kept.
+   */
+  async loadMany<R>(load: () => Promise<R[]>, entry: (row: R) => [group: string, key: string, value: V]): Promise<R[]> {
+    const epoch = this.epoch;
+    const rows = await load();
+    if (this.enabled() && epoch === this.epoch) for (const row of rows) this.keep(...entry(row));
+    return rows;
+  }
+
   /** What is kept for `key` in `group`, without loading. */
   peek(group: string, key: string): V | undefined {
     return this.groups.get(group)?.get(key);

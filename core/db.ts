@@ -1,4 +1,5 @@
 import { EventEmitter } from 'node:events';
+import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import knexFactory, { type Knex } from 'knex';
@@ -72,6 +73,15 @@ export interface Database {
    * `name` must be unique per text (prefix it with the plugin id).
    */
   prepared<R = any>(name: string, text: string): (values: unknown[], trx?: Db) => Promise<R[]>;
+  /**
+   * Runs a built query (knex), preparing it on PostgreSQL when its text repeats: the second
+   * time a text is seen it becomes a named statement (by its hash), parsed and planned once per
+   * connection; past MAX_PREPARED texts per process, new ones run unprepared. For queries whose
+   * best plan does not depend on their values (PostgreSQL may settle on one generic plan).
+   * `version` must change whenever the tables' columns may have changed type: a prepared
+   * statement whose result types change fails ("cached plan must not change result type").
+   */
+  repeated<R = any>(query: Knex.QueryBuilder | Knex.Raw, version: string): Promise<R[]>;
   /**
    * Runs `fn` while holding a PostgreSQL session advisory lock named `name`, so several
    * processes starting at once do their set-up one after another. PGlite: one process owns
@@ -181,7 +191,33 @@ export async function openDatabase(opts: DatabaseOptions): Promise<Database> {
   }
 }
 
+/** Named statements one process creates at most (each pooled connection may hold them all). */
+const MAX_PREPARED = 256;
+/** Texts remembered as seen once, waiting for a second sighting. */
+const MAX_SEEN_ONCE = 4096;
+
+/** Which texts `repeated` prepares: the second sighting names a text, up to MAX_PREPARED texts. */
+class StatementNames {
+  private readonly seenOnce = new Set<string>();
+  private readonly names = new Map<string, string>();
+
+  nameFor(sql: string, version: string): string | undefined {
+    const text = `${version}\n${sql}`;
+    const name = this.names.get(text);
+    if (name || this.names.size >= MAX_PREPARED) return name;
+    if (!this.seenOnce.has(text)) {
+      if (this.seenOnce.size < MAX_SEEN_ONCE) this.seenOnce.add(text);
+      return undefined;
+    }
+    this.seenOnce.delete(text);
+    const fresh = `q_${createHash('sha1').update(text).digest('hex').slice(0, 24)}`;
+    this.names.set(text, fresh);
+    return fresh;
+  }
+}
+
 function wrap(kind: DatabaseKind, knex: Db, schema: string, signals: EventEmitter, close: () => Promise<void>): Database {
+  const statements = new StatementNames();
   return {
     kind,
     knex,
@@ -217,6 +253,18 @@ function wrap(kind: DatabaseKind, knex: Db, schema: string, signals: EventEmitte
         }
       } finally {
         client.releaseConnection(conn);
+      }
+    },
+    async repeated(query, version) {
+      const { sql, bindings } = query.toSQL().toNative();
+      if (knex.listenerCount('query') > 0) knex.emit('query', { method: 'raw', sql, bindings });
+      const name = kind === 'postgres' ? statements.nameFor(sql, version) : undefined;
+      const client = (knex as any).client;
+      const conn = await client.acquireConnection();
+      try {
+        return (await conn.query(name ? { name, text: sql, values: bindings } : sql, name ? undefined : bindings)).rows;
+      } finally {
+        await client.releaseConnection(conn);
       }
     },
     prepared(name, text) {

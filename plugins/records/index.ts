@@ -40,7 +40,7 @@ export default definePlugin({
     ctx.provide('duplicate', (r) => new RecordDuplicateService(r('db'), r('events'), r('records.service')));
     ctx.provide('move', (r) => new RecordMoveService(r('db'), r('events'), r('records.service')));
     ctx.provide('watchers', (r) => new WatcherService(r('db'), r('records.service')));
-    ctx.provide('query', (r) => new QueryService(r('db'), r('databases.service'), r('records.service')));
+    ctx.provide('query', (r) => new QueryService(r('db'), r('databases.service'), r('records.service'), r('database')));
     ctx.routes([...queryRoutes(), ...recordRoutes(), ...bulkRoutes()]);
     ctx.routes([...actionRoutes(), ...watcherRoutes()]);
     // A member who leaves stops watching, in the removal's transaction (as the access plugin drops their grants).

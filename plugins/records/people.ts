@@ -1,6 +1,8 @@
-import type { Db } from '../../core/db.ts';
+import type { CacheSignals, LocalCache } from '../../core/cache.ts';
+import type { Database, Db } from '../../core/db.ts';
 import type { OutputContext } from '../databases/field-types/field-type.ts';
-import { USERS_COLUMN, type RecordRow } from './record-table.ts';
+
+const NAMES = 'SELECT id, name FROM users WHERE id = ANY($1::uuid[])';
 
 /** Which of `userIds` are members of the workspace (held FOR SHARE: a removal waits for the write). */
 export async function membersAmong(trx: Db, workspaceId: string, userIds: string[]): Promise<Set<string>> {
@@ -9,22 +11,33 @@ export async function membersAmong(trx: Db, workspaceId: string, userIds: string
   return new Set(rows.map((r: { user_id: string }) => r.user_id));
 }
 
-/** Names of the users a page shows, in one query. */
-export async function outputContext(db: Db, userIds: Set<string>): Promise<OutputContext> {
-  const users = new Map<string, { id: string; name: string }>();
-  if (userIds.size > 0) {
-    for (const row of (await db('users').whereIn('id', [...userIds]).select('id', 'name')) as Array<{ id: string; name: string }>) users.set(row.id, row);
-  }
-  return { users };
-}
+/**
+ * Names of the users records show (creator, last editor, user cells), from the process cache:
+ * a page shows a handful of people many times, and asking PostgreSQL per row cost more than
+ * the rest of the page. A renamed user's entry goes with the kernel's `users` signal.
+ */
+export class UserNames {
+  private readonly lookup: (values: unknown[], trx?: Db) => Promise<Array<{ id: string; name: string }>>;
+  private readonly cache: LocalCache<string>;
 
-/** The names rows carry in USERS_COLUMN (RecordTable.usersColumn), which is removed from them. */
-export function namesSelected(rows: RecordRow[]): OutputContext {
-  const users = new Map<string, { id: string; name: string }>();
-  for (const row of rows) {
-    const names = row[USERS_COLUMN] as Record<string, string> | null;
-    delete row[USERS_COLUMN];
-    if (names) for (const [id, name] of Object.entries(names)) users.set(id, { id, name });
+  constructor(storage: Database, caches: CacheSignals) {
+    this.lookup = storage.prepared('records.user_names', NAMES);
+    this.cache = caches.create('records.user_names', { topics: { users: 'group' }, maxGroups: 50_000 });
   }
-  return { users };
+
+  /** `db` is the caller's transaction, if any (PGlite has one connection). */
+  async context(userIds: Set<string>, db?: Db): Promise<OutputContext> {
+    const users = new Map<string, { id: string; name: string }>();
+    const missing: string[] = [];
+    for (const id of userIds) {
+      const name = this.cache.peek(id, '');
+      if (name === undefined) missing.push(id);
+      else users.set(id, { id, name });
+    }
+    if (missing.length > 0) {
+      const found = await this.cache.loadMany(() => this.lookup([missing], db), (row) => [row.id, '', row.name]);
+      for (const { id, name } of found) users.set(id, { id, name });
+    }
+    return { users };
+  }
 }

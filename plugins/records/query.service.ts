@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import type { Db } from '../../core/db.ts';
+import type { Database as Storage, Db } from '../../core/db.ts';
 import { invalidField, validationFailed, type ErrorDetail } from '../../core/errors.ts';
 import type { UserPrincipal } from '../../core/principal.ts';
 import type { SqlCondition } from '../databases/field-types/field-type.ts';
@@ -17,13 +17,15 @@ export const COUNT_CAP = 10_000;
 /**
  * Record queries: filter AST, sorts, `q`, a view's filter and sorts, a field selection, keyset
  * pages whose cursor is bound to the query, and counts only when asked. One SQL statement per
- * page (plus one for names of users shown, and one for a count when asked).
+ * page (plus one for the names of users the process has not cached yet, and one for a count
+ * when asked).
  */
 export class QueryService {
   constructor(
     private readonly db: Db,
     private readonly databases: DatabaseService,
     private readonly records: RecordService,
+    private readonly storage: Storage,
   ) {}
 
   /** `base` is where the request's inputs are: `''` for a body, `/query` for a URL's query string. */
@@ -68,12 +70,13 @@ export class QueryService {
       .with('page', picked)
       .from({ r: table.table })
       .join('page', 'page.id', 'r.id')
-      .select([...table.columnsOf(fields).map((c) => `r.${c}`), table.usersColumn(this.db, fields, 'r')])
+      .select(table.columnsOf(fields).map((c) => `r.${c}`))
       .orderByRaw(orderBy(keys.map((k, i) => ({ ...k, expr: `"page"."__k${i}"` }))));
     keys.forEach((_, i) => page.select(this.db.raw('??::text AS ??', [`page.__k${i}`, `__k${i}`])));
 
+    // Without conditions the best plan does not depend on the values (limit, cursor): prepared.
     const [rows, count] = await Promise.all([
-      page as Promise<Array<RecordRow & Record<string, string | null>>>,
+      (conditions.length === 0 ? this.storage.repeated(page, `${table.databaseId}:${table.schemaVersion}`) : page) as Promise<Array<RecordRow & Record<string, string | null>>>,
       input.count ? this.count(where(this.db(table.table)), input.count) : undefined,
     ]);
     const more = rows.length > limit;

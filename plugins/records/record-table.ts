@@ -25,8 +25,6 @@ export interface RecordRow {
   [column: string]: unknown;
 }
 
-/** The extra column `usersColumn` adds to a row. */
-export const USERS_COLUMN = '__users';
 /** How updateOne names the old values it returns beside the new. */
 const OLD_PREFIX = '__old_';
 
@@ -94,31 +92,12 @@ export class RecordTable {
 
   async find(db: Db, id: string, lock = false): Promise<RecordRow | undefined> {
     const query = this.live(db).where({ id });
-    return (await (lock ? query.forUpdate() : query).first(this.withNames(db))) as RecordRow | undefined;
+    return (await (lock ? query.forUpdate() : query).first(this.columns)) as RecordRow | undefined;
   }
 
-  /** A live record with the names of the users it shows (USERS_COLUMN): what a read answers. */
+  /** A live record. */
   async read(db: Db, where: { id: string } | { number: number }): Promise<RecordRow | undefined> {
-    return (await this.live(db).where(where).first(this.withNames(db))) as RecordRow | undefined;
-  }
-
-  /** Every column, and the names of the users shown (USERS_COLUMN): what reads and writes return. */
-  private withNames(db: Db): Array<string | Knex.Raw> {
-    return [...this.columns, this.usersColumn(db, this.fields)];
-  }
-
-  /**
-   * `{ user id: name }` of the creator, last editor and user cells of each row, selected with the
-   * row: pages and single reads need no second round trip for names.
-   */
-  usersColumn(db: Db, fields: LiveField[], alias = this.table, also: string[] = []): Knex.Raw {
-    const columns = [...this.userColumns(fields).map((c) => `${alias}.${c}`), ...also];
-    return db.raw(`(SELECT json_object_agg(u.id, u.name) FROM users u WHERE u.id IN (${columns.map(() => '??').join(', ')})) AS ??`, [...columns, USERS_COLUMN]);
-  }
-
-  /** The columns of `fields` (and the creator and last editor) that hold user ids. */
-  private userColumns(fields: LiveField[]): string[] {
-    return ['created_by', 'updated_by', ...fields.filter((f) => f.fieldType.refersToUsers && f.column_name).map((f) => f.column_name!)];
+    return (await this.live(db).where(where).first(this.columns)) as RecordRow | undefined;
   }
 
   /** The position of the last live record in manual order, or null when there is none. */
@@ -158,7 +137,7 @@ export class RecordTable {
 
   /** Inserts rows (system columns and field columns); returns them in the order of their positions. */
   async insert(trx: Db, rows: Array<Record<string, unknown>>): Promise<RecordRow[]> {
-    const inserted = (await trx(this.table).insert(rows).returning(this.withNames(trx) as string[])) as RecordRow[];
+    const inserted = (await trx(this.table).insert(rows).returning(this.columns)) as RecordRow[];
     return inserted.sort((a, b) => (a.position < b.position ? -1 : a.position > b.position ? 1 : 0));
   }
 
@@ -166,7 +145,7 @@ export class RecordTable {
     const [row] = (await trx(this.table)
       .where({ id })
       .update({ ...columns, version: trx.raw('version + 1'), updated_at: trx.fn.now(), updated_by: userId })
-      .returning(this.withNames(trx) as string[])) as RecordRow[];
+      .returning(this.columns)) as RecordRow[];
     return row;
   }
 
@@ -178,12 +157,11 @@ export class RecordTable {
   async updateOne(trx: Db, id: string, columns: Record<string, unknown>, userId: string, version?: number): Promise<{ before: RecordRow; after: RecordRow } | undefined> {
     const changed = Object.keys(columns);
     const old = ['version', 'updated_at', 'updated_by', ...changed];
-    const oldUsers = this.userColumns(this.fields).filter((c) => old.includes(c) && c !== 'created_by');
     const { rows } = await trx.raw(
       `UPDATE ?? AS t SET ${changed.map(() => '?? = ?').join(', ')}, version = t.version + 1, updated_at = now(), updated_by = ?
          FROM (SELECT ${old.map(() => '??').join(', ')}, id FROM ?? WHERE id = ? AND deleted_at IS NULL FOR UPDATE) AS o
         WHERE t.id = o.id${version === undefined ? '' : ' AND o.version = ?'}
-        RETURNING ${this.columns.map(() => 't.??').join(', ')}, ${old.map(() => 'o.?? AS ??').join(', ')}, ?`,
+        RETURNING ${this.columns.map(() => 't.??').join(', ')}, ${old.map(() => 'o.?? AS ??').join(', ')}`,
       [
         this.table,
         ...changed.flatMap((c) => [c, asBinding(columns[c])]),
@@ -194,7 +172,6 @@ export class RecordTable {
         ...(version === undefined ? [] : [version]),
         ...this.columns,
         ...old.flatMap((c) => [c, `${OLD_PREFIX}${c}`]),
-        this.usersColumn(trx, this.fields, 't', oldUsers.map((c) => `o.${c}`)),
       ] as Knex.RawBinding[],
     );
     const [row] = rows as RecordRow[];
@@ -227,7 +204,7 @@ export class RecordTable {
       const { rows } = await trx.raw(
         `UPDATE ?? AS t SET ${columns.map(() => '?? = v.??').join(', ')}, version = t.version + 1, updated_at = now(), updated_by = ?::uuid
            FROM (VALUES ${group.map(() => tuple).join(', ')}) AS v(id, ${columns.map(() => '??').join(', ')})
-          WHERE t.id = v.id RETURNING ${this.columns.map(() => 't.??').join(', ')}, ?`,
+          WHERE t.id = v.id RETURNING ${this.columns.map(() => 't.??').join(', ')}`,
         [
           this.table,
           ...columns.flatMap((c) => [c, c]),
@@ -235,7 +212,6 @@ export class RecordTable {
           ...group.flatMap((u) => [u.id, ...columns.map((c) => asBinding(u.columns[c]))]),
           ...columns,
           ...this.columns,
-          this.usersColumn(trx, this.fields, 't'),
         ] as Knex.RawBinding[],
       );
       for (const row of rows as RecordRow[]) out.set(row.id, row);
@@ -250,7 +226,7 @@ export class RecordTable {
   /** Live (or, with `deleted`, soft-deleted) rows among `ids`, locked in id order so two bulk writers cannot deadlock. */
   async lockMany(trx: Db, ids: string[], deleted = false): Promise<RecordRow[]> {
     const query = trx(this.table).whereIn('id', ids).orderBy('id').forUpdate();
-    return (await (deleted ? query.whereNotNull('deleted_at') : query.whereNull('deleted_at')).select(this.withNames(trx))) as RecordRow[];
+    return (await (deleted ? query.whereNotNull('deleted_at') : query.whereNull('deleted_at')).select(this.columns)) as RecordRow[];
   }
 
   /** Deletes (sets `deleted_at`) or restores (clears it) rows; position and version stay as they were. */

@@ -5,9 +5,9 @@ import type { UserPrincipal } from '../../core/principal.ts';
 import { notFound, validationFailed, versionConflict, type ErrorDetail } from '../../core/errors.ts';
 import type { FieldTypeRegistry } from '../databases/field-types/registry.ts';
 import { decodeValues, encodeRecord, usersShown, type DecodedValues } from './codec.ts';
-import { membersAmong, namesSelected, outputContext } from './people.ts';
+import { membersAmong, UserNames } from './people.ts';
 import { positionsAfter } from './positions.ts';
-import { HOLD_DATABASE, READ_FIELDS, RecordTable, USERS_COLUMN, type LiveField, type RecordRow } from './record-table.ts';
+import { HOLD_DATABASE, READ_FIELDS, RecordTable, type LiveField, type RecordRow } from './record-table.ts';
 import type { ApiRecord, PatchRecordBody } from './schemas.ts';
 
 type Values = Record<string, unknown>;
@@ -22,6 +22,7 @@ export class RecordService {
   private readonly readFields: (values: unknown[], trx?: Db) => Promise<Array<Record<string, any>>>;
   private readonly holdDatabase: (values: unknown[], trx: Db) => Promise<Array<{ schema_version: number }>>;
   private readonly tables: LocalCache<RecordTable | undefined>;
+  private readonly names: UserNames;
 
   constructor(
     private readonly db: Db,
@@ -33,6 +34,7 @@ export class RecordService {
     this.readFields = storage.prepared('records.fields', READ_FIELDS);
     this.holdDatabase = storage.prepared('records.hold', HOLD_DATABASE);
     this.tables = caches.create('records.tables', { topics: { databases: 'group' } });
+    this.names = new UserNames(storage, caches);
   }
 
   /** The records table of a database as reads see it; 404 when the database is not in the workspace. */
@@ -141,7 +143,7 @@ export class RecordService {
   }
 
   async present(db: Db, table: RecordTable, rows: RecordRow[], fields: LiveField[] = table.fields): Promise<ApiRecord[]> {
-    const ctx = rows.length > 0 && rows.every((r) => USERS_COLUMN in r) ? namesSelected(rows) : await outputContext(db, usersShown(rows, fields));
+    const ctx = await this.names.context(usersShown(rows, fields), db);
     return rows.map((row) => encodeRecord(row, ctx, fields));
   }
 
