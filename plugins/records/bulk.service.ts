@@ -2,7 +2,7 @@ import type { Db } from '../../core/db.ts';
 import type { EventBus } from '../../core/events.ts';
 import type { UserPrincipal } from '../../core/principal.ts';
 import { invalidField, type ErrorDetail } from '../../core/errors.ts';
-import { decodeValues, type DecodedValues } from './codec.ts';
+import { changedBefore, decodeValues, type DecodedValues } from './codec.ts';
 import { membersAmong } from './people.ts';
 import type { RecordRow } from './record-table.ts';
 import type { RecordService } from './records.service.ts';
@@ -65,7 +65,7 @@ export class RecordBulkService {
           name: 'record.updated',
           workspaceId,
           actorId: userId,
-          payload: { database_id: databaseId, before: shown[after.length + k], after: data[c.at] },
+          payload: { database_id: databaseId, before: changedBefore(shown[after.length + k], data[c.at]), after: data[c.at] },
         })),
       );
       return { data, errors };

@@ -1,6 +1,7 @@
 import type { ErrorDetail } from '../../core/errors.ts';
 import { escapePointer } from '../../core/schema.ts';
 import { InvalidCell, type OutputContext } from '../databases/field-types/field-type.ts';
+import { instantOut } from '../databases/field-types/time.ts';
 import type { LiveField, RecordRow, RecordTable } from './record-table.ts';
 import type { ApiRecord } from './schemas.ts';
 
@@ -70,9 +71,23 @@ export function encodeRecord(row: RecordRow, ctx: OutputContext, fields: LiveFie
     values,
     position: row.position,
     version: row.version,
-    created_at: row.created_at.toISOString(),
+    created_at: instantOut(row.created_at),
     created_by: row.created_by,
-    updated_at: row.updated_at.toISOString(),
+    updated_at: instantOut(row.updated_at),
     updated_by: row.updated_by,
   };
+}
+
+/**
+ * A `record.updated` event's `before`: the record as it was, its `values` cut to those that
+ * changed (the event's `after` has them all). Events are stored as JSON, and a batch of 200 full
+ * before-and-after pairs cost more to store than the update itself.
+ */
+export function changedBefore(before: ApiRecord, after: ApiRecord): ApiRecord {
+  const values: Record<string, unknown> = {};
+  for (const [name, value] of Object.entries(before.values)) {
+    const now = after.values[name];
+    if (value !== now && (typeof value !== 'object' || JSON.stringify(value) !== JSON.stringify(now))) values[name] = value;
+  }
+  return { ...before, values };
 }

@@ -2,6 +2,7 @@ import type { Db } from '../../core/db.ts';
 import type { EventBus } from '../../core/events.ts';
 import type { UserPrincipal } from '../../core/principal.ts';
 import { invalidField, notFound, type ErrorDetail } from '../../core/errors.ts';
+import { changedBefore } from './codec.ts';
 import type { MoveRecordBody } from './move.schemas.ts';
 import { positionBetween } from './positions.ts';
 import type { RecordRow, RecordTable } from './record-table.ts';
@@ -38,7 +39,7 @@ export class RecordMoveService {
       const position = await this.positionAt(trx, table, id, anchor);
       const after = await table.update(trx, id, { ...decoded.columns, position }, userId);
       const [beforeRecord, afterRecord] = await this.records.present(trx, table, [before, after]);
-      await this.events.emit(trx, { name: 'record.updated', workspaceId, actorId: userId, payload: { database_id: databaseId, before: beforeRecord, after: afterRecord } });
+      await this.events.emit(trx, { name: 'record.updated', workspaceId, actorId: userId, payload: { database_id: databaseId, before: changedBefore(beforeRecord, afterRecord), after: afterRecord } });
       return afterRecord;
     });
   }

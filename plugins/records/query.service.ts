@@ -6,7 +6,7 @@ import type { SqlCondition } from '../databases/field-types/field-type.ts';
 import type { DatabaseService } from '../databases/databases.service.ts';
 import { compileFilter } from './filter-compiler.ts';
 import { afterCursor, decodeQueryCursor, encodeQueryCursor, fingerprint, orderBy } from './query-cursor.ts';
-import type { LiveField, RecordRow, RecordTable } from './record-table.ts';
+import { TEXT_DATES, type LiveField, type RecordRow, type RecordTable } from './record-table.ts';
 import type { RecordService } from './records.service.ts';
 import type { QueryPage, RecordQuery } from './schemas.ts';
 import { sortKeys, type SortInput } from './sort-keys.ts';
@@ -71,6 +71,7 @@ export class QueryService {
       .from({ r: table.table })
       .join('page', 'page.id', 'r.id')
       .select(table.columnsOf(fields).map((c) => `r.${c}`))
+      .options(TEXT_DATES)
       .orderByRaw(orderBy(keys.map((k, i) => ({ ...k, expr: `"page"."__k${i}"` }))));
     keys.forEach((_, i) => page.select(this.db.raw('??::text AS ??', [`page.__k${i}`, `__k${i}`])));
 
@@ -83,7 +84,6 @@ export class QueryService {
     if (more) rows.length = limit;
     const last = rows[rows.length - 1];
     const next = more && last ? encodeQueryCursor(print, keys.map((_, i) => last[`__k${i}`])) : null;
-    for (const row of rows) keys.forEach((_, i) => delete row[`__k${i}`]);
     const data = await this.records.present(this.db, table, rows, fields);
     return count === undefined ? { data, next_cursor: next } : { data, next_cursor: next, count: count.value, count_exact: count.exact };
   }

@@ -1,4 +1,5 @@
 import type { Knex } from 'knex';
+import pg from 'pg';
 import type { Db } from '../../core/db.ts';
 import { keysetPage, type Page } from '../../core/pagination.ts';
 import type { FieldMeta, FieldType, SqlCondition } from '../databases/field-types/field-type.ts';
@@ -18,9 +19,10 @@ export interface RecordRow {
   number: string | number;
   position: string;
   version: number;
-  created_at: Date;
+  /** Timestamps arrive as PostgreSQL prints them when read with TEXT_DATES. */
+  created_at: Date | string;
   created_by: string | null;
-  updated_at: Date;
+  updated_at: Date | string;
   updated_by: string | null;
   [column: string]: unknown;
 }
@@ -43,6 +45,18 @@ export const READ_FIELDS = `SELECT d.table_name, d.workspace_id, d.schema_versio
   FROM databases d JOIN fields f ON f.database_id = d.id
  WHERE d.id = $1 AND f.deleted_at IS NULL
  ORDER BY f.is_title DESC, f.position`;
+/**
+ * Query options (node-postgres `types`, PGlite `parsers`; each ignores the other's) that leave
+ * timestamps and days as PostgreSQL prints them: the field types format them (time.ts), and
+ * building a Date per cell was the largest cost of a page of records.
+ */
+const asText = (value: string) => value;
+const TEXT_DATE_OIDS = [1082, 1114, 1184];
+export const TEXT_DATES = {
+  types: { getTypeParser: (oid: number, format?: string) => (TEXT_DATE_OIDS.includes(oid) ? asText : pg.types.getTypeParser(oid, format as 'text')) },
+  parsers: Object.fromEntries(TEXT_DATE_OIDS.map((oid) => [oid, asText])),
+};
+
 const TRASH_ORDER = { keys: [{ column: 'deleted_at', type: 'timestamptz' as const }, { column: 'id', type: 'uuid' as const }], direction: 'desc' as const };
 
 /**
@@ -75,7 +89,7 @@ export class RecordTable {
 
 
   private live(db: Db): Knex.QueryBuilder {
-    return db(this.table).whereNull('deleted_at');
+    return db(this.table).whereNull('deleted_at').options(TEXT_DATES);
   }
 
   /** The columns to select for `fields`: the system columns, then the fields' own. */
@@ -128,16 +142,25 @@ export class RecordTable {
     const names = (list: string[]) => list.map(() => '??');
     const target = [...columns, 'position', 'created_by', 'updated_by'];
     const source = [...names(columns), '?', '?::uuid', '?::uuid'];
-    const { rows } = await trx.raw(
-      `INSERT INTO ?? (${names(target).join(', ')}) SELECT ${source.join(', ')} FROM ?? WHERE id = ? RETURNING ${names(this.columns).join(', ')}`,
-      [this.table, ...target, ...columns, system.position, system.userId, system.userId, this.table, sourceId, ...this.columns],
-    );
+    const { rows } = await trx
+      .raw(`INSERT INTO ?? (${names(target).join(', ')}) SELECT ${source.join(', ')} FROM ?? WHERE id = ? RETURNING ${names(this.columns).join(', ')}`, [
+        this.table,
+        ...target,
+        ...columns,
+        system.position,
+        system.userId,
+        system.userId,
+        this.table,
+        sourceId,
+        ...this.columns,
+      ])
+      .options(TEXT_DATES);
     return rows[0] as RecordRow;
   }
 
   /** Inserts rows (system columns and field columns); returns them in the order of their positions. */
   async insert(trx: Db, rows: Array<Record<string, unknown>>): Promise<RecordRow[]> {
-    const inserted = (await trx(this.table).insert(rows).returning(this.columns)) as RecordRow[];
+    const inserted = (await trx(this.table).insert(rows).returning(this.columns).options(TEXT_DATES)) as RecordRow[];
     return inserted.sort((a, b) => (a.position < b.position ? -1 : a.position > b.position ? 1 : 0));
   }
 
@@ -145,7 +168,8 @@ export class RecordTable {
     const [row] = (await trx(this.table)
       .where({ id })
       .update({ ...columns, version: trx.raw('version + 1'), updated_at: trx.fn.now(), updated_by: userId })
-      .returning(this.columns)) as RecordRow[];
+      .returning(this.columns)
+      .options(TEXT_DATES)) as RecordRow[];
     return row;
   }
 
@@ -173,7 +197,7 @@ export class RecordTable {
         ...this.columns,
         ...old.flatMap((c) => [c, `${OLD_PREFIX}${c}`]),
       ] as Knex.RawBinding[],
-    );
+    ).options(TEXT_DATES);
     const [row] = rows as RecordRow[];
     if (!row) return undefined;
     const after = { ...row } as RecordRow;
@@ -213,7 +237,7 @@ export class RecordTable {
           ...columns,
           ...this.columns,
         ] as Knex.RawBinding[],
-      );
+      ).options(TEXT_DATES);
       for (const row of rows as RecordRow[]) out.set(row.id, row);
     }
     return out;
@@ -225,7 +249,7 @@ export class RecordTable {
 
   /** Live (or, with `deleted`, soft-deleted) rows among `ids`, locked in id order so two bulk writers cannot deadlock. */
   async lockMany(trx: Db, ids: string[], deleted = false): Promise<RecordRow[]> {
-    const query = trx(this.table).whereIn('id', ids).orderBy('id').forUpdate();
+    const query = trx(this.table).whereIn('id', ids).orderBy('id').forUpdate().options(TEXT_DATES);
     return (await (deleted ? query.whereNotNull('deleted_at') : query.whereNull('deleted_at')).select(this.columns)) as RecordRow[];
   }
 

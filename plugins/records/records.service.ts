@@ -4,7 +4,7 @@ import type { EventBus } from '../../core/events.ts';
 import type { UserPrincipal } from '../../core/principal.ts';
 import { notFound, validationFailed, versionConflict, type ErrorDetail } from '../../core/errors.ts';
 import type { FieldTypeRegistry } from '../databases/field-types/registry.ts';
-import { decodeValues, encodeRecord, usersShown, type DecodedValues } from './codec.ts';
+import { changedBefore, decodeValues, encodeRecord, usersShown, type DecodedValues } from './codec.ts';
 import { membersAmong, UserNames } from './people.ts';
 import { positionsAfter } from './positions.ts';
 import { HOLD_DATABASE, READ_FIELDS, RecordTable, type LiveField, type RecordRow } from './record-table.ts';
@@ -94,7 +94,7 @@ export class RecordService {
         throw versionConflict(current.version);
       }
       const [beforeRecord, afterRecord] = await this.present(trx, table, [updated.before, updated.after]);
-      await this.events.emit(trx, { name: 'record.updated', workspaceId, actorId: principal.user.id, payload: { database_id: databaseId, before: beforeRecord, after: afterRecord } });
+      await this.events.emit(trx, { name: 'record.updated', workspaceId, actorId: principal.user.id, payload: { database_id: databaseId, before: changedBefore(beforeRecord, afterRecord), after: afterRecord } });
       return afterRecord;
     });
   }

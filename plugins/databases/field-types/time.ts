@@ -117,9 +117,24 @@ export function dateOut(value: unknown): string {
   return `${String(y).padStart(4, '0')}-${String(m).padStart(2, '0')}-${String(day).padStart(2, '0')}`;
 }
 
-/** A stored instant (Date or string) → ISO 8601 UTC with milliseconds. */
+// PostgreSQL's text form of a timestamptz (DateStyle ISO): date, time, fraction, offset hours, minutes, seconds.
+const PG_INSTANT = /^([0-9]{4}-[0-9]{2}-[0-9]{2}) ([0-9]{2}:[0-9]{2}:[0-9]{2})(\.[0-9]+)?([+-][0-9]{2})(?::([0-9]{2}))?(?::([0-9]{2}))?$/;
+
+/**
+ * A stored instant → ISO 8601 UTC with milliseconds. Records are read with timestamps as
+ * PostgreSQL prints them (building a Date per cell was the largest cost of a page); in UTC that
+ * is a matter of punctuation.
+ */
 export function instantOut(value: unknown): string {
-  return (value instanceof Date ? value : new Date(String(value))).toISOString();
+  if (value instanceof Date) return value.toISOString();
+  const text = String(value);
+  const m = PG_INSTANT.exec(text);
+  if (!m) return new Date(text).toISOString();
+  const fraction = (m[3] ?? '.').padEnd(4, '0').slice(0, 4);
+  if (m[4] === '+00' && !m[5] && !m[6]) return `${m[1]}T${m[2]}${fraction}Z`;
+  const sign = m[4][0] === '-' ? -1 : 1;
+  const offsetMs = sign * ((Number(m[4].slice(1)) * 60 + Number(m[5] ?? 0)) * 60 + Number(m[6] ?? 0)) * 1000;
+  return new Date(Date.parse(`${m[1]}T${m[2]}${fraction}Z`) - offsetMs).toISOString();
 }
 
 /** API input for a date cell: exactly `YYYY-MM-DD`. */

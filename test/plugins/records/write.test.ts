@@ -198,6 +198,9 @@ describe('records: writing', () => {
     assert.deepEqual(c.payload.record, created);
     const u = (await events('record.updated')).find((e: any) => e.payload.after.id === created.id);
     assert.equal(u.payload.before.values.name, 'Evented');
+    // `before` carries only the values that changed (the last edit's fields included), and the version it had.
+    assert.deepEqual(Object.keys(u.payload.before.values).sort(), ['name', 'updated_at', 'updated_by']);
+    assert.equal(u.payload.before.version, created.version);
     assert.equal(u.payload.after.values.name, 'Evented 2');
     assert.equal(u.actor_id, w.admin.id);
     const d = (await events('record.deleted')).find((e: any) => e.payload.record.id === created.id);
