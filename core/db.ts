@@ -61,6 +61,13 @@ function knexLog(logger?: Logger): Knex.Config['log'] {
   };
 }
 
+/** A statement written with `$1` placeholders, and per-query driver options (see `repeated`). */
+export interface NativeStatement {
+  sql: string;
+  bindings: readonly unknown[];
+  options?: Record<string, unknown>;
+}
+
 export interface Database {
   kind: DatabaseKind;
   knex: Db;
@@ -81,7 +88,7 @@ export interface Database {
    * `version` must change whenever the tables' columns may have changed type: a prepared
    * statement whose result types change fails ("cached plan must not change result type").
    */
-  repeated<R = any>(query: Knex.QueryBuilder | Knex.Raw, version: string): Promise<R[]>;
+  repeated<R = any>(query: Knex.QueryBuilder | Knex.Raw | NativeStatement, version: string, trx?: Db): Promise<R[]>;
   /**
    * Runs `fn` while holding a PostgreSQL session advisory lock named `name`, so several
    * processes starting at once do their set-up one after another. PGlite: one process owns
@@ -255,14 +262,22 @@ function wrap(kind: DatabaseKind, knex: Db, schema: string, signals: EventEmitte
         client.releaseConnection(conn);
       }
     },
-    async repeated(query, version) {
-      const { sql, bindings } = query.toSQL().toNative();
+    async repeated(query, version, trx) {
+      let statement: NativeStatement;
+      if ('toSQL' in query) {
+        const compiled = query.toSQL();
+        // Per-query options (node-postgres `types`, PGlite `parsers`) travel as knex would pass them.
+        statement = { ...compiled.toNative(), options: (compiled as { options?: Record<string, unknown> }).options };
+      } else statement = query;
+      const { sql, bindings, options = {} } = statement;
       if (knex.listenerCount('query') > 0) knex.emit('query', { method: 'raw', sql, bindings });
       const name = kind === 'postgres' ? statements.nameFor(sql, version) : undefined;
-      const client = (knex as any).client;
+      // A transaction's client hands out the transaction's own connection.
+      const client = ((trx as any) ?? knex).client;
       const conn = await client.acquireConnection();
       try {
-        return (await conn.query(name ? { name, text: sql, values: bindings } : sql, name ? undefined : bindings)).rows;
+        if (kind === 'pglite') return (await conn.query(sql, bindings, options)).rows;
+        return (await conn.query({ ...options, ...(name ? { name } : {}), text: sql, values: bindings })).rows;
       } finally {
         await client.releaseConnection(conn);
       }

@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
 import pg from 'pg';
-import type { Db } from '../../core/db.ts';
+import type { Database as Storage, Db } from '../../core/db.ts';
 import { keysetPage, type Page } from '../../core/pagination.ts';
 import type { FieldMeta, FieldType, SqlCondition } from '../databases/field-types/field-type.ts';
 import { escapeLike } from '../databases/field-types/filter-values.ts';
@@ -50,11 +50,11 @@ export const READ_FIELDS = `SELECT d.table_name, d.workspace_id, d.schema_versio
  * timestamps and days as PostgreSQL prints them: the field types format them (time.ts), and
  * building a Date per cell was the largest cost of a page of records.
  */
-const asText = (value: string) => value;
+const keepText = (value: string) => value;
 const TEXT_DATE_OIDS = [1082, 1114, 1184];
 export const TEXT_DATES = {
-  types: { getTypeParser: (oid: number, format?: string) => (TEXT_DATE_OIDS.includes(oid) ? asText : pg.types.getTypeParser(oid, format as 'text')) },
-  parsers: Object.fromEntries(TEXT_DATE_OIDS.map((oid) => [oid, asText])),
+  types: { getTypeParser: (oid: number, format?: string) => (TEXT_DATE_OIDS.includes(oid) ? keepText : pg.types.getTypeParser(oid, format as 'text')) },
+  parsers: Object.fromEntries(TEXT_DATE_OIDS.map((oid) => [oid, keepText])),
 };
 
 const TRASH_ORDER = { keys: [{ column: 'deleted_at', type: 'timestamptz' as const }, { column: 'id', type: 'uuid' as const }], direction: 'desc' as const };
@@ -158,9 +158,22 @@ export class RecordTable {
     return rows[0] as RecordRow;
   }
 
-  /** Inserts rows (system columns and field columns); returns them in the order of their positions. */
-  async insert(trx: Db, rows: Array<Record<string, unknown>>): Promise<RecordRow[]> {
-    const inserted = (await trx(this.table).insert(rows).returning(this.columns).options(TEXT_DATES)) as RecordRow[];
+  /**
+   * Inserts rows (system columns and field columns); returns them in the order of their positions.
+   * One statement whatever the count: each column travels as one text array, unnested and cast to
+   * its type, so the text depends only on the columns and is prepared once per connection.
+   */
+  async insert(trx: Db, storage: Storage, rows: Array<Record<string, unknown>>): Promise<RecordRow[]> {
+    const columns = [...new Set(rows.flatMap((row) => Object.keys(row)))];
+    const types = new Map<string, string>([['position', 'text'], ['created_by', 'uuid'], ['updated_by', 'uuid']]);
+    for (const f of this.fields) if (f.column_name && f.fieldType.column) types.set(f.column_name, f.fieldType.column(f.options));
+    const quote = (name: string) => `"${name}"`;
+    const sql = `INSERT INTO ${quote(this.table)} (${columns.map(quote).join(', ')})
+      SELECT ${columns.map((c, i) => `v${i}::${types.get(c)}`).join(', ')}
+        FROM unnest(${columns.map((_, i) => `$${i + 1}::text[]`).join(', ')}) AS u(${columns.map((_, i) => `v${i}`).join(', ')})
+      RETURNING ${this.columns.map(quote).join(', ')}`;
+    const bindings = columns.map((c) => rows.map((row) => asText(row[c])));
+    const inserted = await storage.repeated<RecordRow>({ sql, bindings, options: TEXT_DATES }, `${this.databaseId}:${this.schemaVersion}`, trx);
     return inserted.sort((a, b) => (a.position < b.position ? -1 : a.position > b.position ? 1 : 0));
   }
 
@@ -272,6 +285,16 @@ export class RecordTable {
 function asBinding(value: unknown): Knex.RawBinding {
   if (!Array.isArray(value)) return value as Knex.RawBinding;
   return `{${value.map((v) => `"${String(v).replace(/["\\]/g, '\\$&')}"`).join(',')}}`;
+}
+
+/** A column value as the text PostgreSQL reads it back as (arrays as array literals). */
+function asText(value: unknown): string | null {
+  if (value === null || value === undefined) return null;
+  if (typeof value === 'string') return value;
+  if (Array.isArray(value)) return asBinding(value) as string;
+  if (value instanceof Date) return value.toISOString();
+  if (typeof value === 'object') return JSON.stringify(value);
+  return String(value);
 }
 
 /** The system columns, then the columns of `fields` that have one. */

@@ -28,7 +28,7 @@ export class RecordService {
     private readonly db: Db,
     private readonly events: EventBus,
     private readonly types: FieldTypeRegistry,
-    storage: Storage,
+    private readonly storage: Storage,
     caches: CacheSignals,
   ) {
     this.readFields = storage.prepared('records.fields', READ_FIELDS);
@@ -66,6 +66,7 @@ export class RecordService {
       const positions = positionsAfter(await table.lastPosition(trx), inputs.length);
       const rows = await table.insert(
         trx,
+        this.storage,
         decoded.map((d, i) => ({ ...d.columns, position: positions[i], created_by: userId, updated_by: userId })),
       );
       const records = await this.present(trx, table, rows);
