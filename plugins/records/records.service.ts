@@ -7,7 +7,7 @@ import type { FieldTypeRegistry } from '../databases/field-types/registry.ts';
 import { changedBefore, decodeValues, encodeRecord, usersShown, type DecodedValues } from './codec.ts';
 import { membersAmong, UserNames } from './people.ts';
 import { positionsAfter } from './positions.ts';
-import { HOLD_DATABASE, READ_FIELDS, RecordTable, type LiveField, type RecordRow } from './record-table.ts';
+import { HOLD_DATABASE, newRecordId, READ_FIELDS, RecordTable, type LiveField, type RecordRow } from './record-table.ts';
 import type { ApiRecord, PatchRecordBody } from './schemas.ts';
 
 type Values = Record<string, unknown>;
@@ -67,7 +67,7 @@ export class RecordService {
       const rows = await table.insert(
         trx,
         this.storage,
-        decoded.map((d, i) => ({ ...d.columns, position: positions[i], created_by: userId, updated_by: userId })),
+        decoded.map((d, i) => ({ id: newRecordId(), ...d.columns, position: positions[i], created_by: userId, updated_by: userId })),
       );
       const records = await this.present(trx, table, rows);
       await this.events.emit(trx, records.map((record) => ({ name: 'record.created', workspaceId, actorId: userId, payload: { database_id: databaseId, record } })));
