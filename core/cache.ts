@@ -1,6 +1,21 @@
+import type { Knex } from 'knex';
 import pg from 'pg';
 import type { Logger } from 'pino';
 import { SIGNAL_CHANNEL, type Database } from './db.ts';
+
+/**
+ * For a migration: the trigger that signals `topic`, keyed by `keyColumn`, whenever rows of
+ * `table` change (`on`: which changes; a table whose new rows nobody has cached can skip INSERT).
+ */
+export async function createSignalTrigger(knex: Knex, table: string, topic: string, keyColumn: string, on = 'INSERT OR UPDATE OR DELETE'): Promise<void> {
+  // Trigger arguments are literals (DDL takes no parameters): names from code, checked.
+  for (const name of [table, topic, keyColumn]) if (!/^[a-z_][a-z0-9_]*$/.test(name)) throw new Error(`Not a plain identifier: "${name}".`);
+  await knex.raw(`CREATE TRIGGER "${table}_signal_cache" AFTER ${on} ON "${table}" FOR EACH ROW EXECUTE FUNCTION tessera_signal_cache('${topic}', '${keyColumn}')`);
+}
+
+export async function dropSignalTrigger(knex: Knex, table: string): Promise<void> {
+  await knex.raw('DROP TRIGGER IF EXISTS ?? ON ??', [`${table}_signal_cache`, table]);
+}
 
 /** What a topic's signal drops from a cache: the group named by the signal's key, or everything. */
 export type TopicScope = 'group' | 'all';

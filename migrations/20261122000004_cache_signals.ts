@@ -1,4 +1,5 @@
 import type { Knex } from 'knex';
+import { createSignalTrigger, dropSignalTrigger } from '../core/cache.ts';
 
 /**
  * `tessera_signal_cache(topic, key_column)`: a row trigger plugins put on the tables behind
@@ -21,17 +22,12 @@ export async function up(knex: Knex): Promise<void> {
       RETURN NULL;
     END $$`);
   // The kernel's own cached facts: who a token belongs to and what its user looks like.
-  await knex.raw(`CREATE TRIGGER users_signal_cache AFTER UPDATE OR DELETE ON users
-    FOR EACH ROW EXECUTE FUNCTION tessera_signal_cache('users', 'id')`);
-  await knex.raw(`CREATE TRIGGER sessions_signal_cache AFTER UPDATE OR DELETE ON sessions
-    FOR EACH ROW EXECUTE FUNCTION tessera_signal_cache('sessions', 'token_hash')`);
-  await knex.raw(`CREATE TRIGGER personal_access_tokens_signal_cache AFTER INSERT OR UPDATE OR DELETE ON personal_access_tokens
-    FOR EACH ROW EXECUTE FUNCTION tessera_signal_cache('tokens', 'token_hash')`);
+  await createSignalTrigger(knex, 'users', 'users', 'id', 'UPDATE OR DELETE');
+  await createSignalTrigger(knex, 'sessions', 'sessions', 'token_hash', 'UPDATE OR DELETE');
+  await createSignalTrigger(knex, 'personal_access_tokens', 'tokens', 'token_hash');
 }
 
 export async function down(knex: Knex): Promise<void> {
-  await knex.raw('DROP TRIGGER IF EXISTS personal_access_tokens_signal_cache ON personal_access_tokens');
-  await knex.raw('DROP TRIGGER IF EXISTS sessions_signal_cache ON sessions');
-  await knex.raw('DROP TRIGGER IF EXISTS users_signal_cache ON users');
+  for (const table of ['personal_access_tokens', 'sessions', 'users']) await dropSignalTrigger(knex, table);
   await knex.raw('DROP FUNCTION IF EXISTS tessera_signal_cache()');
 }

@@ -1,4 +1,5 @@
 import type { Knex } from 'knex';
+import { createSignalTrigger, dropSignalTrigger } from '../../../core/cache.ts';
 
 /**
  * `schema_version` counts changes to a database's fields: record writers compare it, under the
@@ -9,15 +10,13 @@ export async function up(knex: Knex): Promise<void> {
   await knex.schema.alterTable('databases', (t) => {
     t.bigInteger('schema_version').notNullable().defaultTo(1);
   });
-  await knex.raw(`CREATE TRIGGER databases_signal_cache AFTER UPDATE OR DELETE ON databases
-    FOR EACH ROW EXECUTE FUNCTION tessera_signal_cache('databases', 'id')`);
-  await knex.raw(`CREATE TRIGGER fields_signal_cache AFTER INSERT OR UPDATE OR DELETE ON fields
-    FOR EACH ROW EXECUTE FUNCTION tessera_signal_cache('databases', 'database_id')`);
+  await createSignalTrigger(knex, 'databases', 'databases', 'id', 'UPDATE OR DELETE');
+  await createSignalTrigger(knex, 'fields', 'databases', 'database_id');
 }
 
 export async function down(knex: Knex): Promise<void> {
-  await knex.raw('DROP TRIGGER IF EXISTS fields_signal_cache ON fields');
-  await knex.raw('DROP TRIGGER IF EXISTS databases_signal_cache ON databases');
+  await dropSignalTrigger(knex, 'fields');
+  await dropSignalTrigger(knex, 'databases');
   await knex.schema.alterTable('databases', (t) => {
     t.dropColumn('schema_version');
   });
