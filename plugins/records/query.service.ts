@@ -9,7 +9,7 @@ import { afterCursor, decodeQueryCursor, encodeQueryCursor, fingerprint, orderBy
 import { TEXT_DATES, type LiveField, type RecordRow, type RecordTable } from './record-table.ts';
 import type { RecordService } from './records.service.ts';
 import type { QueryPage, RecordQuery } from './schemas.ts';
-import { sortKeys, type SortInput } from './sort-keys.ts';
+import { ID_KEY, sortKeys, type SortInput } from './sort-keys.ts';
 
 /** An exact count stops here: counting a million rows on every page view is what we promise not to do. */
 export const COUNT_CAP = 10_000;
@@ -60,7 +60,9 @@ export class QueryService {
     // moves less data, and manual order is an index-only scan), then its rows by primary key,
     // with the keys as text for the cursor computed for those rows only.
     const picked = where(this.db(table.table).select('id'));
-    keys.forEach((k, i) => picked.select(this.db.raw(`${k.expr} AS ??`, [`__k${i}`])));
+    // The id key is the picked id itself: a second copy made every sorted tuple wider.
+    const alias = (i: number) => (keys[i] === ID_KEY ? 'id' : `__k${i}`);
+    keys.forEach((k, i) => k !== ID_KEY && picked.select(this.db.raw(`${k.expr} AS ??`, [alias(i)])));
     if (input.cursor) {
       const after = afterCursor(keys, decodeQueryCursor(input.cursor, print, keys, `${base}/cursor`));
       picked.whereRaw(after.sql, after.bindings as Knex.RawBinding[]);
@@ -72,8 +74,8 @@ export class QueryService {
       .join('page', 'page.id', 'r.id')
       .select(table.columnsOf(fields).map((c) => `r.${c}`))
       .options(TEXT_DATES)
-      .orderByRaw(orderBy(keys.map((k, i) => ({ ...k, expr: `"page"."__k${i}"` }))));
-    keys.forEach((_, i) => page.select(this.db.raw('??::text AS ??', [`page.__k${i}`, `__k${i}`])));
+      .orderByRaw(orderBy(keys.map((k, i) => ({ ...k, expr: `"page"."${alias(i)}"` }))));
+    keys.forEach((_, i) => page.select(this.db.raw('??::text AS ??', [`page.${alias(i)}`, `__k${i}`])));
 
     // Without conditions the best plan does not depend on the values (limit, cursor): prepared.
     const [rows, count] = await Promise.all([
