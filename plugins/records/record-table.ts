@@ -116,8 +116,9 @@ export class RecordTable {
   }
 
   /** The position of the last live record in manual order, or null when there is none. */
-  async lastPosition(trx: Db): Promise<string | null> {
-    const row = await this.live(trx).orderBy([{ column: 'position', order: 'desc' }, { column: 'id', order: 'desc' }]).first('position');
+  async lastPosition(trx: Db, storage: Storage): Promise<string | null> {
+    const query = this.live(trx).orderBy([{ column: 'position', order: 'desc' }, { column: 'id', order: 'desc' }]).first('position');
+    const [row] = await storage.repeated<{ position: string }>(query, this.databaseId, trx);
     return row?.position ?? null;
   }
 

@@ -63,7 +63,7 @@ export class RecordService {
     return this.db.transaction(async (trx) => {
       const table = await this.open(trx, workspaceId, databaseId);
       const decoded = await this.decode(trx, table, workspaceId, inputs.map((values, i) => ({ values, base: bases[i] })));
-      const positions = positionsAfter(await table.lastPosition(trx), inputs.length);
+      const positions = positionsAfter(await table.lastPosition(trx, this.storage), inputs.length);
       const rows = await table.insert(
         trx,
         this.storage,
