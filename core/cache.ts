@@ -89,6 +89,8 @@ export class LocalCache<V> {
 }
 
 const RECONNECT_MS = [100, 500, 1000, 5000, 15000];
+/** How the listening connection shows in `pg_stat_activity`. */
+export const LISTENER_NAME = 'tessera-cache-signals';
 
 /**
  * Keeps the process's LocalCaches true. Changes arrive as notifications from the triggers
@@ -135,7 +137,7 @@ export class CacheSignals {
   }
 
   private async connect(): Promise<void> {
-    const client = new pg.Client({ connectionString: this.connectionString });
+    const client = new pg.Client({ connectionString: this.connectionString, application_name: LISTENER_NAME });
     client.on('notification', (msg) => msg.channel === SIGNAL_CHANNEL && this.receive(msg.payload ?? ''));
     client.on('error', (err) => this.lost(client, err));
     client.on('end', () => this.lost(client));

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import pg from 'pg';
-import { LocalCache } from '../../core/cache.ts';
+import { LISTENER_NAME, LocalCache } from '../../core/cache.ts';
 import { recordsWorld, type RecordsWorld } from '../plugins/records/setup.ts';
 
 describe('process caches: LocalCache', () => {
@@ -103,6 +103,19 @@ describe('process caches: kept true by the database', () => {
     await w.t.request.get(w.url()).set(auth).expect(200);
     await fromElsewhere('DELETE FROM personal_access_tokens WHERE id = $1', [token.id]);
     await eventually(async () => (await w.t.request.get(w.url()).set(auth)).status === 401);
+  });
+
+  (process.env.DATABASE_URL ? it : it.skip)('reconnects its listening connection when PostgreSQL drops it, and keeps answering meanwhile', async () => {
+    const listeners = async () =>
+      (await w.t.db.raw('SELECT pid FROM pg_stat_activity WHERE application_name = ? AND backend_start IS NOT NULL', [LISTENER_NAME])).rows.map((r: { pid: number }) => r.pid);
+    const before = await listeners();
+    assert.ok(before.length >= 1);
+    await w.t.db.raw('SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = ?', [LISTENER_NAME]);
+    await w.t.request.get(w.url()).set(w.editor.auth).expect(200);
+    await eventually(async () => (await listeners()).some((pid) => !before.includes(pid)));
+    await fromElsewhere('UPDATE users SET name = $1 WHERE id = $2', ['Mia Again', w.member.id]);
+    const record = (await w.t.request.post(w.url()).set(w.editor.auth).send({ values: { name: 'after reconnect', owner: w.member.id } }).expect(201)).body;
+    assert.equal(record.values.owner.name, 'Mia Again');
   });
 
   it('answers with the new fields right after a conversion, in the writing process at once', async () => {
