@@ -106,13 +106,13 @@ describe('process caches: kept true by the database', () => {
   });
 
   (process.env.DATABASE_URL ? it : it.skip)('reconnects its listening connection when PostgreSQL drops it, and keeps answering meanwhile', async () => {
-    const listeners = async () =>
+    const listeners = async (): Promise<number[]> =>
       (await w.t.db.raw('SELECT pid FROM pg_stat_activity WHERE application_name = ? AND backend_start IS NOT NULL', [LISTENER_NAME])).rows.map((r: { pid: number }) => r.pid);
     const before = await listeners();
     assert.ok(before.length >= 1);
     await w.t.db.raw('SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = ?', [LISTENER_NAME]);
     await w.t.request.get(w.url()).set(w.editor.auth).expect(200);
-    await eventually(async () => (await listeners()).some((pid) => !before.includes(pid)));
+    await eventually(async () => (await listeners()).some((pid: number) => !before.includes(pid)));
     await fromElsewhere('UPDATE users SET name = $1 WHERE id = $2', ['Mia Again', w.member.id]);
     const record = (await w.t.request.post(w.url()).set(w.editor.auth).send({ values: { name: 'after reconnect', owner: w.member.id } }).expect(201)).body;
     assert.equal(record.values.owner.name, 'Mia Again');
