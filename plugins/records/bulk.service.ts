@@ -3,7 +3,6 @@ import type { EventBus } from '../../core/events.ts';
 import type { UserPrincipal } from '../../core/principal.ts';
 import { invalidField, type ErrorDetail } from '../../core/errors.ts';
 import { changedBefore, decodeValues, type DecodedValues } from './codec.ts';
-import { membersAmong } from './people.ts';
 import type { RecordRow } from './record-table.ts';
 import type { RecordService } from './records.service.ts';
 import type { ApiRecord, PatchRecordsBody, RecordError } from './schemas.ts';
@@ -37,7 +36,7 @@ export class RecordBulkService {
         return { id, values, cells, decoded: decodeValues(table, values, '', cells) };
       });
       const named = inputs.flatMap((c) => c.decoded.users.map((u) => u.id));
-      const members = await membersAmong(trx, workspaceId, [...new Set(named)]);
+      const members = await this.records.members.among(trx, workspaceId, [...new Set(named)]);
       for (const { id, cells, decoded } of inputs) {
         const before = rows.get(id);
         if (!before) {

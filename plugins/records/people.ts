@@ -3,12 +3,23 @@ import type { Database, Db } from '../../core/db.ts';
 import type { OutputContext } from '../databases/field-types/field-type.ts';
 
 const NAMES = 'SELECT id, name FROM users WHERE id = ANY($1::uuid[])';
+const MEMBERS = 'SELECT user_id FROM workspace_members WHERE workspace_id = $1 AND user_id = ANY($2::uuid[]) FOR SHARE';
 
-/** Which of `userIds` are members of the workspace (held FOR SHARE: a removal waits for the write). */
-export async function membersAmong(trx: Db, workspaceId: string, userIds: string[]): Promise<Set<string>> {
-  if (userIds.length === 0) return new Set();
-  const rows = await trx('workspace_members').where({ workspace_id: workspaceId }).whereIn('user_id', userIds).forShare().select('user_id');
-  return new Set(rows.map((r: { user_id: string }) => r.user_id));
+/**
+ * Which of some users are members of a workspace, their rows held FOR SHARE: a removal (which
+ * also forgets their watches) waits for the write that named them. One prepared statement.
+ */
+export class MemberCheck {
+  private readonly lookup: (values: unknown[], trx?: Db) => Promise<Array<{ user_id: string }>>;
+
+  constructor(storage: Database) {
+    this.lookup = storage.prepared('records.members_among', MEMBERS);
+  }
+
+  async among(trx: Db, workspaceId: string, userIds: string[]): Promise<Set<string>> {
+    if (userIds.length === 0) return new Set();
+    return new Set((await this.lookup([workspaceId, userIds], trx)).map((r) => r.user_id));
+  }
 }
 
 /**

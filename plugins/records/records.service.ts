@@ -5,7 +5,7 @@ import type { UserPrincipal } from '../../core/principal.ts';
 import { notFound, validationFailed, versionConflict, type ErrorDetail } from '../../core/errors.ts';
 import type { FieldTypeRegistry } from '../databases/field-types/registry.ts';
 import { changedBefore, decodeValues, encodeRecord, usersShown, type DecodedValues } from './codec.ts';
-import { membersAmong, UserNames } from './people.ts';
+import { MemberCheck, UserNames } from './people.ts';
 import { positionsAfter } from './positions.ts';
 import { HOLD_DATABASE, newRecordId, READ_FIELDS, RecordTable, type LiveField, type RecordRow } from './record-table.ts';
 import type { ApiRecord, PatchRecordBody } from './schemas.ts';
@@ -23,6 +23,7 @@ export class RecordService {
   private readonly holdDatabase: (values: unknown[], trx: Db) => Promise<Array<{ schema_version: number }>>;
   private readonly tables: LocalCache<RecordTable | undefined>;
   private readonly names: UserNames;
+  readonly members: MemberCheck;
 
   constructor(
     private readonly db: Db,
@@ -35,6 +36,7 @@ export class RecordService {
     this.holdDatabase = storage.prepared('records.hold', HOLD_DATABASE);
     this.tables = caches.create('records.tables', { topics: { databases: 'group' } });
     this.names = new UserNames(storage, caches);
+    this.members = new MemberCheck(storage);
   }
 
   /** The records table of a database as reads see it; 404 when the database is not in the workspace. */
@@ -135,7 +137,7 @@ export class RecordService {
   async decode(trx: Db, table: RecordTable, workspaceId: string, inputs: Array<{ values: Values; base: string }>, errors: ErrorDetail[] = []): Promise<DecodedValues[]> {
     const decoded = inputs.map(({ values, base }) => decodeValues(table, values, base, errors));
     const named = decoded.flatMap((d) => d.users);
-    const members = await membersAmong(trx, workspaceId, [...new Set(named.map((u) => u.id))]);
+    const members = await this.members.among(trx, workspaceId, [...new Set(named.map((u) => u.id))]);
     for (const { id, pointer } of named) {
       if (!members.has(id)) errors.push({ pointer, detail: `User ${id} is not a member of this workspace.` });
     }

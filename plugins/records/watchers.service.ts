@@ -2,7 +2,6 @@ import type { Db } from '../../core/db.ts';
 import { keysetPage, type Page } from '../../core/pagination.ts';
 import type { UserPrincipal } from '../../core/principal.ts';
 import { notFound } from '../../core/errors.ts';
-import { membersAmong } from './people.ts';
 import type { RecordService } from './records.service.ts';
 import type { Watcher } from './watchers.schemas.ts';
 
@@ -33,7 +32,7 @@ export class WatcherService {
       const table = await this.records.open(trx, workspaceId, databaseId);
       if (!(await table.find(trx, id))) throw notFound(NO_RECORD);
       // The membership row, held FOR SHARE: a removal (which forgets the member's watches) waits for this insert.
-      if (!(await membersAmong(trx, workspaceId, [userId])).has(userId)) throw notFound();
+      if (!(await this.records.members.among(trx, workspaceId, [userId])).has(userId)) throw notFound();
       const inserted = await trx(TABLE)
         .insert({ workspace_id: workspaceId, database_id: databaseId, record_id: id, user_id: userId })
         .onConflict(['database_id', 'record_id', 'user_id'])
