@@ -108,12 +108,18 @@ export class Authz {
 
   /** The principal's effective role at `path`; null means it cannot see what is there. */
   roleAt(principal: Principal, access: WorkspaceAccess, path: ScopeNode[] = []): Role | null {
-    if (!isUser(principal) || access.role === null) return null;
-    // A guest holds nothing workspace-wide beyond seeing the workspace; its spaces come as node roles.
-    let role: Role | null = access.role === 'guest' ? (path.length === 0 ? 'guest' : null) : access.role;
-    for (const node of path) role = strongest(role, access.nodeRoles.get(nodeKey(node)));
-    if (role && principal.kind === 'pat') role = weakest(role, SCOPE_CEILING[principal.scope]);
-    return role;
+    if (!isUser(principal)) return null;
+    const role = memberRoleAt(access, path);
+    return role && principal.kind === 'pat' ? weakest(role, SCOPE_CEILING[principal.scope]) : role;
+  }
+
+  /**
+   * Whether a user, as a member (no token), can see what is at `path`, read in `trx`: for
+   * decisions about someone other than the caller, e.g. after their membership changed.
+   */
+  async userCanSee(userId: string, workspaceId: string, path: ScopeNode[], trx?: Db): Promise<boolean> {
+    const access = await this.hooks.auth.workspaceAccess.promise({ workspaceId, userId, role: null, nodeRoles: new Map() }, trx);
+    return memberRoleAt(access, path) !== null;
   }
 
   /** Whether the caller can see what is at `path` (for filtering lists). */
@@ -154,6 +160,15 @@ export class Authz {
   private isCreatorAllowed(principal: UserPrincipal, rule: AccessRule, location: Location | null, role: Role): boolean {
     return !!rule.creatorRole && !!location?.createdBy && location.createdBy === principal.user.id && atLeast(role, rule.creatorRole);
   }
+}
+
+/** A member's role at `path` from their access, before any token scope. */
+function memberRoleAt(access: WorkspaceAccess, path: ScopeNode[]): Role | null {
+  if (access.role === null) return null;
+  // A guest holds nothing workspace-wide beyond seeing the workspace; its spaces come as node roles.
+  let role: Role | null = access.role === 'guest' ? (path.length === 0 ? 'guest' : null) : access.role;
+  for (const node of path) role = strongest(role, access.nodeRoles.get(nodeKey(node)));
+  return role;
 }
 
 function describeShortfall(principal: Principal, need: Role, have: Role): string {

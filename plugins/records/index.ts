@@ -39,15 +39,26 @@ export default definePlugin({
     ctx.provide('trash', (r) => new TrashService(r('db'), r('records.service'), r('records.watchers')));
     ctx.provide('duplicate', (r) => new RecordDuplicateService(r('db'), r('events'), r('records.service')));
     ctx.provide('move', (r) => new RecordMoveService(r('db'), r('events'), r('records.service')));
-    ctx.provide('watchers', (r) => new WatcherService(r('db'), r('records.service')));
+    ctx.provide('watchers', (r) => new WatcherService(r('db'), r('records.service'), r('authz')));
     ctx.provide('query', (r) => new QueryService(r('db'), r('databases.service'), r('records.service'), r('database')));
     ctx.routes([...queryRoutes(), ...recordRoutes(), ...bulkRoutes()]);
     ctx.routes([...actionRoutes(), ...watcherRoutes()]);
-    // A member who leaves stops watching, in the removal's transaction (as the access plugin drops their grants).
+    // A member who leaves stops watching, in the removal's transaction (as the access plugin drops
+    // their grants); one whose role or spaces change stops watching what they can no longer see.
     ctx.hooks.entity.afterWrite.for('workspace_member').tapPromise('records', async ({ operation, trx, before }) => {
-      if (operation !== 'delete' || !before) return;
+      if (!before || (operation !== 'delete' && operation !== 'update')) return;
       const { user_id, workspace_id } = before as { user_id: string; workspace_id: string };
-      await ctx.resolve('records.watchers').forgetMember(trx, workspace_id, user_id);
+      const watchers = ctx.resolve('records.watchers');
+      await (operation === 'delete' ? watchers.forgetMember(trx, workspace_id, user_id) : watchers.forgetUnseen(trx, workspace_id, user_id));
+    });
+    // A revoked grant (the access plugin, when enabled) may hide a database from a guest.
+    ctx.subscribe({
+      name: 'forget-unseen-watches',
+      events: ['access.revoked'],
+      handler: async (event) => {
+        const { grant } = event.payload as { grant: { user_id: string } };
+        await ctx.db.transaction((trx) => ctx.resolve('records.watchers').forgetUnseen(trx, event.workspace_id!, grant.user_id));
+      },
     });
     ctx.job({
       name: 'trash-purge',

@@ -1,3 +1,4 @@
+import type { Authz } from '../../core/authz.ts';
 import type { Db } from '../../core/db.ts';
 import { keysetPage, type Page } from '../../core/pagination.ts';
 import type { UserPrincipal } from '../../core/principal.ts';
@@ -17,12 +18,14 @@ interface WatcherRow {
 
 /**
  * Who watches a record: each user's own subscription, started and ended by that user. Rows go
- * with the record when it is purged from the trash, and with the member when they leave.
+ * with the record when it is purged from the trash, with the member when they leave, and with
+ * the member's sight of the database when their spaces or grants change.
  */
 export class WatcherService {
   constructor(
     private readonly db: Db,
     private readonly records: RecordService,
+    private readonly authz: Authz,
   ) {}
 
   /** Starts watching a live record; `created` is false when the caller already watched it (nothing changes). */
@@ -64,6 +67,20 @@ export class WatcherService {
   /** Forgets every watch of a member leaving the workspace. */
   async forgetMember(trx: Db, workspaceId: string, userId: string): Promise<void> {
     await trx(TABLE).where({ workspace_id: workspaceId, user_id: userId }).delete();
+  }
+
+  /**
+   * Forgets a member's watches in the databases they can no longer see (a guest's spaces or a
+   * grant changed), judged by their access as `trx` sees it.
+   */
+  async forgetUnseen(trx: Db, workspaceId: string, userId: string): Promise<void> {
+    const watched: string[] = await trx(TABLE).where({ workspace_id: workspaceId, user_id: userId }).distinct().pluck('database_id');
+    const unseen: string[] = [];
+    for (const id of watched) {
+      const location = await this.authz.locate('database', { workspaceId, id, trx });
+      if (!location || !(await this.authz.userCanSee(userId, workspaceId, location.path, trx))) unseen.push(id);
+    }
+    if (unseen.length > 0) await trx(TABLE).where({ workspace_id: workspaceId, user_id: userId }).whereIn('database_id', unseen).delete();
   }
 
   private watchers(db: Db, databaseId: string, recordId: string) {

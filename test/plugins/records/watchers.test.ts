@@ -104,6 +104,35 @@ describe('records: watchers', () => {
     assert.deepEqual((await watchers(a.id, '', w.editor.auth).expect(200)).body.data.map((x: { user_id: string }) => x.user_id), [w.editor.id]);
   });
 
+  it('forgets the watches of a guest whose spaces no longer hold the database, and keeps the others', async () => {
+    const space = (await w.t.db('databases').where({ id: w.db }).first('space_id')).space_id;
+    const elsewhere = (await w.t.request.post(`/api/v1/workspaces/${w.ws}/spaces`).set(w.admin.auth).send({ name: 'Elsewhere' }).expect(201)).body.id;
+    const member = `/api/v1/workspaces/${w.ws}/members/${w.member.id}`;
+    await w.t.request.patch(member).set(w.admin.auth).send({ role: 'guest', space_ids: [space] }).expect(200);
+    const r = await create('Seen by a guest');
+    await watch(r.id, w.member.auth).expect(201);
+    await watch(r.id, w.editor.auth).expect(201);
+    // Still in the space: nothing changes.
+    await w.t.request.patch(member).set(w.admin.auth).send({ space_ids: [space, elsewhere] }).expect(200);
+    assert.equal((await stored({ user_id: w.member.id })).length, 1);
+    await w.t.request.patch(member).set(w.admin.auth).send({ space_ids: [elsewhere] }).expect(200);
+    assert.deepEqual(await stored({ user_id: w.member.id }), []);
+    assert.deepEqual((await stored({ record_id: r.id })).map((x) => x.user_id), [w.editor.id]);
+  });
+
+  it("forgets a guest's watches in a database whose grant was revoked", async () => {
+    const elsewhere = (await w.t.request.post(`/api/v1/workspaces/${w.ws}/spaces`).set(w.admin.auth).send({ name: 'Elsewhere' }).expect(201)).body.id;
+    await w.t.request.patch(`/api/v1/workspaces/${w.ws}/members/${w.member.id}`).set(w.admin.auth).send({ role: 'guest', space_ids: [elsewhere] }).expect(200);
+    const grant = (await w.t.request.put(`/api/v1/workspaces/${w.ws}/access`).set(w.admin.auth).send({ scope_type: 'database', scope_id: w.db, user_id: w.member.id, role: 'member' }).expect(201)).body;
+    const r = await create('Granted');
+    await watch(r.id, w.member.auth).expect(201);
+    await w.t.request.delete(`/api/v1/workspaces/${w.ws}/access/${grant.id}`).set(w.admin.auth).expect(204);
+    // Delivered after commit, as an event.
+    for (let i = 0; i < 150 && (await stored({ user_id: w.member.id })).length > 0; i++) await new Promise((resolve) => setTimeout(resolve, 20));
+    assert.deepEqual(await stored({ user_id: w.member.id }), []);
+    await watch(r.id, w.member.auth).expect(404);
+  });
+
   it('purges the watchers of records purged from the trash, keeping the others', async () => {
     const [old, recent, live] = [await create('Old'), await create('Recent'), await create('Live')];
     for (const r of [old, recent, live]) await watch(r.id, w.member.auth).expect(201);
