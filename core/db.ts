@@ -225,6 +225,20 @@ class StatementNames {
 
 function wrap(kind: DatabaseKind, knex: Db, schema: string, signals: EventEmitter, close: () => Promise<void>): Database {
   const statements = new StatementNames();
+  /** Runs `$1`-style SQL, as the named statement `name` when given, on `trx`'s connection or a pooled one. */
+  const run = async (name: string | undefined, text: string, values: readonly unknown[], trx?: Db, options: Record<string, unknown> = {}) => {
+    // Visible to knex 'query' listeners like every other statement.
+    if (knex.listenerCount('query') > 0) knex.emit('query', { method: 'raw', sql: text, bindings: values });
+    // A transaction's client hands out the transaction's own connection.
+    const client = ((trx as any) ?? knex).client;
+    const conn = await client.acquireConnection();
+    try {
+      if (kind === 'pglite') return (await conn.query(text, values, options)).rows;
+      return (await conn.query({ ...options, ...(name ? { name } : {}), text, values })).rows;
+    } finally {
+      await client.releaseConnection(conn);
+    }
+  };
   return {
     kind,
     knex,
@@ -269,34 +283,11 @@ function wrap(kind: DatabaseKind, knex: Db, schema: string, signals: EventEmitte
         // Per-query options (node-postgres `types`, PGlite `parsers`) travel as knex would pass them.
         statement = { ...compiled.toNative(), options: (compiled as { options?: Record<string, unknown> }).options };
       } else statement = query;
-      const { sql, bindings, options = {} } = statement;
-      if (knex.listenerCount('query') > 0) knex.emit('query', { method: 'raw', sql, bindings });
-      const name = kind === 'postgres' ? statements.nameFor(sql, version) : undefined;
-      // A transaction's client hands out the transaction's own connection.
-      const client = ((trx as any) ?? knex).client;
-      const conn = await client.acquireConnection();
-      try {
-        if (kind === 'pglite') return (await conn.query(sql, bindings, options)).rows;
-        return (await conn.query({ ...options, ...(name ? { name } : {}), text: sql, values: bindings })).rows;
-      } finally {
-        await client.releaseConnection(conn);
-      }
+      const { sql, bindings, options } = statement;
+      return run(kind === 'postgres' ? statements.nameFor(sql, version) : undefined, sql, bindings, trx, options);
     },
     prepared(name, text) {
-      const client = (knex as any).client;
-      return async (values, trx) => {
-        const on = (trx as any)?.client ?? client;
-        // Visible to knex 'query' listeners like every other statement.
-        if (knex.listenerCount('query') > 0) knex.emit('query', { method: 'raw', sql: text, bindings: values });
-        // A transaction's client hands out the transaction's own connection.
-        const conn = await on.acquireConnection();
-        try {
-          const result = kind === 'postgres' ? await conn.query({ name, text, values }) : await conn.query(text, values);
-          return result.rows;
-        } finally {
-          await on.releaseConnection(conn);
-        }
-      };
+      return (values, trx) => run(name, text, values, trx);
     },
   };
 }
