@@ -18,15 +18,13 @@ export interface DecodedValues {
 export function decodeValues(table: RecordTable, values: Record<string, unknown>, base: string, errors: ErrorDetail[]): DecodedValues {
   const decoded: DecodedValues = { columns: {}, users: [] };
   for (const [apiName, value] of Object.entries(values)) {
-    // Built only when needed: a bulk of 100 records has a thousand cells, nearly all fine.
-    const pointer = () => `${base}/values/${escapePointer(apiName)}`;
     const field = table.byApiName.get(apiName);
     if (!field) {
-      errors.push({ pointer: pointer(), detail: `No field "${apiName}" in this database.` });
+      errors.push({ pointer: cellPointer(base, apiName), detail: `No field "${apiName}" in this database.` });
       continue;
     }
     if (field.fieldType.readOnly || !field.column_name) {
-      errors.push({ pointer: pointer(), detail: `The ${field.type} field "${apiName}" is read-only.` });
+      errors.push({ pointer: cellPointer(base, apiName), detail: `The ${field.type} field "${apiName}" is read-only.` });
       continue;
     }
     let stored: unknown = null;
@@ -35,15 +33,23 @@ export function decodeValues(table: RecordTable, values: Record<string, unknown>
         stored = field.fieldType.fromApi(value, field);
       } catch (err) {
         if (!(err instanceof InvalidCell)) throw err;
-        errors.push({ pointer: pointer(), detail: err.detail });
+        errors.push({ pointer: cellPointer(base, apiName), detail: err.detail });
         continue;
       }
     }
     if (stored === null) stored = field.fieldType.emptyValue ?? null;
-    else if (field.fieldType.refersToUsers) decoded.users.push({ id: String(stored), pointer: pointer() });
+    else if (field.fieldType.refersToUsers) decoded.users.push({ id: String(stored), pointer: cellPointer(base, apiName) });
     decoded.columns[field.column_name] = stored;
   }
   return decoded;
+}
+
+/**
+ * Built only when needed, and by a module function rather than a closure per cell: tsx keeps
+ * function names by wrapping every named closure, which cost a bulk of 1,000 cells ~1 ms.
+ */
+function cellPointer(base: string, apiName: string): string {
+  return `${base}/values/${escapePointer(apiName)}`;
 }
 
 /** Every user id rows show: their creators, last editors and user cells. */
