@@ -32,16 +32,22 @@ export interface Subscriber {
 
 const BATCH = 500;
 export const EVENTS_TABLE = 'kernel_events';
+/** Events per INSERT: five parameters each, far below PostgreSQL's 65,535. */
+const INSERT_CHUNK = 1000;
 
 /**
- * One constant statement for any number of events (a JSON array, one element per event): prepared
- * once per connection, and a bulk write of 100 records records its 100 events in one round trip.
+ * One statement for `count` events, each payload its own `json` parameter: nothing for the
+ * driver to escape and nothing for PostgreSQL to build but the rows (a JSON array unpacked in SQL
+ * cost more than the insert). The text depends only on the count, so the usual counts (1, a bulk
+ * of 100) are prepared by `Database.repeated`.
  */
-const INSERT_EVENTS = `INSERT INTO ${EVENTS_TABLE} (name, payload, workspace_id, actor_id, dispatched_at)
-  SELECT e.value->>'name', e.value->'payload', (e.value->>'workspace_id')::uuid, (e.value->>'actor_id')::uuid,
-         CASE WHEN (e.value->>'heard')::boolean THEN NULL ELSE now() END
-    FROM jsonb_array_elements($1::jsonb) WITH ORDINALITY AS e(value, n)
-   ORDER BY e.n`;
+function insertEventsSql(count: number): string {
+  const rows = Array.from({ length: count }, (_, i) => {
+    const p = i * 5;
+    return `($${p + 1}, $${p + 2}::json, $${p + 3}::uuid, $${p + 4}::uuid, CASE WHEN $${p + 5}::boolean THEN NULL ELSE now() END)`;
+  });
+  return `INSERT INTO ${EVENTS_TABLE} (name, payload, workspace_id, actor_id, dispatched_at) VALUES ${rows.join(', ')}`;
+}
 
 function matches(patterns: string[], name: string): boolean {
   return patterns.some((p) => p === '*' || p === name || (p.endsWith('.*') && name.startsWith(p.slice(0, -1))));
@@ -62,16 +68,14 @@ export class EventBus {
   private timer: NodeJS.Timeout | null = null;
 
   private readonly db: Db;
-  private readonly insert: (values: unknown[], trx?: Db) => Promise<unknown[]>;
 
   constructor(
-    database: Database,
+    private readonly database: Database,
     private readonly jobs: Jobs,
     private readonly logger: Logger,
     private readonly pollMs: number,
   ) {
     this.db = database.knex;
-    this.insert = database.prepared('kernel.events_insert', INSERT_EVENTS);
   }
 
   subscribe(owner: string, sub: Subscriber): void {
@@ -92,8 +96,11 @@ export class EventBus {
     if (list.length === 0) return;
     // An event no subscriber listens to is recorded as already dispatched: no fan-out pass after commit.
     const heard = list.map((e) => this.subscribers.some((sub) => matches(sub.events, e.name)));
-    const rows = list.map((e, i) => ({ name: e.name, payload: e.payload ?? null, workspace_id: e.workspaceId ?? null, actor_id: e.actorId ?? null, heard: heard[i] }));
-    await this.insert([JSON.stringify(rows)], trx);
+    for (let start = 0; start < list.length; start += INSERT_CHUNK) {
+      const chunk = list.slice(start, start + INSERT_CHUNK);
+      const bindings = chunk.flatMap((e, i) => [e.name, JSON.stringify(e.payload ?? null), e.workspaceId ?? null, e.actorId ?? null, heard[start + i]]);
+      await this.database.repeated({ sql: insertEventsSql(chunk.length), bindings }, 'events', trx);
+    }
     if (!heard.some(Boolean)) return;
     const t = trx as Db & { isTransaction?: boolean; executionPromise?: Promise<unknown> };
     if (t.isTransaction && t.executionPromise) t.executionPromise.then(() => this.wake(), () => {});
