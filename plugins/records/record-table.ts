@@ -117,8 +117,8 @@ export class RecordTable {
 
   /** The position of the last live record in manual order, or null when there is none. */
   async lastPosition(trx: Db, storage: Storage): Promise<string | null> {
-    const query = this.live(trx).orderBy([{ column: 'position', order: 'desc' }, { column: 'id', order: 'desc' }]).first('position');
-    const [row] = await storage.repeated<{ position: string }>(query, this.databaseId, trx);
+    const statement = { sql: `SELECT position FROM "${this.table}" WHERE deleted_at IS NULL ORDER BY position DESC, id DESC LIMIT 1`, bindings: [] };
+    const [row] = await storage.repeated<{ position: string }>(statement, this.databaseId, trx);
     return row?.position ?? null;
   }
 
