@@ -4,6 +4,7 @@ import type { Static, TSchema } from './schema.ts';
 import type { Principal, PrincipalUser, TokenScope, UserPrincipal } from './principal.ts';
 import type { Resolve } from './container.ts';
 import type { AccessGrant, AccessRule } from './authz.ts';
+import type { KernelConfig } from './config.ts';
 
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 
@@ -38,6 +39,11 @@ export interface RouteRequest<P = any, Q = any, B = any, U = PrincipalUser | und
   scope: AwilixContainer;
   /** Resolves services as the route's plugin may. */
   resolve: Resolve;
+}
+
+/** The origin links handed out by the API point at: `publicUrl` when configured, else the one the request came to. */
+export function publicOrigin(ctx: Context, config: KernelConfig): string {
+  return (config.publicUrl ?? `${ctx.protocol}://${ctx.host}`).replace(/\/+$/, '');
 }
 
 /** Lets a handler choose status, headers or a non-JSON body. */

@@ -11,7 +11,7 @@ import type { FieldTypeRegistry } from './field-types/registry.ts';
 import { FIELD_COLUMNS, toField, type FieldRow } from './fields.view.ts';
 import { columnNameOf, tableNameOf } from './names.ts';
 import { addColumn, createRecordTable, dropRecordTable, indexTitle } from './record-table.ts';
-import type { CreateDatabaseBody, Database, DatabaseListQuery, DatabaseSummary, PatchDatabaseBody, ViewQuery, ViewSummary } from './schemas.ts';
+import type { CreateDatabaseBody, Database, DatabaseListQuery, DatabaseSummary, PatchDatabaseBody, ViewSummary } from './schemas.ts';
 
 export interface DatabaseRow {
   id: string;
@@ -140,16 +140,6 @@ export class DatabaseService {
     const fields = (await this.db('fields').where({ database_id: id }).whereNull('deleted_at').orderBy([{ column: 'is_title', order: 'desc' }, 'position']).select(FIELD_COLUMNS)) as FieldRow[];
     const views = (await this.db('database_views').where({ database_id: id }).orderBy(['position', 'created_at']).select('id', 'name', 'type', 'is_default')) as ViewSummary[];
     return { ...toSummary(row), fields: fields.map((f) => toField(f, this.types)), views };
-  }
-
-  /**
-   * The filter and sorts a view of this database applies to record queries; undefined when the
-   * view is not one of the database's. (The views plugin edits them; the default grid view has none.)
-   */
-  async viewQuery(databaseId: string, viewId: string): Promise<ViewQuery | undefined> {
-    const row = (await this.db('database_views').where({ id: viewId, database_id: databaseId }).first('config')) as { config: ViewQuery } | undefined;
-    if (!row) return undefined;
-    return { filter: row.config.filter, sorts: row.config.sorts };
   }
 
   async update(principal: UserPrincipal, workspaceId: string, id: string, body: PatchDatabaseBody): Promise<Database> {

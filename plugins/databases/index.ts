@@ -14,7 +14,7 @@ import { OptionService } from './options.service.ts';
 import { optionRoutes } from './options.routes.ts';
 import { ConvertService } from './convert.service.ts';
 import { DatabasesOptionsSchema, type DatabasesOptions } from './options.ts';
-import { ViewIndexService } from './view-indexes.ts';
+import { SYNC_JOB, ViewIndexService } from './view-indexes.ts';
 
 declare module '../../core/container.ts' {
   interface ServiceMap {
@@ -47,10 +47,10 @@ export default definePlugin<DatabasesOptions>({
     ctx.provide('fields', (r) => new FieldService(r('db'), r('events'), r('workspaces.service'), types));
     ctx.provide('options', (r) => new OptionService(r('db'), r('events'), r('workspaces.service'), types));
     ctx.provide('convert', (r) => new ConvertService(r('db'), r('events'), r('workspaces.service'), types));
-    ctx.provide('viewIndexes', (r) => new ViewIndexService(r('database'), types, ctx.options.maxViewIndexes));
-    // Enqueued by whatever changes a view's filter or sorts (the views plugin), one run per database at a time.
+    ctx.provide('viewIndexes', (r) => new ViewIndexService(r('database'), r('jobs'), types, ctx.options.maxViewIndexes));
+    // Enqueued (ViewIndexService.schedule) by whatever changes a view's filter or sorts: the views plugin.
     ctx.job<{ database_id: string }>({
-      name: 'sync-view-indexes',
+      name: SYNC_JOB,
       handler: async ({ database_id }) => {
         const { created, dropped } = await ctx.resolve('databases.viewIndexes').sync(database_id);
         if (created.length || dropped.length) ctx.logger.info({ database_id, created, dropped }, 'view indexes synchronised');

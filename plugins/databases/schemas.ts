@@ -32,7 +32,10 @@ export const ViewSummary = Type.Object({
 });
 export type ViewSummary = Static<typeof ViewSummary>;
 
-/** What a view contributes to a record query (its `config` holds them). */
+/**
+ * The part of a view's stored `config` that record queries and view indexes read (the views
+ * plugin writes it). Fields are named by id, so renaming an api_name leaves views intact.
+ */
 export interface ViewQuery {
   filter?: unknown;
   sorts?: Array<{ field: string; direction?: 'asc' | 'desc' }>;

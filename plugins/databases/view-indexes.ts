@@ -1,6 +1,9 @@
-import type { Database as Storage } from '../../core/db.ts';
+import type { Database as Storage, Db } from '../../core/db.ts';
+import type { Jobs } from '../../core/jobs.ts';
 import type { FieldTypeRegistry } from './field-types/registry.ts';
 import type { ViewQuery } from './schemas.ts';
+
+export const SYNC_JOB = 'databases.sync-view-indexes';
 
 /**
  * Index names: `<table>_v_` and 20 hex digits of the field id (80 bits; PostgreSQL keeps 63 bytes
@@ -15,7 +18,7 @@ interface FieldRow {
   column_name: string | null;
 }
 
-/** api_names a filter AST names, in the order they appear (API.md "Filter AST"). */
+/** Fields a filter AST names (ids, or api_names in older configs), in the order they appear. */
 function filterFields(node: unknown, out: string[]): string[] {
   if (Array.isArray(node)) for (const child of node) filterFields(child, out);
   else if (node && typeof node === 'object') {
@@ -37,23 +40,34 @@ function filterFields(node: unknown, out: string[]): string[] {
 export class ViewIndexService {
   constructor(
     private readonly storage: Storage,
+    private readonly jobs: Jobs,
     private readonly types: FieldTypeRegistry,
     private readonly max: number,
   ) {}
 
-  async sync(databaseId: string): Promise<{ created: string[]; dropped: string[] }> {
+  /** Queues a sync of the database's view indexes, sent only if `trx` commits. */
+  async schedule(trx: Db, databaseId: string): Promise<void> {
+    await this.jobs.send(SYNC_JOB, { database_id: databaseId }, trx);
+  }
+
+  /** One sync per database at a time (two jobs may be queued by quick successive edits). */
+  sync(databaseId: string): Promise<{ created: string[]; dropped: string[] }> {
+    return this.storage.withSetupLock(`view-indexes:${databaseId}`, () => this.syncNow(databaseId));
+  }
+
+  private async syncNow(databaseId: string): Promise<{ created: string[]; dropped: string[] }> {
     const db = this.storage.knex;
     const database = (await db('databases').where({ id: databaseId }).first('table_name')) as { table_name: string } | undefined;
     if (!database) return { created: [], dropped: [] };
     const table = database.table_name;
     const views = (await db('database_views').where({ database_id: databaseId }).orderBy([{ column: 'is_default', order: 'desc' }, 'position', 'created_at']).select('config')) as Array<{ config: ViewQuery }>;
     const fields = (await db('fields').where({ database_id: databaseId }).whereNull('deleted_at').whereNotNull('column_name').select('id', 'type', 'options', 'api_name', 'column_name')) as Array<FieldRow & { api_name: string }>;
-    const byName = new Map(fields.map((f) => [f.api_name, f]));
+    const byRef = new Map(fields.flatMap((f) => [[f.id, f], [f.api_name, f]]));
 
     const named = [...views.flatMap((v) => (v.config.sorts ?? []).map((s) => s.field)), ...views.flatMap((v) => filterFields(v.config.filter, []))];
     const wanted = new Map<string, string>();
     for (const name of named) {
-      const field = byName.get(name);
+      const field = byRef.get(name);
       const expr = field && this.keyOf(field);
       if (!field || !expr || wanted.size >= this.max) continue;
       wanted.set(indexNameOf(table, field.id), expr);

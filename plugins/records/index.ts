@@ -13,6 +13,7 @@ import { TrashService } from './trash.service.ts';
 import { recordRoutes } from './routes.ts';
 import { QueryService } from './query.service.ts';
 import { queryRoutes } from './query-routes.ts';
+import { createRecordViewHooks } from './hooks.ts';
 
 declare module '../../core/container.ts' {
   interface ServiceMap {
@@ -34,13 +35,14 @@ export default definePlugin({
   migrations: path.join(path.dirname(fileURLToPath(import.meta.url)), 'migrations'),
   exports: ['records.service'],
   register(ctx) {
+    const views = ctx.defineHooks('views', createRecordViewHooks());
     ctx.provide('service', (r) => new RecordService(r('db'), r('events'), r('databases.fieldTypes'), r('database'), r('caches')));
     ctx.provide('bulk', (r) => new RecordBulkService(r('db'), r('events'), r('records.service')));
     ctx.provide('trash', (r) => new TrashService(r('db'), r('records.service'), r('records.watchers')));
     ctx.provide('duplicate', (r) => new RecordDuplicateService(r('db'), r('events'), r('records.service')));
     ctx.provide('move', (r) => new RecordMoveService(r('db'), r('events'), r('records.service')));
     ctx.provide('watchers', (r) => new WatcherService(r('db'), r('records.service'), r('authz')));
-    ctx.provide('query', (r) => new QueryService(r('db'), r('databases.service'), r('records.service'), r('database')));
+    ctx.provide('query', (r) => new QueryService(r('db'), views, r('records.service'), r('database')));
     ctx.routes([...queryRoutes(), ...recordRoutes(), ...bulkRoutes()]);
     ctx.routes([...actionRoutes(), ...watcherRoutes()]);
     // A member who leaves stops watching, in the removal's transaction (as the access plugin drops

@@ -3,8 +3,8 @@ import type { Database as Storage, Db } from '../../core/db.ts';
 import { invalidField, validationFailed, type ErrorDetail } from '../../core/errors.ts';
 import type { UserPrincipal } from '../../core/principal.ts';
 import type { SqlCondition } from '../databases/field-types/field-type.ts';
-import type { DatabaseService } from '../databases/databases.service.ts';
 import { compileFilter } from './filter-compiler.ts';
+import type { RecordViewHooks } from './hooks.ts';
 import { afterCursor, decodeQueryCursor, encodeQueryCursor, fingerprint, orderBy } from './query-cursor.ts';
 import { TEXT_DATES, type LiveField, type RecordRow, type RecordTable } from './record-table.ts';
 import type { RecordService } from './records.service.ts';
@@ -23,7 +23,7 @@ export const COUNT_CAP = 10_000;
 export class QueryService {
   constructor(
     private readonly db: Db,
-    private readonly databases: DatabaseService,
+    private readonly views: RecordViewHooks,
     private readonly records: RecordService,
     private readonly storage: Storage,
   ) {}
@@ -31,15 +31,17 @@ export class QueryService {
   /** `base` is where the request's inputs are: `''` for a body, `/query` for a URL's query string. */
   async query(principal: UserPrincipal, workspaceId: string, databaseId: string, input: RecordQuery, base: string): Promise<QueryPage> {
     const table = await this.records.readTable(workspaceId, databaseId);
-    const view = input.view_id ? await this.databases.viewQuery(databaseId, input.view_id) : undefined;
+    const view = input.view_id
+      ? await this.views.resolve.promise({ workspaceId, databaseId, viewId: input.view_id, userId: principal.user.id })
+      : undefined;
     if (input.view_id && !view) throw invalidField(`${base}/view_id`, 'No view with this id in this database.');
 
     const errors: ErrorDetail[] = [];
     const ctx = { userId: principal.user.id, now: new Date() };
     const conditions: SqlCondition[] = [];
-    if (view?.filter !== undefined && view.filter !== null) {
+    for (const filter of view?.filters ?? []) {
       const viewErrors: ErrorDetail[] = [];
-      conditions.push(compileFilter(table, view.filter, ctx, '', viewErrors));
+      conditions.push(compileFilter(table, filter, ctx, '', viewErrors));
       if (viewErrors.length > 0) errors.push({ pointer: `${base}/view_id`, detail: `The view's filter no longer fits the fields: ${viewErrors.map((e) => e.detail).join(' ')}` });
     }
     if (input.filter !== undefined) conditions.push(compileFilter(table, input.filter, ctx, `${base}/filter`, errors));
@@ -49,7 +51,8 @@ export class QueryService {
     const fields = this.selectedFields(table, input.fields, base, errors);
     if (errors.length > 0) throw validationFailed(errors);
 
-    const print = fingerprint({ filter: input.filter ?? null, sorts: sorts ?? null, q: input.q ?? null, view_id: input.view_id ?? null });
+    // The view's filters are part of the query: a cursor made before the view changed is refused.
+    const print = fingerprint({ filter: input.filter ?? null, sorts: sorts ?? null, q: input.q ?? null, view_id: input.view_id ?? null, view_filters: view?.filters ?? null });
     const where = (q: Knex.QueryBuilder) => {
       q.whereNull('deleted_at');
       for (const c of conditions) q.whereRaw(c.sql, c.bindings as Knex.RawBinding[]);

@@ -1,5 +1,5 @@
 import type { Context } from 'koa';
-import { defineRoute, type AnyRouteDef } from '../../core/routes.ts';
+import { defineRoute, publicOrigin, type AnyRouteDef } from '../../core/routes.ts';
 import { pageOf } from '../../core/pagination.ts';
 import type { KernelConfig } from '../../core/config.ts';
 import { WorkspaceParams } from './schemas.ts';
@@ -8,9 +8,8 @@ import type { LinkBase } from './invites.service.ts';
 
 const tags = ['invites'];
 
-/** Accept links live under `publicUrl` when configured, else under the origin the request came to. */
 function linkBase(ctx: Context, config: KernelConfig): LinkBase {
-  return { origin: (config.publicUrl ?? `${ctx.protocol}://${ctx.host}`).replace(/\/+$/, '') };
+  return { origin: publicOrigin(ctx, config) };
 }
 
 export function inviteRoutes(): AnyRouteDef[] {

@@ -1,0 +1,39 @@
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { definePlugin } from '../../core/plugin.ts';
+import { OverrideService } from './overrides.service.ts';
+import { PublicationService } from './publications.service.ts';
+import { viewRoutes } from './routes.ts';
+import { ViewService } from './views.service.ts';
+
+declare module '../../core/container.ts' {
+  interface ServiceMap {
+    'views.service': ViewService;
+    'views.overrides': OverrideService;
+    'views.publications': PublicationService;
+  }
+}
+
+export default definePlugin({
+  id: 'views',
+  version: '1.0.0',
+  kernel: '^1.0.0',
+  dependsOn: { databases: '^1.0.0', records: '^1.0.0', workspaces: '^1.0.0' },
+  migrations: path.join(path.dirname(fileURLToPath(import.meta.url)), 'migrations'),
+  exports: ['views.service'],
+  register(ctx) {
+    ctx.provide('service', (r) => new ViewService(r('db'), r('events'), r('records.service'), r('databases.viewIndexes')));
+    ctx.provide('overrides', (r) => new OverrideService(r('db'), r('records.service'), r('views.service'), r('database')));
+    ctx.provide('publications', (r) => new PublicationService(r('db'), r('events'), r('views.service')));
+    ctx.routes(viewRoutes());
+
+    let overrides: OverrideService | undefined;
+    ctx.hooksOf('records.views').resolve.tapPromise('views', (lookup) => (overrides ??= ctx.resolve('views.overrides')).forQuery(lookup));
+
+    ctx.hooks.entity.afterWrite.for('workspace_member').tapPromise('views', async ({ operation, trx, before }) => {
+      if (operation !== 'delete' || !before) return;
+      const { user_id, workspace_id } = before as { user_id: string; workspace_id: string };
+      await ctx.resolve('views.overrides').forgetMember(trx, workspace_id, user_id);
+    });
+  },
+});
