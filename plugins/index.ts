@@ -11,6 +11,8 @@ import spaces from './spaces/index.ts';
 import access from './access/index.ts';
 import databases from './databases/index.ts';
 import records from './records/index.ts';
+import favorites from './favorites/index.ts';
+import views from './views/index.ts';
 
 /** Built-in plugins, on unless the config disables them. */
-export const builtinPlugins: Plugin[] = [system, auth, tokens, users, mail, workspaces, spaces, access, databases, records, admin, referrals];
+export const builtinPlugins: Plugin[] = [system, auth, tokens, users, mail, workspaces, spaces, access, databases, records, favorites, views, admin, referrals];

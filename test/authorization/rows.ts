@@ -46,6 +46,23 @@ async function creatorCall(t: TestKernel, w: World, path: string, body: object):
   return res.body;
 }
 
+/** A favorite of the caller's person (tokens: the admin's) on a new record of D; a random id for anonymous. */
+async function favoriteOf(t: TestKernel, w: World, caller: Caller): Promise<string> {
+  const record = await creatorCall(t, w, `/workspaces/${w.ws}/databases/${w.databaseD}/records`, { values: { name: 'Starred' } });
+  const person = personOf(caller);
+  if (!person) return randomUUID();
+  const [row] = await t.db('favorites').insert({ workspace_id: w.ws, user_id: w.people[person].id, target_type: 'record', target_id: record.id, database_id: w.databaseD }).returning('id');
+  return row.id;
+}
+
+/** The views of D (or of another database of the workspace). */
+const views = (w: World, database = w.databaseD) => `/workspaces/${w.ws}/databases/${database}/views`;
+
+/** D's default view: the one every database gets. */
+async function defaultView(t: TestKernel, w: World): Promise<string> {
+  return (await t.db('database_views').where({ database_id: w.databaseD, is_default: true }).first('id')).id;
+}
+
 export const ROWS: MatrixRow[] = [
   // --- kernel and system: public ------------------------------------------------------------
   { route: 'GET /health', expect: ALL(200), request: () => ({ path: '/health' }) },
@@ -458,6 +475,89 @@ export const ROWS: MatrixRow[] = [
     expect: '404 200 200 200 200 200 404 200 200 200 404 401',
     request: (w) => ({ path: `/workspaces/${w.ws}/databases/${w.databaseD}/trash` }),
     foreign: (w) => ({ path: `/workspaces/${w.ws}/databases/${w.foreign.database}/trash` }),
+  },
+
+  // --- views of D: reading and one's own override need `member`; designing needs `creator` ---
+  { route: 'GET /workspaces/{ws}/databases/{db}/views', expect: '404 200 200 200 200 200 404 200 200 200 404 401', request: (w) => ({ path: views(w) }), foreign: (w) => ({ path: views(w, w.foreign.database) }) },
+  {
+    route: 'POST /workspaces/{ws}/databases/{db}/views',
+    expect: '404 201 201 403 403 403 404 403 201 201 404 401',
+    request: (w) => ({ path: views(w), body: { name: `View ${unique++}`, type: 'grid' } }),
+    foreign: (w) => ({ path: views(w, w.foreign.database), body: { name: 'X', type: 'grid' } }),
+  },
+  {
+    route: 'GET /workspaces/{ws}/databases/{db}/views/{view}',
+    expect: '404 200 200 200 200 200 404 200 200 200 404 401',
+    request: async (w, _c, t) => ({ path: `${views(w)}/${await defaultView(t, w)}` }),
+    foreign: (w) => ({ path: `${views(w, w.foreign.database)}/${randomUUID()}` }),
+  },
+  {
+    route: 'PATCH /workspaces/{ws}/databases/{db}/views/{view}',
+    expect: '404 200 200 403 403 403 404 403 200 200 404 401',
+    request: async (w, _c, t) => ({ path: `${views(w)}/${await defaultView(t, w)}`, body: { name: 'Grid' } }),
+    foreign: (w) => ({ path: `${views(w, w.foreign.database)}/${randomUUID()}`, body: { name: 'Grid' } }),
+  },
+  {
+    route: 'DELETE /workspaces/{ws}/databases/{db}/views/{view}',
+    expect: '404 204 204 403 403 403 404 403 204 204 404 401',
+    request: async (w, _c, t) => ({ path: `${views(w)}/${(await creatorCall(t, w, views(w), { name: `Doomed ${unique++}`, type: 'grid' })).id}` }),
+    foreign: (w) => ({ path: `${views(w, w.foreign.database)}/${randomUUID()}` }),
+  },
+  {
+    route: 'GET /workspaces/{ws}/databases/{db}/views/{view}/overrides',
+    expect: '404 200 200 200 200 200 404 200 200 200 404 401',
+    request: async (w, _c, t) => ({ path: `${views(w)}/${await defaultView(t, w)}/overrides` }),
+    foreign: (w) => ({ path: `${views(w, w.foreign.database)}/${randomUUID()}/overrides` }),
+  },
+  {
+    route: 'PUT /workspaces/{ws}/databases/{db}/views/{view}/overrides',
+    expect: '404 200 200 200 200 200 404 200 200 200 404 401',
+    request: async (w, _c, t) => ({ path: `${views(w)}/${await defaultView(t, w)}/overrides`, body: { sorts: [{ field: 'name' }] } }),
+    foreign: (w) => ({ path: `${views(w, w.foreign.database)}/${randomUUID()}/overrides`, body: {} }),
+  },
+  {
+    route: 'DELETE /workspaces/{ws}/databases/{db}/views/{view}/overrides',
+    expect: '404 204 204 204 204 204 404 204 204 204 404 401',
+    request: async (w, _c, t) => ({ path: `${views(w)}/${await defaultView(t, w)}/overrides` }),
+    foreign: (w) => ({ path: `${views(w, w.foreign.database)}/${randomUUID()}/overrides` }),
+  },
+  {
+    route: 'POST /workspaces/{ws}/databases/{db}/views/{view}/publish',
+    expect: '404 201 201 403 403 403 404 403 201 201 404 401',
+    request: async (w, _c, t) => ({ path: `${views(w)}/${(await creatorCall(t, w, views(w), { name: `Form ${unique++}`, type: 'form' })).id}/publish` }),
+    foreign: (w) => ({ path: `${views(w, w.foreign.database)}/${randomUUID()}/publish` }),
+  },
+  {
+    route: 'DELETE /workspaces/{ws}/databases/{db}/views/{view}/publish',
+    expect: '404 204 204 403 403 403 404 403 204 204 404 401',
+    request: async (w, _c, t) => ({ path: `${views(w)}/${(await creatorCall(t, w, views(w), { name: `Form ${unique++}`, type: 'form' })).id}/publish` }),
+    foreign: (w) => ({ path: `${views(w, w.foreign.database)}/${randomUUID()}/publish` }),
+  },
+
+  // --- favorites: the caller's own; whoever sees the target may star it; read tokens only list ---
+  { route: 'GET /workspaces/{ws}/favorites', expect: '404 200 200 200 200 200 200 200 200 200 404 401', request: (w) => ({ path: `/workspaces/${w.ws}/favorites` }) },
+  {
+    // A record per call, so that each caller (the tokens are all the admin's) stars it for the first time.
+    route: 'PUT /workspaces/{ws}/favorites',
+    expect: '404 201 201 201 201 201 404 403 201 201 404 401',
+    request: async (w, _c, t) => {
+      const record = await creatorCall(t, w, `/workspaces/${w.ws}/databases/${w.databaseD}/records`, { values: { name: 'Star me' } });
+      return { path: `/workspaces/${w.ws}/favorites`, body: { target_type: 'record', target_id: record.id } };
+    },
+    foreign: (w) => ({ path: `/workspaces/${w.ws}/favorites`, body: { target_type: 'database', target_id: w.foreign.database } }),
+  },
+  {
+    route: 'GET /workspaces/{ws}/favorites/{id}',
+    expect: '404 200 200 200 200 200 404 200 200 200 404 401',
+    request: async (w, caller, t) => ({ path: `/workspaces/${w.ws}/favorites/${await favoriteOf(t, w, caller)}` }),
+    foreign: (w) => ({ path: `/workspaces/${w.ws}/favorites/${randomUUID()}` }),
+  },
+  {
+    // Unstarring one's own favorite is allowed even when its target is hidden from one (guest_out).
+    route: 'DELETE /workspaces/{ws}/favorites/{id}',
+    expect: '404 204 204 204 204 204 204 403 204 204 404 401',
+    request: async (w, caller, t) => ({ path: `/workspaces/${w.ws}/favorites/${await favoriteOf(t, w, caller)}` }),
+    foreign: (w) => ({ path: `/workspaces/${w.ws}/favorites/${randomUUID()}` }),
   },
 
   // --- access grants --------------------------------------------------------------------------

@@ -1,0 +1,126 @@
+import type { Authz, WorkspaceAccess } from '../../core/authz.ts';
+import type { Db } from '../../core/db.ts';
+import type { EventBus } from '../../core/events.ts';
+import { notFound } from '../../core/errors.ts';
+import type { Page } from '../../core/pagination.ts';
+import type { UserPrincipal } from '../../core/principal.ts';
+import type { RecordService } from '../records/records.service.ts';
+import type { FavoriteReader } from './favorite-reader.ts';
+import { databaseHolding } from './record-lookup.ts';
+import type { Favorite, FavoriteQuery, PutFavoriteBody, TargetType } from './schemas.ts';
+import { visibleAmong } from './visibility.ts';
+
+const TABLE = 'favorites';
+const STORED = ['id', 'workspace_id', 'target_type', 'target_id', 'database_id', 'created_at'];
+const NO_TARGET = 'No such record or database in this workspace.';
+const NO_FAVORITE = 'No such favorite.';
+
+/** A favorite as events carry it: what was starred, without the title of the moment. */
+interface StoredFavorite {
+  id: string;
+  workspace_id: string;
+  target_type: TargetType;
+  target_id: string;
+  database_id: string;
+  created_at: Date;
+}
+
+/**
+ * Each user's own stars on records and databases of a workspace: one per (user, target). A
+ * favorite goes with its database, user or workspace (cascades), with the member when they leave,
+ * and with its record once purged from the trash; while its target is in the trash or hidden from
+ * its owner, it is kept but not shown.
+ */
+export class FavoriteService {
+  constructor(
+    private readonly db: Db,
+    private readonly events: EventBus,
+    private readonly authz: Authz,
+    private readonly records: RecordService,
+    private readonly reader: FavoriteReader,
+  ) {}
+
+  list(principal: UserPrincipal, access: WorkspaceAccess, query: FavoriteQuery): Promise<Page<Favorite>> {
+    return this.reader.page(principal, access, { workspaceId: access.workspaceId, userId: principal.user.id, targetType: query.target_type }, query);
+  }
+
+  async get(principal: UserPrincipal, access: WorkspaceAccess, id: string): Promise<Favorite> {
+    const favorite = await this.reader.one(principal, access, { workspaceId: access.workspaceId, userId: principal.user.id, id });
+    if (!favorite) throw notFound(NO_FAVORITE);
+    return favorite;
+  }
+
+  /** Stars a live target the caller can see; `created` is false when it was already starred (nothing changes). */
+  async put(principal: UserPrincipal, access: WorkspaceAccess, body: PutFavoriteBody): Promise<{ favorite: Favorite; created: boolean }> {
+    const workspaceId = access.workspaceId;
+    const userId = principal.user.id;
+    const databaseId = body.target_type === 'database' ? body.target_id : await this.databaseOfRecord(principal, access, body.target_id);
+    if (!databaseId) throw notFound(NO_TARGET);
+    return this.db.transaction(async (trx) => {
+      // Holds the workspace and the database rows: deleting either waits for this favorite, then takes it along.
+      await this.records.open(trx, workspaceId, databaseId);
+      // The membership row, held FOR SHARE: a removal (which forgets the member's favorites) waits too.
+      if (!(await this.records.members.among(trx, workspaceId, [userId])).has(userId)) throw notFound();
+      const key = { user_id: userId, target_type: body.target_type, target_id: body.target_id };
+      const inserted: StoredFavorite[] = await trx(TABLE)
+        .insert({ ...key, workspace_id: workspaceId, database_id: databaseId })
+        .onConflict(['user_id', 'target_type', 'target_id'])
+        .ignore()
+        .returning(STORED);
+      const id: string = inserted[0]?.id ?? (await trx(TABLE).where(key).first('id')).id;
+      // As the list shows it: a target gone or hidden by now is a 404, and the insert rolls back.
+      const favorite = await this.reader.one(principal, access, { workspaceId, userId, id }, trx);
+      if (!favorite) throw notFound(NO_TARGET);
+      if (inserted.length > 0) await this.events.emit(trx, { name: 'favorite.added', workspaceId, actorId: userId, payload: { favorite: toEvent(inserted[0]) } });
+      return { favorite, created: inserted.length > 0 };
+    });
+  }
+
+  /** Unstars one of the caller's favorites, whether or not its target is still live or visible. */
+  async remove(principal: UserPrincipal, workspaceId: string, id: string): Promise<void> {
+    const userId = principal.user.id;
+    await this.db.transaction(async (trx) => {
+      const [row] = (await trx(TABLE).where({ id, workspace_id: workspaceId, user_id: userId }).delete().returning(STORED)) as StoredFavorite[];
+      if (!row) throw notFound(NO_FAVORITE);
+      await this.events.emit(trx, { name: 'favorite.removed', workspaceId, actorId: userId, payload: { favorite: toEvent(row) } });
+    });
+  }
+
+  /** Forgets every favorite of a member leaving the workspace. */
+  async forgetMember(trx: Db, workspaceId: string, userId: string): Promise<void> {
+    await trx(TABLE).where({ workspace_id: workspaceId, user_id: userId }).delete();
+  }
+
+  /**
+   * Forgets the favorites of records no longer in their table (purged from the trash), one
+   * statement per database holding starred records, each holding the database row FOR SHARE (a
+   * database being deleted waits, or is skipped once gone). Returns how many went.
+   */
+  async sweep(): Promise<number> {
+    const databases: Array<{ id: string; table_name: string }> = await this.db(`${TABLE} as f`)
+      .join('databases as d', 'd.id', 'f.database_id')
+      .where('f.target_type', 'record')
+      .distinct('d.id', 'd.table_name');
+    let swept = 0;
+    for (const { id, table_name } of databases) {
+      swept += await this.db.transaction(async (trx): Promise<number> => {
+        if (!(await trx('databases').where({ id }).forShare().first('id'))) return 0;
+        return trx(`${TABLE} as f`)
+          .where({ 'f.database_id': id, 'f.target_type': 'record' })
+          .whereRaw('NOT EXISTS (SELECT 1 FROM ?? AS t WHERE t.id = f.target_id)', [table_name])
+          .delete();
+      });
+    }
+    return swept;
+  }
+
+  /** The database holding a live record, among the workspace's databases the caller can see. */
+  private async databaseOfRecord(principal: UserPrincipal, access: WorkspaceAccess, recordId: string): Promise<string | undefined> {
+    const databases: Array<{ id: string; table_name: string }> = await this.db('databases').where('workspace_id', access.workspaceId).select('id', 'table_name');
+    return databaseHolding(this.db, recordId, await visibleAmong(this.authz, principal, access, databases));
+  }
+}
+
+function toEvent(row: StoredFavorite) {
+  return { ...row, created_at: row.created_at.toISOString() };
+}

@@ -1,0 +1,18 @@
+import type { Authz, WorkspaceAccess } from '../../core/authz.ts';
+import type { Db } from '../../core/db.ts';
+import type { Principal } from '../../core/principal.ts';
+
+/**
+ * The databases among `rows` the caller can see, asked as the records routes ask it: where
+ * `auth.locate` puts the database, then the caller's role there (a guest's spaces, grants, a
+ * token's scope). Outside a transaction the locations come from the locator's process cache.
+ */
+export async function visibleAmong<T extends { id: string }>(authz: Authz, principal: Principal, access: WorkspaceAccess, rows: T[], trx?: Db): Promise<T[]> {
+  const seen = await Promise.all(
+    rows.map(async (row) => {
+      const location = await authz.locate('database', { workspaceId: access.workspaceId, id: row.id, trx });
+      return !!location && authz.canSee(principal, access, location.path);
+    }),
+  );
+  return rows.filter((_, i) => seen[i]);
+}
