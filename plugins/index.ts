@@ -13,6 +13,7 @@ import databases from './databases/index.ts';
 import records from './records/index.ts';
 import favorites from './favorites/index.ts';
 import views from './views/index.ts';
+import relations from './relations/index.ts';
 
 /** Built-in plugins, on unless the config disables them. */
-export const builtinPlugins: Plugin[] = [system, auth, tokens, users, mail, workspaces, spaces, access, databases, records, favorites, views, admin, referrals];
+export const builtinPlugins: Plugin[] = [system, auth, tokens, users, mail, workspaces, spaces, access, databases, records, favorites, views, relations, admin, referrals];

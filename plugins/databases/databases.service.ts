@@ -178,6 +178,8 @@ export class DatabaseService {
   }
 
   private async drop(trx: Db, principal: UserPrincipal | undefined, row: DatabaseRow): Promise<void> {
+    // Before the row goes: what reaches into this database from others (relations) still finds it.
+    await this.hooks.entity.beforeWrite.for('database').promise({ entity: 'database', operation: 'delete', trx, principal, before: { ...row }, data: { ...row } });
     await dropRecordTable(trx, row.table_name);
     await trx('databases').where({ id: row.id }).delete();
     await this.hooks.entity.afterWrite.for('database').promise({ entity: 'database', operation: 'delete', trx, principal, before: { ...row }, data: { ...row } });

@@ -1,6 +1,7 @@
 import type { Db } from '../../core/db.ts';
 import { compile, toErrorDetails, UUID_PATTERN } from '../../core/schema.ts';
-import { notFound, validationFailed } from '../../core/errors.ts';
+import { conflict, notFound, validationFailed } from '../../core/errors.ts';
+import type { FieldTypeRegistry } from './field-types/registry.ts';
 import type { FieldType } from './field-types/field-type.ts';
 import { FIELD_COLUMNS, type FieldRow } from './fields.view.ts';
 
@@ -27,4 +28,10 @@ export function checkOptions(type: FieldType, input: Record<string, unknown>, pr
   const validate = compile(type.options);
   if (!validate(options)) throw validationFailed(toErrorDetails(validate.errors, '/options'));
   return type.normalizeOptions ? (type.normalizeOptions(options, previous) as Record<string, unknown>) : options;
+}
+
+/** Fields a plugin manages (links: relations) change only through that plugin: 409. */
+export function refuseManaged(types: FieldTypeRegistry, field: FieldRow, what: string): void {
+  const owner = types.get(field.type)?.managedBy;
+  if (owner) throw conflict(`A ${field.type} field is ${what} with its ${owner === 'relations' ? 'relation' : owner} (the ${owner} plugin), not on its own.`);
 }

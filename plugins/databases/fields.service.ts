@@ -8,7 +8,7 @@ import type { FieldTypeRegistry } from './field-types/registry.ts';
 import { FIELD_COLUMNS, toField, type FieldRow } from './fields.view.ts';
 import { columnNameOf, deriveApiName } from './names.ts';
 import { addColumn } from './record-table.ts';
-import { checkOptions, findField } from './field-lookup.ts';
+import { checkOptions, findField, refuseManaged } from './field-lookup.ts';
 import { beginSchemaChange } from './schema-change.ts';
 import type { Field } from './schemas.ts';
 import type { CreateFieldBody, PatchFieldBody } from './fields.schemas.ts';
@@ -36,6 +36,7 @@ export class FieldService {
   async create(principal: UserPrincipal, workspaceId: string, databaseId: string, body: CreateFieldBody): Promise<Field> {
     const type = this.types.get(body.type);
     if (!type) throw invalidField('/type', `Unknown field type "${body.type}". Known: ${this.types.names().join(', ')}.`);
+    if (type.managedBy) throw invalidField('/type', `A ${type.type} field is made by the ${type.managedBy} plugin (for a link: POST /workspaces/{ws}/relations).`);
     const options = checkOptions(type, body.options ?? {});
     return this.db.transaction(async (trx) => {
       await this.workspaces.hold(trx, workspaceId);
@@ -108,6 +109,7 @@ export class FieldService {
       const table = await beginSchemaChange(trx, databaseId);
       const field = await findField(trx, databaseId, ref, { lock: true });
       if (field.is_title) throw conflict('The title field cannot be deleted; make another field the title first.');
+      refuseManaged(this.types, field, 'deleted');
       let withValue = 0;
       if (field.column_name) {
         const [{ n }] = await trx(table).whereNull('deleted_at').whereNotNull(field.column_name).count({ n: '*' });
@@ -125,6 +127,7 @@ export class FieldService {
       await beginSchemaChange(trx, databaseId);
       const field = await findField(trx, databaseId, ref, { lock: true, includeDeleted: true });
       if (!field.deleted_at) return toField(field, this.types);
+      refuseManaged(this.types, field, 'restored');
       const clash = await trx('fields').where({ database_id: databaseId }).whereNull('deleted_at').whereRaw('lower(name) = ?', [field.name.toLowerCase()]).first('id');
       if (clash) throw conflict(`A live field is named "${field.name}" now; rename it first.`);
       const [row] = (await trx('fields').where({ id: field.id }).update({ deleted_at: null, updated_at: trx.fn.now() }).returning(FIELD_COLUMNS)) as FieldRow[];

@@ -2,7 +2,7 @@ import type { ErrorDetail } from '../../core/errors.ts';
 import { escapePointer } from '../../core/schema.ts';
 import { InvalidCell, type OutputContext } from '../databases/field-types/field-type.ts';
 import { instantOut } from '../databases/field-types/time.ts';
-import type { LiveField, RecordRow, RecordTable } from './record-table.ts';
+import { sourceOf, type LiveField, type RecordRow, type RecordTable } from './record-table.ts';
 import type { ApiRecord } from './schemas.ts';
 
 /** A `values` object turned into column values, with the user ids it names (checked by the caller). */
@@ -68,7 +68,7 @@ export function usersShown(rows: RecordRow[], fields: LiveField[]): Set<string> 
 export function encodeRecord(row: RecordRow, ctx: OutputContext, fields: LiveField[]): ApiRecord {
   const values: Record<string, unknown> = {};
   for (const field of fields) {
-    const source = field.column_name ?? field.fieldType.systemColumn;
+    const source = sourceOf(field);
     const raw = source ? row[source] : null;
     values[field.api_name] = raw == null ? (field.fieldType.emptyValue ?? null) : field.fieldType.toApi(raw, field, ctx);
   }

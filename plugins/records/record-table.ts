@@ -28,6 +28,16 @@ export interface RecordRow {
   [column: string]: unknown;
 }
 
+/** The name a computed field's value has in a row (types with `select`, no column). */
+export function computedAlias(field: FieldMeta): string {
+  return `c_${field.id.replace(/-/g, '')}`;
+}
+
+/** Where a field's value is in a row: its column, the system column it reads, or its computed alias. */
+export function sourceOf(field: LiveField): string | undefined {
+  return field.column_name ?? field.fieldType.systemColumn ?? (field.fieldType.select ? computedAlias(field) : undefined);
+}
+
 /** How updateOne names the old values it returns beside the new. */
 const OLD_PREFIX = '__old_';
 
@@ -113,6 +123,23 @@ export class RecordTable {
   /** A live record. */
   async read(db: Db, where: { id: string } | { number: number }): Promise<RecordRow | undefined> {
     return (await this.live(db).where(where).first(this.columns)) as RecordRow | undefined;
+  }
+
+  /**
+   * Adds the values of computed fields (links, lookups…) to rows read or written without them:
+   * one statement for all rows, none when `fields` has no computed field.
+   */
+  async fillComputed(db: Db, rows: RecordRow[], fields: LiveField[]): Promise<void> {
+    const computed = fields.filter((f) => !f.column_name && f.fieldType.select);
+    const missing = computed.length === 0 ? [] : rows.filter((row) => !(computedAlias(computed[0]) in row));
+    if (missing.length === 0) return;
+    const selects = computed.map((f) => `${f.fieldType.select!(f, 'r')} AS "${computedAlias(f)}"`);
+    const { rows: values } = await db.raw(`SELECT r.id, ${selects.join(', ')} FROM ?? r WHERE r.id = ANY(?::uuid[])`, [this.table, missing.map((row) => row.id)]);
+    const byId = new Map((values as RecordRow[]).map((v) => [v.id, v]));
+    for (const row of missing) {
+      const found = byId.get(row.id);
+      for (const f of computed) row[computedAlias(f)] = found?.[computedAlias(f)] ?? null;
+    }
   }
 
   /** The position of the last live record in manual order, or null when there is none. */

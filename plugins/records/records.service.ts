@@ -146,6 +146,7 @@ export class RecordService {
   }
 
   async present(db: Db, table: RecordTable, rows: RecordRow[], fields: LiveField[] = table.fields): Promise<ApiRecord[]> {
+    await table.fillComputed(db, rows, fields);
     const ctx = await this.names.context(usersShown(rows, fields), db);
     return rows.map((row) => encodeRecord(row, ctx, fields));
   }

@@ -42,8 +42,12 @@ export function sortKeys(table: RecordTable, sorts: SortInput[] | undefined, bas
       errors.push({ pointer: `${base}/${i}/field`, detail: `No field "${sort.field}" in this database.` });
       return [];
     }
-    const col = columnOf(field);
     const type = field.fieldType;
+    if (!field.column_name && !type.systemColumn && !type.sortExpr) {
+      errors.push({ pointer: `${base}/${i}/field`, detail: `Records cannot be sorted by a ${field.type} field.` });
+      return [];
+    }
+    const col = columnOf(field);
     const system = type.systemColumn;
     return [{
       expr: type.sortExpr ? type.sortExpr(col, field) : col,

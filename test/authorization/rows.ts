@@ -63,6 +63,26 @@ async function defaultView(t: TestKernel, w: World): Promise<string> {
   return (await t.db('database_views').where({ database_id: w.databaseD, is_default: true }).first('id')).id;
 }
 
+/** A many-to-many relation of D with itself, with link fields of new names. */
+const selfRelation = (w: World) => ({ from_database_id: w.databaseD, to_database_id: w.databaseD, kind: 'many_to_many', from_field_name: `Out ${unique++}`, to_field_name: `In ${unique++}` });
+
+const links = new WeakMap<World, Promise<{ relation: string; field: string; record: string; target: string }>>();
+/** One self-relation of D per world, with two records to link. */
+function linkOf(t: TestKernel, w: World): Promise<{ relation: string; field: string; record: string; target: string }> {
+  let made = links.get(w);
+  if (!made) {
+    made = (async () => {
+      const relation = await creatorCall(t, w, `/workspaces/${w.ws}/relations`, selfRelation(w));
+      const records = `/workspaces/${w.ws}/databases/${w.databaseD}/records`;
+      const record = (await creatorCall(t, w, records, { values: { name: 'Links from' } })).id;
+      const target = (await creatorCall(t, w, records, { values: { name: 'Links to' } })).id;
+      return { relation: relation.id, field: relation.from_field.api_name, record, target };
+    })();
+    links.set(w, made);
+  }
+  return made;
+}
+
 export const ROWS: MatrixRow[] = [
   // --- kernel and system: public ------------------------------------------------------------
   { route: 'GET /health', expect: ALL(200), request: () => ({ path: '/health' }) },
@@ -532,6 +552,44 @@ export const ROWS: MatrixRow[] = [
     expect: '404 204 204 403 403 403 404 403 204 204 404 401',
     request: async (w, _c, t) => ({ path: `${views(w)}/${(await creatorCall(t, w, views(w), { name: `Form ${unique++}`, type: 'form' })).id}/publish` }),
     foreign: (w) => ({ path: `${views(w, w.foreign.database)}/${randomUUID()}/publish` }),
+  },
+
+  // --- relations (a self-relation of D) and links: relating needs `creator` on both databases ---
+  {
+    route: 'POST /workspaces/{ws}/relations',
+    expect: '404 201 201 403 403 403 422 403 201 201 404 401',
+    request: (w) => ({ path: `/workspaces/${w.ws}/relations`, body: selfRelation(w) }),
+  },
+  { route: 'GET /workspaces/{ws}/relations', expect: '404 200 200 200 200 200 200 200 200 200 404 401', request: (w) => ({ path: `/workspaces/${w.ws}/relations` }) },
+  {
+    route: 'GET /workspaces/{ws}/relations/{id}',
+    expect: '404 200 200 200 200 200 404 200 200 200 404 401',
+    request: async (w, _c, t) => ({ path: `/workspaces/${w.ws}/relations/${(await linkOf(t, w)).relation}` }),
+    foreign: (w) => ({ path: `/workspaces/${w.ws}/relations/${randomUUID()}` }),
+  },
+  {
+    route: 'DELETE /workspaces/{ws}/relations/{id}',
+    expect: '404 204 204 403 403 403 404 403 204 204 404 401',
+    request: async (w, _c, t) => ({ path: `/workspaces/${w.ws}/relations/${(await creatorCall(t, w, `/workspaces/${w.ws}/relations`, selfRelation(w))).id}`, body: { confirm: true } }),
+    foreign: (w) => ({ path: `/workspaces/${w.ws}/relations/${randomUUID()}`, body: { confirm: true } }),
+  },
+  {
+    route: 'POST /workspaces/{ws}/databases/{db}/records/{id}/links/{field}',
+    expect: '404 200 200 200 403 403 404 403 200 200 404 401',
+    request: async (w, _c, t) => {
+      const link = await linkOf(t, w);
+      return { path: `/workspaces/${w.ws}/databases/${w.databaseD}/records/${link.record}/links/${link.field}`, body: { record_ids: [link.target] } };
+    },
+    foreign: (w) => ({ path: `/workspaces/${w.ws}/databases/${w.foreign.database}/records/${randomUUID()}/links/x`, body: { record_ids: [randomUUID()] } }),
+  },
+  {
+    route: 'DELETE /workspaces/{ws}/databases/{db}/records/{id}/links/{field}/{target_id}',
+    expect: '404 204 204 204 403 403 404 403 204 204 404 401',
+    request: async (w, _c, t) => {
+      const link = await linkOf(t, w);
+      return { path: `/workspaces/${w.ws}/databases/${w.databaseD}/records/${link.record}/links/${link.field}/${link.target}` };
+    },
+    foreign: (w) => ({ path: `/workspaces/${w.ws}/databases/${w.foreign.database}/records/${randomUUID()}/links/x/${randomUUID()}` }),
   },
 
   // --- favorites: the caller's own; whoever sees the target may star it; read tokens only list ---

@@ -81,6 +81,16 @@ export interface FieldType<O = any> {
   readonly systemColumn?: SystemColumn;
   /** Values are never written through the API (system and computed types). */
   readonly readOnly?: boolean;
+  /**
+   * Fields of this type are created and deleted by that plugin (links by `relations`, with their
+   * relation), never through the fields routes (422 on create, 409 on delete, restore or convert).
+   */
+  readonly managedBy?: string;
+  /**
+   * Computed types (no column): SQL of the cell of the record whose row is aliased `row`, read
+   * beside the columns in every read of records (an array or object arrives as JSON).
+   */
+  select?(field: FieldMeta<O>, row: string): string;
   /** Stored values are user ids: the records engine checks they name members and loads their names. */
   readonly refersToUsers?: boolean;
   /** What an empty cell stores and reads as when it is not NULL (a checkbox: `false`, never empty). */

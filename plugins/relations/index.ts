@@ -1,0 +1,34 @@
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { definePlugin } from '../../core/plugin.ts';
+import { linkType } from './link-type.ts';
+import { LinkService } from './links.service.ts';
+import { RelationService } from './relations.service.ts';
+import { relationRoutes } from './routes.ts';
+
+declare module '../../core/container.ts' {
+  interface ServiceMap {
+    'relations.service': RelationService;
+    'relations.links': LinkService;
+  }
+}
+
+export default definePlugin({
+  id: 'relations',
+  version: '1.0.0',
+  kernel: '^1.0.0',
+  dependsOn: { databases: '^1.0.0', records: '^1.0.0', workspaces: '^1.0.0' },
+  migrations: path.join(path.dirname(fileURLToPath(import.meta.url)), 'migrations'),
+  exports: ['relations.service'],
+  register(ctx) {
+    ctx.hooksOf('databases.fieldTypes').register.tap('relations', (registry) => registry.add(linkType));
+    ctx.provide('service', (r) => new RelationService(r('db'), r('events'), r('authz'), r('workspaces.service'), r('databases.fieldTypes')));
+    ctx.provide('links', (r) => new LinkService(r('db'), r('events'), r('authz'), r('records.service')));
+    ctx.routes(relationRoutes());
+    // Before a database's row goes: its relations, the link fields in other databases and the junction tables go too.
+    ctx.hooks.entity.beforeWrite.for('database').tapPromise('relations', async (write) => {
+      if (write.operation === 'delete' && write.before) await ctx.resolve('relations.service').forgetDatabase(write.trx, (write.before as { id: string }).id);
+      return write;
+    });
+  },
+});

@@ -1,0 +1,55 @@
+import { Type, type Static } from '../../core/schema.ts';
+import { columnNameOf, tableNameOf } from '../databases/names.ts';
+import { defineFieldType, InvalidCell, type FieldMeta } from '../databases/field-types/field-type.ts';
+import { junctionNameOf } from './junction.ts';
+
+export const LinkOptions = Type.Object(
+  {
+    relation_id: Type.String({ format: 'uuid' }),
+    target_database_id: Type.String({ format: 'uuid', description: 'The database whose records this field links to.' }),
+    target_title_field_id: Type.String({ format: 'uuid', description: "The target database's title field: what a link shows." }),
+    side: Type.Union([Type.Literal('from'), Type.Literal('to')], { description: "This field's end of the relation." }),
+    many: Type.Boolean({ description: 'Whether a record may link to several records through this field (false: the one side of a one-to-many).' }),
+  },
+  { additionalProperties: false },
+);
+export type LinkOptions = Static<typeof LinkOptions>;
+
+/** A link field's end of its junction table: its own record's column and the target's. */
+export function linkEnds(options: LinkOptions): { mine: 'from_id' | 'to_id'; theirs: 'from_id' | 'to_id' } {
+  return options.side === 'from' ? { mine: 'from_id', theirs: 'to_id' } : { mine: 'to_id', theirs: 'from_id' };
+}
+
+/**
+ * The live records linked to the record aliased `row`, oldest link first: `[{ id, title }]`
+ * (the title as text). Links to records in the trash stay stored but are not shown.
+ */
+function linkCellSql(field: FieldMeta<LinkOptions>, row: string): string {
+  const o = field.options;
+  const { mine, theirs } = linkEnds(o);
+  return `(SELECT coalesce(json_agg(json_build_object('id', t.id, 'title', t."${columnNameOf(o.target_title_field_id)}"::text) ORDER BY j.created_at, t.id), '[]'::json)
+     FROM "${junctionNameOf(o.relation_id)}" j JOIN "${tableNameOf(o.target_database_id)}" t ON t.id = j.${theirs} AND t.deleted_at IS NULL
+    WHERE j.${mine} = ${row}.id)`;
+}
+
+const refuse = (): never => {
+  throw new InvalidCell('Link cells are changed through the link routes: POST …/records/{id}/links/{field}.');
+};
+
+/**
+ * `link`: the records of another database (or the same one) this record is linked to, through a
+ * relation. Made and removed with its relation (the relations plugin), never alone.
+ */
+export const linkType = defineFieldType<LinkOptions>({
+  type: 'link',
+  options: LinkOptions,
+  readOnly: true,
+  managedBy: 'relations',
+  select: linkCellSql,
+  fromApi: refuse,
+  toApi: (value) => value,
+  emptyValue: [],
+  ops: {},
+  csv: { parse: refuse, format: (value) => (value as Array<{ title: string | null }>).map((l) => l.title ?? '').join(', ') },
+  convertsTo: {},
+});

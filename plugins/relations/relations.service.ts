@@ -1,0 +1,226 @@
+import { randomUUID } from 'node:crypto';
+import type { Authz, WorkspaceAccess } from '../../core/authz.ts';
+import type { Db } from '../../core/db.ts';
+import type { EventBus } from '../../core/events.ts';
+import { forbidden, invalidField, notFound, validationFailed, type ErrorDetail } from '../../core/errors.ts';
+import { keysetPage, type Page } from '../../core/pagination.ts';
+import type { UserPrincipal } from '../../core/principal.ts';
+import { atLeast } from '../../core/roles.ts';
+import type { FieldTypeRegistry } from '../databases/field-types/registry.ts';
+import { FIELD_COLUMNS, toField, type FieldRow } from '../databases/fields.view.ts';
+import { deriveApiName } from '../databases/names.ts';
+import { beginSchemaChange } from '../databases/schema-change.ts';
+import type { WorkspaceService } from '../workspaces/workspaces.service.ts';
+import { createJunction, dropJunction, junctionNameOf, type RelationKind } from './junction.ts';
+import type { LinkOptions } from './link-type.ts';
+import type { CreateRelationBody, Relation, RelationListQuery } from './schemas.ts';
+
+export interface RelationRow {
+  id: string;
+  workspace_id: string;
+  kind: RelationKind;
+  from_database_id: string;
+  to_database_id: string;
+  from_field_id: string;
+  to_field_id: string;
+  junction_table: string;
+  created_by: string | null;
+  created_at: Date;
+}
+
+/**
+ * Relations between databases. Creating one adds a link field on each side and the junction
+ * table, in one transaction that opens a schema change on both databases (in id order, so two
+ * relations made at once cannot deadlock); deleting one removes all three.
+ */
+export class RelationService {
+  constructor(
+    private readonly db: Db,
+    private readonly events: EventBus,
+    private readonly authz: Authz,
+    private readonly workspaces: WorkspaceService,
+    private readonly types: FieldTypeRegistry,
+  ) {}
+
+  async create(principal: UserPrincipal, access: WorkspaceAccess, body: CreateRelationBody): Promise<Relation> {
+    const workspaceId = access.workspaceId;
+    await this.requireCreator(principal, access, [
+      { id: body.from_database_id, pointer: '/from_database_id' },
+      { id: body.to_database_id, pointer: '/to_database_id' },
+    ]);
+    const id = randomUUID();
+    await this.db.transaction(async (trx) => {
+      await this.workspaces.hold(trx, workspaceId);
+      for (const databaseId of [...new Set([body.from_database_id, body.to_database_id])].sort()) await beginSchemaChange(trx, databaseId);
+      const fromFields = await this.fieldsOf(trx, body.from_database_id);
+      const toFields = body.to_database_id === body.from_database_id ? fromFields : await this.fieldsOf(trx, body.to_database_id);
+      const errors: ErrorDetail[] = [];
+      const fromName = body.from_field_name.trim();
+      const toName = body.to_field_name.trim();
+      if (clashes(fromFields, fromName)) errors.push({ pointer: '/from_field_name', detail: `A field named "${fromName}" exists already in that database.` });
+      if (clashes(toFields, toName) || (body.to_database_id === body.from_database_id && fromName.toLowerCase() === toName.toLowerCase())) {
+        errors.push({ pointer: '/to_field_name', detail: `A field named "${toName}" exists already in that database.` });
+      }
+      if (errors.length > 0) throw validationFailed(errors);
+
+      const fromFieldId = randomUUID();
+      const toFieldId = randomUUID();
+      const junction = junctionNameOf(id);
+      const fromOptions: LinkOptions = { relation_id: id, target_database_id: body.to_database_id, target_title_field_id: titleOf(toFields), side: 'from', many: true };
+      const toOptions: LinkOptions = { relation_id: id, target_database_id: body.from_database_id, target_title_field_id: titleOf(fromFields), side: 'to', many: body.kind === 'many_to_many' };
+      const taken = new Map<string, Set<string>>();
+      const linkField = (fieldId: string, databaseId: string, name: string, options: LinkOptions, existing: FieldRow[]) => {
+        const names = taken.get(databaseId) ?? new Set(existing.map((f) => f.api_name));
+        taken.set(databaseId, names);
+        const apiName = deriveApiName(name, (candidate) => names.has(candidate));
+        names.add(apiName);
+        return {
+          id: fieldId,
+          workspace_id: workspaceId,
+          database_id: databaseId,
+          name,
+          api_name: apiName,
+          type: 'link',
+          options: JSON.stringify(options),
+          column_name: null,
+          position: Math.max(0, ...existing.map((f) => f.position)) + (databaseId === body.from_database_id && fieldId === toFieldId ? 2 : 1),
+          created_by: principal.user.id,
+        };
+      };
+      await trx('fields').insert([
+        linkField(fromFieldId, body.from_database_id, fromName, fromOptions, fromFields),
+        linkField(toFieldId, body.to_database_id, toName, toOptions, toFields),
+      ]);
+      await createJunction(trx, junction, body.kind);
+      await trx('relations').insert({
+        id,
+        workspace_id: workspaceId,
+        kind: body.kind,
+        from_database_id: body.from_database_id,
+        to_database_id: body.to_database_id,
+        from_field_id: fromFieldId,
+        to_field_id: toFieldId,
+        junction_table: junction,
+        created_by: principal.user.id,
+      });
+      const relation = await this.present(trx, await this.find(trx, workspaceId, id));
+      await this.events.emit(trx, { name: 'relation.created', workspaceId, actorId: principal.user.id, payload: { relation } });
+    });
+    return this.get(workspaceId, id);
+  }
+
+  /** Relations of the workspace whose two databases the caller can see, oldest first. */
+  async list(principal: UserPrincipal, access: WorkspaceAccess, query: RelationListQuery): Promise<Page<Relation>> {
+    const q = this.db('relations').where({ workspace_id: access.workspaceId }).select('*');
+    if (query.database_id) q.where((w) => w.where('from_database_id', query.database_id!).orWhere('to_database_id', query.database_id!));
+    const page = await keysetPage<RelationRow>(this.db, q, { keys: [{ column: 'created_at', type: 'timestamptz' }, { column: 'id', type: 'uuid' }], direction: 'asc' }, query);
+    const visible = await this.visible(principal, access, page.data);
+    return { data: await Promise.all(visible.map((row) => this.present(this.db, row))), next_cursor: page.next_cursor };
+  }
+
+  async get(workspaceId: string, id: string): Promise<Relation> {
+    return this.present(this.db, await this.find(this.db, workspaceId, id));
+  }
+
+  /** A relation the caller can see both databases of; 404 otherwise. */
+  async getVisible(principal: UserPrincipal, access: WorkspaceAccess, id: string): Promise<Relation> {
+    const row = await this.find(this.db, access.workspaceId, id);
+    if ((await this.visible(principal, access, [row])).length === 0) throw notFound('No such relation in this workspace.');
+    return this.present(this.db, row);
+  }
+
+  /** Both link fields and every link go; needs `{ confirm: true }` and `creator` on both databases. */
+  async delete(principal: UserPrincipal, access: WorkspaceAccess, id: string, confirm: boolean | undefined): Promise<void> {
+    const row = await this.find(this.db, access.workspaceId, id);
+    if ((await this.visible(principal, access, [row])).length === 0) throw notFound('No such relation in this workspace.');
+    if (confirm !== true) throw invalidField('/confirm', 'Send `{ "confirm": true }`: the two link fields and every link of this relation will be deleted.');
+    await this.requireCreator(principal, access, [
+      { id: row.from_database_id, pointer: '' },
+      { id: row.to_database_id, pointer: '' },
+    ]);
+    await this.db.transaction(async (trx) => {
+      await this.workspaces.hold(trx, access.workspaceId);
+      for (const databaseId of [...new Set([row.from_database_id, row.to_database_id])].sort()) await beginSchemaChange(trx, databaseId);
+      const locked = (await trx('relations').where({ id }).forUpdate().first('*')) as RelationRow | undefined;
+      if (!locked) throw notFound('No such relation in this workspace.');
+      const relation = await this.present(trx, locked);
+      await this.remove(trx, locked);
+      await this.events.emit(trx, { name: 'relation.deleted', workspaceId: access.workspaceId, actorId: principal.user.id, payload: { relation } });
+    });
+  }
+
+  /**
+   * A database being deleted takes its relations along: the link fields in the other databases
+   * and the junction tables (called before the database row goes, in its transaction).
+   */
+  async forgetDatabase(trx: Db, databaseId: string): Promise<void> {
+    const rows = (await trx('relations').where('from_database_id', databaseId).orWhere('to_database_id', databaseId).forUpdate().select('*')) as RelationRow[];
+    for (const row of rows) {
+      for (const other of [row.from_database_id, row.to_database_id]) if (other !== databaseId) await beginSchemaChange(trx, other);
+      await this.remove(trx, row);
+    }
+  }
+
+  async find(db: Db, workspaceId: string, id: string): Promise<RelationRow> {
+    const row = (await db('relations').where({ id, workspace_id: workspaceId }).first('*')) as RelationRow | undefined;
+    if (!row) throw notFound('No such relation in this workspace.');
+    return row;
+  }
+
+  private async remove(trx: Db, row: RelationRow): Promise<void> {
+    await trx('fields').whereIn('id', [row.from_field_id, row.to_field_id]).delete();
+    await dropJunction(trx, row.junction_table);
+    await trx('relations').where({ id: row.id }).delete();
+  }
+
+  private async present(db: Db, row: RelationRow): Promise<Relation> {
+    const fields = (await db('fields').whereIn('id', [row.from_field_id, row.to_field_id]).select(FIELD_COLUMNS)) as FieldRow[];
+    const field = (fieldId: string) => toField(fields.find((f) => f.id === fieldId)!, this.types);
+    return {
+      id: row.id,
+      workspace_id: row.workspace_id,
+      kind: row.kind,
+      from_database_id: row.from_database_id,
+      to_database_id: row.to_database_id,
+      from_field: field(row.from_field_id),
+      to_field: field(row.to_field_id),
+      created_by: row.created_by,
+      created_at: row.created_at.toISOString(),
+    };
+  }
+
+  private async fieldsOf(trx: Db, databaseId: string): Promise<FieldRow[]> {
+    return (await trx('fields').where({ database_id: databaseId }).select(FIELD_COLUMNS)) as FieldRow[];
+  }
+
+  private async visible(principal: UserPrincipal, access: WorkspaceAccess, rows: RelationRow[]): Promise<RelationRow[]> {
+    const sees = async (databaseId: string) => {
+      const location = await this.authz.locate('database', { workspaceId: access.workspaceId, id: databaseId });
+      return !!location && this.authz.canSee(principal, access, location.path);
+    };
+    const seen = await Promise.all(rows.map(async (row) => (await sees(row.from_database_id)) && (await sees(row.to_database_id))));
+    return rows.filter((_, i) => seen[i]);
+  }
+
+  /** `creator` on each database: an unknown or invisible one → 422 at its pointer, a weaker role → 403. */
+  private async requireCreator(principal: UserPrincipal, access: WorkspaceAccess, databases: Array<{ id: string; pointer: string }>): Promise<void> {
+    const errors: ErrorDetail[] = [];
+    let weaker = false;
+    for (const { id, pointer } of databases) {
+      const location = await this.authz.locate('database', { workspaceId: access.workspaceId, id });
+      const role = location && this.authz.roleAt(principal, access, location.path);
+      if (!role) errors.push({ pointer, detail: 'No such database in this workspace.' });
+      else if (!atLeast(role, 'creator')) weaker = true;
+    }
+    if (errors.length > 0) throw validationFailed(errors);
+    if (weaker) throw forbidden('Relating databases needs the creator role on both of them.');
+  }
+}
+
+function clashes(fields: FieldRow[], name: string): boolean {
+  return fields.some((f) => !f.deleted_at && f.name.toLowerCase() === name.toLowerCase());
+}
+
+function titleOf(fields: FieldRow[]): string {
+  return fields.find((f) => f.is_title)!.id;
+}

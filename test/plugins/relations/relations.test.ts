@@ -1,0 +1,94 @@
+import assert from 'node:assert/strict';
+import { pointers, recordsWorld, type RecordsWorld } from '../records/setup.ts';
+
+describe('relations: link fields between databases', () => {
+  let w: RecordsWorld;
+  let companies: string;
+  const api = (path: string) => `/api/v1/workspaces/${w.ws}${path}`;
+  const records = (db: string, path = '') => api(`/databases/${db}/records${path}`);
+  const create = async (db: string, name: string) => (await w.t.request.post(records(db)).set(w.editor.auth).send({ values: { name } }).expect(201)).body.id as string;
+  const relate = (body: object, who = w.admin) => w.t.request.post(api('/relations')).set(who.auth).send(body);
+
+  beforeEach(async () => {
+    w = await recordsWorld();
+    const space = (await w.t.db('spaces').where({ workspace_id: w.ws }).first('id')).id;
+    companies = (await w.t.request.post(api('/databases')).set(w.admin.auth).send({ name: 'Companies', space_id: space }).expect(201)).body.id;
+  });
+  afterEach(() => w.t.stop());
+
+  it('makes a link field on each side and shows links as [{ id, title }] on both', async () => {
+    const res = await relate({ from_database_id: companies, to_database_id: w.db, kind: 'one_to_many', from_field_name: 'People', to_field_name: 'Company' }).expect(201);
+    assert.equal(res.body.from_field.type, 'link');
+    assert.equal(res.body.from_field.api_name, 'people');
+    assert.equal(res.body.to_field.database_id, w.db);
+    assert.equal(res.body.to_field.read_only, true);
+    const acme = await create(companies, 'Acme');
+    const ann = await create(w.db, 'Ann');
+    const bob = await create(w.db, 'Bob');
+    const linked = await w.t.request.post(records(companies, `/${acme}/links/people`)).set(w.editor.auth).send({ record_ids: [ann, bob] }).expect(200);
+    // linked in one go: in id order (ids are time-ordered, Ann's first)
+    assert.deepEqual(linked.body.values.people, [{ id: ann, title: 'Ann' }, { id: bob, title: 'Bob' }]);
+    const back = (await w.t.request.get(records(w.db, `/${ann}`)).set(w.member.auth).expect(200)).body;
+    assert.deepEqual(back.values.company, [{ id: acme, title: 'Acme' }]);
+    const page = (await w.t.request.post(records(w.db, '/query')).set(w.member.auth).send({}).expect(200)).body;
+    assert.deepEqual(page.data.map((r: any) => r.values.company.length), [1, 1]);
+
+    // one-to-many: Ann has a company already
+    const other = await create(companies, 'Other');
+    const clash = await w.t.request.post(records(companies, `/${other}/links/people`)).set(w.editor.auth).send({ record_ids: [ann] }).expect(409);
+    assert.equal(clash.body.linked_record_id, acme);
+    assert.match(clash.body.detail, new RegExp(acme));
+    await w.t.request.post(records(w.db, `/${ann}/links/company`)).set(w.editor.auth).send({ record_ids: [acme, other] }).expect(422);
+
+    // soft delete hides the link; restore brings it back
+    await w.t.request.delete(records(companies, `/${acme}`)).set(w.editor.auth).expect(204);
+    assert.deepEqual((await w.t.request.get(records(w.db, `/${ann}`)).set(w.member.auth).expect(200)).body.values.company, []);
+    await w.t.request.post(records(companies, '/restore')).set(w.editor.auth).send({ ids: [acme] }).expect(200);
+    assert.deepEqual((await w.t.request.get(records(w.db, `/${ann}`)).set(w.member.auth).expect(200)).body.values.company, [{ id: acme, title: 'Acme' }]);
+
+    await w.t.request.delete(records(w.db, `/${ann}/links/company/${acme}`)).set(w.editor.auth).expect(204);
+    assert.deepEqual((await w.t.request.get(records(companies, `/${acme}`)).set(w.member.auth).expect(200)).body.values.people, [{ id: bob, title: 'Bob' }]);
+  });
+
+  it('refuses links to unknown, deleted or foreign records with pointers, and writes to link cells', async () => {
+    await relate({ from_database_id: companies, to_database_id: w.db, kind: 'many_to_many', from_field_name: 'People', to_field_name: 'Companies' }).expect(201);
+    const acme = await create(companies, 'Acme');
+    const ann = await create(w.db, 'Ann');
+    const gone = await create(w.db, 'Gone');
+    await w.t.request.delete(records(w.db, `/${gone}`)).set(w.editor.auth).expect(204);
+    const otherCompany = await create(companies, 'Not a person');
+    const res = await w.t.request.post(records(companies, `/${acme}/links/people`)).set(w.editor.auth).send({ record_ids: [ann, gone, otherCompany, '00000000-0000-4000-8000-000000000000'] }).expect(422);
+    assert.deepEqual(pointers(res), ['/record_ids/1', '/record_ids/2', '/record_ids/3']);
+    assert.deepEqual((await w.t.request.get(records(companies, `/${acme}`)).set(w.member.auth).expect(200)).body.values.people, []);
+    await w.t.request.post(records(companies, `/${acme}/links/people`)).set(w.member.auth).send({ record_ids: [ann] }).expect(403);
+    await w.t.request.post(records(companies, `/${acme}/links/name`)).set(w.editor.auth).send({ record_ids: [ann] }).expect(404);
+    await w.t.request.patch(records(companies, `/${acme}`)).set(w.editor.auth).send({ values: { people: [ann] } }).expect(422);
+  });
+
+  it('needs creator on both databases, confirm to delete, and takes fields and links along', async () => {
+    const body = { from_database_id: companies, to_database_id: w.db, kind: 'many_to_many', from_field_name: 'People', to_field_name: 'Companies' };
+    await relate(body, w.editor).expect(403);
+    assert.deepEqual(pointers(await relate({ ...body, to_database_id: '00000000-0000-4000-8000-000000000000' }).expect(422)), ['/to_database_id']);
+    assert.deepEqual(pointers(await relate({ ...body, to_field_name: 'Name' }).expect(422)), ['/to_field_name']);
+    const relation = (await relate(body).expect(201)).body;
+    assert.equal((await w.t.request.get(api('/relations')).set(w.member.auth).expect(200)).body.data.length, 1);
+    await w.t.request.post(api(`/databases/${w.db}/fields`)).set(w.admin.auth).send({ name: 'Sneaky', type: 'link' }).expect(422);
+    await w.t.request.delete(api(`/databases/${w.db}/fields/companies`)).set(w.admin.auth).expect(409);
+
+    await w.t.request.delete(api(`/relations/${relation.id}`)).set(w.admin.auth).send({}).expect(422);
+    await w.t.request.delete(api(`/relations/${relation.id}`)).set(w.admin.auth).send({ confirm: true }).expect(204);
+    assert.equal(await w.t.db('fields').whereIn('id', [relation.from_field.id, relation.to_field.id]).first(), undefined);
+    assert.equal((await w.t.db.raw('SELECT to_regclass(?) AS t', [`lnk_${relation.id.replace(/-/g, '')}`])).rows[0].t, null);
+    const ann = await create(w.db, 'Ann');
+    assert.equal('companies' in (await w.t.request.get(records(w.db, `/${ann}`)).set(w.member.auth).expect(200)).body.values, false);
+  });
+
+  it('deleting a database removes its relations and the link fields on the other side', async () => {
+    const relation = (await relate({ from_database_id: companies, to_database_id: w.db, kind: 'one_to_many', from_field_name: 'People', to_field_name: 'Company' }).expect(201)).body;
+    await w.t.request.delete(api(`/databases/${companies}`)).set(w.admin.auth).send({ confirm: 'Companies' }).expect(204);
+    assert.equal(await w.t.db('fields').where({ id: relation.to_field.id }).first(), undefined);
+    assert.equal(await w.t.db('relations').where({ id: relation.id }).first(), undefined);
+    const ann = await create(w.db, 'Ann');
+    assert.equal('company' in (await w.t.request.get(records(w.db, `/${ann}`)).set(w.member.auth).expect(200)).body.values, false);
+  });
+});
