@@ -2,6 +2,7 @@ import type { Db } from '../../core/db.ts';
 import type { EventBus } from '../../core/events.ts';
 import type { UserPrincipal } from '../../core/principal.ts';
 import { invalidField, type ErrorDetail } from '../../core/errors.ts';
+import { checkOutsideCells, writeOutsideCells } from './outside-cells.ts';
 import { changedBefore, decodeValues, type DecodedValues } from './codec.ts';
 import type { RecordRow } from './record-table.ts';
 import type { RecordService } from './records.service.ts';
@@ -47,12 +48,29 @@ export class RecordBulkService {
         if (cells.length > 0) errors.push({ id, code: 'validation_failed', detail: cells.map((c) => `${c.pointer}: ${c.detail}`).join(' ') });
         else valid.push({ before, decoded });
       }
+      // Outside cells (links) are judged per record too: a record with a bad one is reported, not written.
+      const problems = await checkOutsideCells(trx, valid.map((v) => ({ recordId: v.before.id, cells: v.decoded.cells })), { workspaceId, userId });
+      if (problems.length > 0) {
+        const refused = new Set(problems.map((p) => p.recordId));
+        for (const id of refused) {
+          const own = problems.filter((p) => p.recordId === id);
+          const clash = own.find((p) => p.conflict);
+          errors.push(clash ? { id, code: 'conflict', detail: clash.detail } : { id, code: 'validation_failed', detail: own.map((p) => `${p.pointer}: ${p.detail}`).join(' ') });
+        }
+        valid.splice(0, valid.length, ...valid.filter((v) => !refused.has(v.before.id)));
+      }
       // Like PATCH R/{id}: no cells, no change (no version bump, no event).
       const updated = await table.updateMany(
         trx,
-        valid.filter((v) => Object.keys(v.decoded.columns).length > 0).map((v) => ({ id: v.before.id, columns: v.decoded.columns })),
+        valid.filter((v) => Object.keys(v.decoded.columns).length > 0 || v.decoded.cells.length > 0).map((v) => ({ id: v.before.id, columns: v.decoded.columns })),
         userId,
       );
+      const withCells = valid.filter((v) => v.decoded.cells.length > 0);
+      if (withCells.length > 0) {
+        // The links as they were, for the events, before they change.
+        await table.fillComputed(trx, withCells.map((v) => v.before), table.fields);
+        await writeOutsideCells(trx, withCells.map((v) => ({ recordId: v.before.id, cells: v.decoded.cells })));
+      }
       const after = valid.map((v) => updated.get(v.before.id) ?? v.before);
       const changed = valid.flatMap((v, i) => (updated.has(v.before.id) ? [{ before: v.before, at: i }] : []));
       // Each row is encoded once: the answer's records double as the events' `after`.

@@ -5,9 +5,17 @@ import { instantOut } from '../databases/field-types/time.ts';
 import { sourceOf, type LiveField, type RecordRow, type RecordTable } from './record-table.ts';
 import type { ApiRecord } from './schemas.ts';
 
-/** A `values` object turned into column values, with the user ids it names (checked by the caller). */
+/** A cell of a field stored outside the records table (a link), written after the record's row. */
+export interface DecodedCell {
+  field: LiveField;
+  value: unknown;
+  pointer: string;
+}
+
+/** A `values` object turned into column values and outside cells, with the user ids it names (checked by the caller). */
 export interface DecodedValues {
   columns: Record<string, unknown>;
+  cells: DecodedCell[];
   users: Array<{ id: string; pointer: string }>;
 }
 
@@ -16,14 +24,14 @@ export interface DecodedValues {
  * a request reports all its bad cells at once; the caller refuses it if any were found.
  */
 export function decodeValues(table: RecordTable, values: Record<string, unknown>, base: string, errors: ErrorDetail[]): DecodedValues {
-  const decoded: DecodedValues = { columns: {}, users: [] };
+  const decoded: DecodedValues = { columns: {}, cells: [], users: [] };
   for (const [apiName, value] of Object.entries(values)) {
     const field = table.byApiName.get(apiName);
     if (!field) {
       errors.push({ pointer: cellPointer(base, apiName), detail: `No field "${apiName}" in this database.` });
       continue;
     }
-    if (field.fieldType.readOnly || !field.column_name) {
+    if (field.fieldType.readOnly || (!field.column_name && !field.fieldType.store)) {
       errors.push({ pointer: cellPointer(base, apiName), detail: `The ${field.type} field "${apiName}" is read-only.` });
       continue;
     }
@@ -39,7 +47,8 @@ export function decodeValues(table: RecordTable, values: Record<string, unknown>
     }
     if (stored === null) stored = field.fieldType.emptyValue ?? null;
     else if (field.fieldType.refersToUsers) decoded.users.push({ id: String(stored), pointer: cellPointer(base, apiName) });
-    decoded.columns[field.column_name] = stored;
+    if (field.column_name) decoded.columns[field.column_name] = stored;
+    else decoded.cells.push({ field, value: stored, pointer: cellPointer(base, apiName) });
   }
   return decoded;
 }

@@ -2,6 +2,7 @@ import type { Db } from '../../core/db.ts';
 import type { EventBus } from '../../core/events.ts';
 import type { UserPrincipal } from '../../core/principal.ts';
 import { invalidField, notFound, type ErrorDetail } from '../../core/errors.ts';
+import { storeOutsideCells } from './outside-cells.ts';
 import { changedBefore } from './codec.ts';
 import type { MoveRecordBody } from './move.schemas.ts';
 import { positionBetween } from './positions.ts';
@@ -37,7 +38,9 @@ export class RecordMoveService {
       // Throws with the anchor's error too: past this line `anchor` null means "to the end".
       const [decoded] = await this.records.decode(trx, table, workspaceId, [{ values: body.values ?? {}, base: '' }], errors);
       const position = await this.positionAt(trx, table, id, anchor);
+      await table.fillComputed(trx, [before], table.fields);
       const after = await table.update(trx, id, { ...decoded.columns, position }, userId);
+      await storeOutsideCells(trx, [{ recordId: id, cells: decoded.cells }], { workspaceId, userId });
       const [beforeRecord, afterRecord] = await this.records.present(trx, table, [before, after]);
       await this.events.emit(trx, { name: 'record.updated', workspaceId, actorId: userId, payload: { database_id: databaseId, before: changedBefore(beforeRecord, afterRecord), after: afterRecord } });
       return afterRecord;

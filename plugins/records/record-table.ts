@@ -225,7 +225,7 @@ export class RecordTable {
     const changed = Object.keys(columns);
     const old = ['version', 'updated_at', 'updated_by', ...changed];
     const { rows } = await trx.raw(
-      `UPDATE ?? AS t SET ${changed.map(() => '?? = ?').join(', ')}, version = t.version + 1, updated_at = now(), updated_by = ?
+      `UPDATE ?? AS t SET ${changed.map(() => '?? = ?, ').join('')}version = t.version + 1, updated_at = now(), updated_by = ?
          FROM (SELECT ${old.map(() => '??').join(', ')}, id FROM ?? WHERE id = ? AND deleted_at IS NULL FOR UPDATE) AS o
         WHERE t.id = o.id${version === undefined ? '' : ' AND o.version = ?'}
         RETURNING ${this.columns.map(() => 't.??').join(', ')}, ${old.map(() => 'o.?? AS ??').join(', ')}`,
@@ -266,11 +266,12 @@ export class RecordTable {
     }
     const out = new Map<string, RecordRow>();
     for (const [signature, group] of groups) {
-      const columns = signature.split(',');
-      const tuple = `(?::uuid, ${columns.map((c) => `?::${types.get(c)}`).join(', ')})`;
+      // Only outside cells (links) changed: the row still gets a new version and last edit.
+      const columns = signature === '' ? [] : signature.split(',');
+      const tuple = `(${['?::uuid', ...columns.map((c) => `?::${types.get(c)}`)].join(', ')})`;
       const { rows } = await trx.raw(
-        `UPDATE ?? AS t SET ${columns.map(() => '?? = v.??').join(', ')}, version = t.version + 1, updated_at = now(), updated_by = ?::uuid
-           FROM (VALUES ${group.map(() => tuple).join(', ')}) AS v(id, ${columns.map(() => '??').join(', ')})
+        `UPDATE ?? AS t SET ${columns.map(() => '?? = v.??, ').join('')}version = t.version + 1, updated_at = now(), updated_by = ?::uuid
+           FROM (VALUES ${group.map(() => tuple).join(', ')}) AS v(${['id', ...columns.map(() => '??')].join(', ')})
           WHERE t.id = v.id RETURNING ${this.columns.map(() => 't.??').join(', ')}`,
         [
           this.table,

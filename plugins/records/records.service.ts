@@ -5,6 +5,7 @@ import type { UserPrincipal } from '../../core/principal.ts';
 import { notFound, validationFailed, versionConflict, type ErrorDetail } from '../../core/errors.ts';
 import type { FieldTypeRegistry } from '../databases/field-types/registry.ts';
 import { changedBefore, decodeValues, encodeRecord, usersShown, type DecodedValues } from './codec.ts';
+import { storeOutsideCells } from './outside-cells.ts';
 import { MemberCheck, UserNames } from './people.ts';
 import { positionsAfter } from './positions.ts';
 import { HOLD_DATABASE, newRecordId, READ_FIELDS, RecordTable, type LiveField, type RecordRow } from './record-table.ts';
@@ -71,6 +72,8 @@ export class RecordService {
         this.storage,
         decoded.map((d, i) => ({ id: newRecordId(), ...d.columns, position: positions[i], created_by: userId, updated_by: userId })),
       );
+      // Rows come back in position order, which is the order sent.
+      await storeOutsideCells(trx, decoded.map((d, i) => ({ recordId: rows[i].id, cells: d.cells })), { workspaceId, userId });
       const records = await this.present(trx, table, rows);
       await this.events.emit(trx, records.map((record) => ({ name: 'record.created', workspaceId, actorId: userId, payload: { database_id: databaseId, record } })));
       return records;
@@ -85,7 +88,7 @@ export class RecordService {
     return this.db.transaction(async (trx) => {
       const table = await this.open(trx, workspaceId, databaseId);
       const [decoded] = await this.decode(trx, table, workspaceId, [{ values: body.values, base: '' }]);
-      if (Object.keys(decoded.columns).length === 0) {
+      if (Object.keys(decoded.columns).length === 0 && decoded.cells.length === 0) {
         const current = await table.read(trx, { id });
         if (current && body.version !== undefined && body.version !== current.version) throw versionConflict(current.version);
         return this.presentOne(trx, table, current);
@@ -95,6 +98,11 @@ export class RecordService {
         const current = await table.find(trx, id);
         if (!current) throw notFound('No such record in this database.');
         throw versionConflict(current.version);
+      }
+      if (decoded.cells.length > 0) {
+        // The links as they were, for the event, before they change.
+        await table.fillComputed(trx, [updated.before], table.fields);
+        await storeOutsideCells(trx, [{ recordId: id, cells: decoded.cells }], { workspaceId, userId: principal.user.id });
       }
       const [beforeRecord, afterRecord] = await this.present(trx, table, [updated.before, updated.after]);
       await this.events.emit(trx, { name: 'record.updated', workspaceId, actorId: principal.user.id, payload: { database_id: databaseId, before: changedBefore(beforeRecord, afterRecord), after: afterRecord } });

@@ -1,7 +1,7 @@
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { definePlugin } from '../../core/plugin.ts';
-import { linkType } from './link-type.ts';
+import { createLinkType } from './link-type.ts';
 import { LinkService } from './links.service.ts';
 import { RelationService } from './relations.service.ts';
 import { relationRoutes } from './routes.ts';
@@ -21,7 +21,12 @@ export default definePlugin({
   migrations: path.join(path.dirname(fileURLToPath(import.meta.url)), 'migrations'),
   exports: ['relations.service'],
   register(ctx) {
-    ctx.hooksOf('databases.fieldTypes').register.tap('relations', (registry) => registry.add(linkType));
+    // Link cells are written through the link service, resolved when the first one is.
+    const store = {
+      check: (...args: Parameters<LinkService['check']>) => ctx.resolve('relations.links').check(...args),
+      write: (...args: Parameters<LinkService['write']>) => ctx.resolve('relations.links').write(...args),
+    };
+    ctx.hooksOf('databases.fieldTypes').register.tap('relations', (registry) => registry.add(createLinkType(store)));
     ctx.provide('service', (r) => new RelationService(r('db'), r('events'), r('authz'), r('workspaces.service'), r('databases.fieldTypes')));
     ctx.provide('links', (r) => new LinkService(r('db'), r('events'), r('authz'), r('records.service')));
     ctx.routes(relationRoutes());

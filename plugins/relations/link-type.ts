@@ -1,6 +1,7 @@
 import { Type, type Static } from '../../core/schema.ts';
 import { columnNameOf, tableNameOf } from '../databases/names.ts';
-import { defineFieldType, InvalidCell, type FieldMeta } from '../databases/field-types/field-type.ts';
+import { defineFieldType, InvalidCell, type CellStore, type FieldMeta } from '../databases/field-types/field-type.ts';
+import { UUID_PATTERN } from '../../core/schema.ts';
 import { junctionNameOf } from './junction.ts';
 
 export const LinkOptions = Type.Object(
@@ -32,24 +33,39 @@ function linkCellSql(field: FieldMeta<LinkOptions>, row: string): string {
     WHERE j.${mine} = ${row}.id)`;
 }
 
-const refuse = (): never => {
-  throw new InvalidCell('Link cells are changed through the link routes: POST …/records/{id}/links/{field}.');
-};
+/** At most this many links in one cell, as in the link route. */
+const MAX_LINKS = 1000;
+
+/** A link cell as written: the ids of the records to link, each once, in the order sent. */
+function linkIn(value: unknown): string[] {
+  if (!Array.isArray(value) || !value.every((v) => typeof v === 'string' && UUID_PATTERN.test(v))) throw new InvalidCell('Must be an array of record ids.');
+  if (value.length > MAX_LINKS) throw new InvalidCell(`At most ${MAX_LINKS} links in one cell.`);
+  return [...new Set((value as string[]).map((v) => v.toLowerCase()))];
+}
 
 /**
  * `link`: the records of another database (or the same one) this record is linked to, through a
- * relation. Made and removed with its relation (the relations plugin), never alone.
+ * relation. Made and removed with its relation (the relations plugin), never alone. A cell written
+ * with the record replaces its links (`store`: the relation's junction table); `[]` or `null`
+ * unlinks all.
  */
-export const linkType = defineFieldType<LinkOptions>({
-  type: 'link',
-  options: LinkOptions,
-  readOnly: true,
-  managedBy: 'relations',
-  select: linkCellSql,
-  fromApi: refuse,
-  toApi: (value) => value,
-  emptyValue: [],
-  ops: {},
-  csv: { parse: refuse, format: (value) => (value as Array<{ title: string | null }>).map((l) => l.title ?? '').join(', ') },
-  convertsTo: {},
-});
+export function createLinkType(store: CellStore) {
+  return defineFieldType<LinkOptions>({
+    type: 'link',
+    options: LinkOptions,
+    managedBy: 'relations',
+    select: linkCellSql,
+    store,
+    fromApi: linkIn,
+    toApi: (value) => value,
+    emptyValue: [],
+    ops: {},
+    csv: {
+      parse: () => {
+        throw new InvalidCell('Links are not imported from CSV text.');
+      },
+      format: (value) => (value as Array<{ title: string | null }>).map((l) => l.title ?? '').join(', '),
+    },
+    convertsTo: {},
+  });
+}

@@ -1,9 +1,11 @@
 import type { Authz, WorkspaceAccess } from '../../core/authz.ts';
 import type { Db } from '../../core/db.ts';
 import type { EventBus } from '../../core/events.ts';
-import { conflict, invalidField, notFound, validationFailed, type ErrorDetail } from '../../core/errors.ts';
+import { conflict, notFound } from '../../core/errors.ts';
 import type { UserPrincipal } from '../../core/principal.ts';
+import type { CellContext, CellProblem, CellStore, CellWrite, FieldMeta } from '../databases/field-types/field-type.ts';
 import { tableNameOf } from '../databases/names.ts';
+import { refusal } from '../records/outside-cells.ts';
 import type { LiveField, RecordTable } from '../records/record-table.ts';
 import type { RecordService } from '../records/records.service.ts';
 import type { ApiRecord } from '../records/schemas.ts';
@@ -11,13 +13,18 @@ import { junctionNameOf } from './junction.ts';
 import { linkEnds, type LinkOptions } from './link-type.ts';
 
 type Pair = { from_id: string; to_id: string };
+interface RelationFacts {
+  kind: 'one_to_many' | 'many_to_many';
+  from_database_id: string;
+}
 
 /**
- * Links between records, through a link field. In a one-to-many relation a `to` record has one
- * `from` at most: a second → 409 naming the record it is linked to. A link to a record now in
- * the trash is hidden, and gives way to a new one (it does not come back with that record).
+ * Links between records, through a link field: added by the link routes, or a link cell
+ * written with the record (which replaces the record's links). In a one-to-many relation a `to`
+ * record has one `from` at most: a second → 409 naming the record it is linked to. A link to a
+ * record in the trash is hidden, and gives way to a new one (it does not come back with that record).
  */
-export class LinkService {
+export class LinkService implements CellStore {
   constructor(
     private readonly db: Db,
     private readonly events: EventBus,
@@ -30,27 +37,12 @@ export class LinkService {
     return this.db.transaction(async (trx) => {
       const table = await this.records.open(trx, workspaceId, databaseId);
       const field = linkField(table, fieldRef);
-      const o = field.options as LinkOptions;
       if (!(await table.find(trx, recordId, true))) throw notFound('No such record in this database.');
-      if (!o.many && targetIds.length > 1) throw invalidField('/record_ids', `"${field.api_name}" links a record to one record at most.`);
-      await this.checkTargets(principal, access, trx, o, targetIds);
-      const junction = junctionNameOf(o.relation_id);
-      const pairs: Pair[] = targetIds.map((t) => (linkEnds(o).mine === 'from_id' ? { from_id: recordId, to_id: t } : { from_id: t, to_id: recordId }));
-      const relation = (await trx('relations').where({ id: o.relation_id }).first('kind', 'from_database_id')) as { kind: string; from_database_id: string };
-      if (relation.kind === 'one_to_many') await this.makeRoom(trx, tableNameOf(relation.from_database_id), junction, pairs);
-      const added = (await trx(junction)
-        .insert(pairs)
-        .onConflict(['from_id', 'to_id'])
-        .ignore()
-        .returning(['from_id', 'to_id'])
-        .catch((err: { code?: string }) => {
-          // Another transaction linked one of these `to` records meanwhile (the unique index on to_id).
-          if (err.code === '23505') throw conflict('One of these records was just linked to another record; a one-to-many link allows one.');
-          throw err;
-        })) as Pair[];
-      if (added.length > 0) {
-        await this.events.emit(trx, { name: 'links.added', workspaceId, actorId: principal.user.id, payload: { relation_id: o.relation_id, links: added } });
-      }
+      const cell = { recordId, value: targetIds, pointer: '/record_ids' };
+      const problems = await this.check(trx, field, [cell], { workspaceId, userId: principal.user.id }, 'add');
+      if (problems.length > 0) throw refusal(problems);
+      const added = await this.link(trx, field, [cell], 'add');
+      if (added.length > 0) await this.events.emit(trx, { name: 'links.added', workspaceId, actorId: principal.user.id, payload: { relation_id: options(field).relation_id, links: added } });
       const row = await table.find(trx, recordId);
       return (await this.records.present(trx, table, [row!]))[0];
     });
@@ -60,7 +52,7 @@ export class LinkService {
   async remove(principal: UserPrincipal, access: WorkspaceAccess, databaseId: string, recordId: string, fieldRef: string, targetId: string): Promise<void> {
     await this.db.transaction(async (trx) => {
       const table = await this.records.open(trx, access.workspaceId, databaseId);
-      const o = linkField(table, fieldRef).options as LinkOptions;
+      const o = options(linkField(table, fieldRef));
       if (!(await table.find(trx, recordId, true))) throw notFound('No such record in this database.');
       const { mine, theirs } = linkEnds(o);
       const removed = (await trx(junctionNameOf(o.relation_id)).where({ [mine]: recordId, [theirs]: targetId }).delete().returning(['from_id', 'to_id'])) as Pair[];
@@ -70,34 +62,122 @@ export class LinkService {
     });
   }
 
-  /** Every target must be a live record of the target database, which the caller can see: 422 at its pointer. */
-  private async checkTargets(principal: UserPrincipal, access: WorkspaceAccess, trx: Db, o: LinkOptions, targetIds: string[]): Promise<void> {
-    const location = await this.authz.locate('database', { workspaceId: access.workspaceId, id: o.target_database_id, trx });
-    const visible = !!location && this.authz.canSee(principal, access, location.path);
-    const live = visible
-      ? new Set((await trx(tableNameOf(o.target_database_id)).whereIn('id', targetIds).whereNull('deleted_at').forKeyShare().pluck('id')) as string[])
-      : new Set<string>();
-    const errors: ErrorDetail[] = targetIds.flatMap((id, i) => (live.has(id) ? [] : [{ pointer: `/record_ids/${i}`, detail: `No live record ${id} in the linked database.` }]));
-    if (errors.length > 0) throw validationFailed(errors);
+  /**
+   * Problems of link cells: targets that are not live records of the other database the writer
+   * can see (422 at `<pointer>/<i>`), several targets on the one side (422), and in one-to-many
+   * relations targets linked to another live record, or claimed twice in one write (409).
+   */
+  async check(trx: Db, field: FieldMeta<any>, cells: CellWrite[], ctx: CellContext, mode: 'add' | 'replace' = 'replace'): Promise<CellProblem[]> {
+    const o = options(field);
+    const problems: CellProblem[] = [];
+    const targets = [...new Set(cells.flatMap((c) => c.value as string[]))];
+    const live = await this.liveTargets(trx, o, targets, ctx);
+    for (const cell of cells) {
+      const ids = cell.value as string[];
+      if (!o.many && ids.length > 1) problems.push({ recordId: cell.recordId, pointer: cell.pointer, detail: `"${field.api_name}" links a record to one record at most.` });
+      ids.forEach((id, i) => {
+        if (!live.has(id)) problems.push({ recordId: cell.recordId, pointer: `${cell.pointer}/${i}`, detail: `No live record ${id} in the linked database.` });
+      });
+    }
+    const relation = await this.relation(trx, o);
+    if (relation.kind === 'one_to_many') {
+      // From the `to` side a cell replaces the record's one link; adding to it needs it free.
+      if (o.side === 'from') problems.push(...(await this.clashes(trx, o, relation, cells)));
+      else if (mode === 'add') problems.push(...(await this.taken(trx, o, relation, cells)));
+    }
+    return problems;
   }
 
-  /**
-   * In a one-to-many relation: a `to` record linked to another live `from` record → 409 naming
-   * it; a link to a `from` record in the trash is removed to make room.
-   */
-  private async makeRoom(trx: Db, fromTable: string, junction: string, pairs: Pair[]): Promise<void> {
-    const existing = (await trx(`${junction} as j`)
-      .leftJoin(`${fromTable} as f`, 'f.id', 'j.from_id')
-      .whereIn('j.to_id', pairs.map((p) => p.to_id))
-      .forUpdate('j')
-      .select('j.from_id', 'j.to_id', trx.raw('f.deleted_at IS NULL AND f.id IS NOT NULL AS live'))) as Array<Pair & { live: boolean }>;
-    for (const link of existing) {
-      const wanted = pairs.find((p) => p.to_id === link.to_id)!;
-      if (link.from_id === wanted.from_id) continue;
-      if (link.live) throw conflict(`Record ${link.to_id} is already linked to record ${link.from_id}; a one-to-many link allows one.`, { linked_record_id: link.from_id });
-      await trx(junction).where({ from_id: link.from_id, to_id: link.to_id }).delete();
-    }
+  /** Replaces each record's links through the field with the checked ones. */
+  async write(trx: Db, field: FieldMeta<any>, cells: CellWrite[]): Promise<void> {
+    await this.link(trx, field, cells, 'replace');
   }
+
+  /** Adds the cells' links (and with `replace`, drops the records' other links through the field); returns those added. */
+  private async link(trx: Db, field: FieldMeta<any>, cells: CellWrite[], mode: 'add' | 'replace'): Promise<Pair[]> {
+    const o = options(field);
+    const { mine, theirs } = linkEnds(o);
+    const junction = junctionNameOf(o.relation_id);
+    if (mode === 'replace') {
+      for (const cell of cells) await trx(junction).where(mine, cell.recordId).whereNotIn(theirs, cell.value as string[]).delete();
+    }
+    const pairs: Pair[] = cells.flatMap((cell) => (cell.value as string[]).map((t) => (mine === 'from_id' ? { from_id: cell.recordId, to_id: t } : { from_id: t, to_id: cell.recordId })));
+    if (pairs.length === 0) return [];
+    // One-to-many: a `to` record keeps one link; a hidden one (its `from` in the trash) gives way.
+    if ((await this.relation(trx, o)).kind === 'one_to_many') {
+      await trx.raw(`DELETE FROM ?? j USING (SELECT * FROM unnest(?::uuid[], ?::uuid[]) AS p(from_id, to_id)) p WHERE j.to_id = p.to_id AND j.from_id <> p.from_id`, [
+        junction,
+        pairs.map((p) => p.from_id),
+        pairs.map((p) => p.to_id),
+      ]);
+    }
+    return (await trx(junction)
+      .insert(pairs)
+      .onConflict(['from_id', 'to_id'])
+      .ignore()
+      .returning(['from_id', 'to_id'])
+      .catch((err: { code?: string }) => {
+        // Another transaction linked one of these `to` records meanwhile (the unique index on to_id).
+        if (err.code === '23505') throw conflict('One of these records was just linked to another record; a one-to-many link allows one.');
+        throw err;
+      })) as Pair[];
+  }
+
+  /** The targets that are live records of the other database, if the writer can see it; held until commit. */
+  private async liveTargets(trx: Db, o: LinkOptions, targets: string[], ctx: CellContext): Promise<Set<string>> {
+    if (targets.length === 0) return new Set();
+    const location = await this.authz.locate('database', { workspaceId: ctx.workspaceId, id: o.target_database_id, trx });
+    if (!location || !(await this.authz.userCanSee(ctx.userId, ctx.workspaceId, location.path, trx))) return new Set();
+    return new Set((await trx(tableNameOf(o.target_database_id)).whereIn('id', targets).whereNull('deleted_at').forKeyShare().pluck('id')) as string[]);
+  }
+
+  /** One-to-many, from the `from` side: targets linked to another live record, or claimed by two records of the write. */
+  private async clashes(trx: Db, o: LinkOptions, relation: RelationFacts, cells: CellWrite[]): Promise<CellProblem[]> {
+    const targets = [...new Set(cells.flatMap((c) => c.value as string[]))];
+    if (targets.length === 0) return [];
+    const existing = (await trx(`${junctionNameOf(o.relation_id)} as j`)
+      .join(`${tableNameOf(relation.from_database_id)} as f`, 'f.id', 'j.from_id')
+      .whereIn('j.to_id', targets)
+      .whereNull('f.deleted_at')
+      .forUpdate('j')
+      .select('j.from_id', 'j.to_id')) as Pair[];
+    const owner = new Map(existing.map((p) => [p.to_id, p.from_id]));
+    const problems: CellProblem[] = [];
+    for (const cell of cells) {
+      (cell.value as string[]).forEach((id, i) => {
+        const other = owner.get(id);
+        if (other !== undefined && other !== cell.recordId) {
+          problems.push({ recordId: cell.recordId, pointer: `${cell.pointer}/${i}`, detail: `Record ${id} is already linked to record ${other}; a one-to-many link allows one.`, conflict: true, extensions: { linked_record_id: other } });
+        } else owner.set(id, cell.recordId);
+      });
+    }
+    return problems;
+  }
+
+  /** One-to-many, adding from the `to` side: the record linked to another live record already. */
+  private async taken(trx: Db, o: LinkOptions, relation: RelationFacts, cells: CellWrite[]): Promise<CellProblem[]> {
+    const problems: CellProblem[] = [];
+    for (const cell of cells) {
+      const current = (await trx(`${junctionNameOf(o.relation_id)} as j`)
+        .join(`${tableNameOf(relation.from_database_id)} as f`, 'f.id', 'j.from_id')
+        .where('j.to_id', cell.recordId)
+        .whereNull('f.deleted_at')
+        .forUpdate('j')
+        .first('j.from_id')) as { from_id: string } | undefined;
+      if (current && !(cell.value as string[]).includes(current.from_id)) {
+        problems.push({ recordId: cell.recordId, pointer: cell.pointer, detail: `Record ${cell.recordId} is already linked to record ${current.from_id}; a one-to-many link allows one.`, conflict: true, extensions: { linked_record_id: current.from_id } });
+      }
+    }
+    return problems;
+  }
+
+  private async relation(trx: Db, o: LinkOptions): Promise<RelationFacts> {
+    return (await trx('relations').where({ id: o.relation_id }).first('kind', 'from_database_id')) as RelationFacts;
+  }
+}
+
+function options(field: FieldMeta<any>): LinkOptions {
+  return field.options as LinkOptions;
 }
 
 /** A live link field of the table by id or api_name; 404 otherwise. */

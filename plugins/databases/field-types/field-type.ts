@@ -1,3 +1,4 @@
+import type { Db } from '../../../core/db.ts';
 import type { TSchema } from '../../../core/schema.ts';
 
 /** The filter operators of the filter AST (API.md). Each type lists those that fit it. */
@@ -64,6 +65,37 @@ export interface Conversion {
   sql(col: string, from: FieldMeta, to: FieldMeta): string;
 }
 
+/** One cell of a type with a `store`, as a write asks for it (`value` as `fromApi` returned it). */
+export interface CellWrite {
+  recordId: string;
+  value: unknown;
+  /** Where the cell was in the request, for errors. */
+  pointer: string;
+}
+
+/** A cell a store refuses: `conflict` answers 409 (the value clashes with other records), else 422. */
+export interface CellProblem {
+  recordId: string;
+  pointer: string;
+  detail: string;
+  conflict?: boolean;
+  /** Extension members of a 409 (e.g. the record already linked). */
+  extensions?: Record<string, unknown>;
+}
+
+/** Who writes, for stores that check what the writer may see. */
+export interface CellContext {
+  workspaceId: string;
+  userId: string;
+}
+
+/** Where a computed type keeps written cells. Every cell is checked before any is written. */
+export interface CellStore {
+  check(trx: Db, field: FieldMeta<any>, cells: CellWrite[], ctx: CellContext): Promise<CellProblem[]>;
+  /** Replaces each record's value with the checked one. */
+  write(trx: Db, field: FieldMeta<any>, cells: CellWrite[]): Promise<void>;
+}
+
 /**
  * One field type. The registry holds one per type; adding a type is one file exporting one of
  * these. The records engine never switches on a type's name: it asks the type.
@@ -91,6 +123,8 @@ export interface FieldType<O = any> {
    * beside the columns in every read of records (an array or object arrives as JSON).
    */
   select?(field: FieldMeta<O>, row: string): string;
+  /** Computed types whose cells are written elsewhere (links: a junction table), after the record's row. */
+  readonly store?: CellStore;
   /** Stored values are user ids: the records engine checks they name members and loads their names. */
   readonly refersToUsers?: boolean;
   /** What an empty cell stores and reads as when it is not NULL (a checkbox: `false`, never empty). */

@@ -21,7 +21,7 @@ describe('relations: link fields between databases', () => {
     assert.equal(res.body.from_field.type, 'link');
     assert.equal(res.body.from_field.api_name, 'people');
     assert.equal(res.body.to_field.database_id, w.db);
-    assert.equal(res.body.to_field.read_only, true);
+    assert.equal(res.body.to_field.read_only, false);
     const acme = await create(companies, 'Acme');
     const ann = await create(w.db, 'Ann');
     const bob = await create(w.db, 'Bob');
@@ -50,7 +50,7 @@ describe('relations: link fields between databases', () => {
     assert.deepEqual((await w.t.request.get(records(companies, `/${acme}`)).set(w.member.auth).expect(200)).body.values.people, [{ id: bob, title: 'Bob' }]);
   });
 
-  it('refuses links to unknown, deleted or foreign records with pointers, and writes to link cells', async () => {
+  it('refuses links to unknown, deleted or foreign records with pointers', async () => {
     await relate({ from_database_id: companies, to_database_id: w.db, kind: 'many_to_many', from_field_name: 'People', to_field_name: 'Companies' }).expect(201);
     const acme = await create(companies, 'Acme');
     const ann = await create(w.db, 'Ann');
@@ -62,7 +62,41 @@ describe('relations: link fields between databases', () => {
     assert.deepEqual((await w.t.request.get(records(companies, `/${acme}`)).set(w.member.auth).expect(200)).body.values.people, []);
     await w.t.request.post(records(companies, `/${acme}/links/people`)).set(w.member.auth).send({ record_ids: [ann] }).expect(403);
     await w.t.request.post(records(companies, `/${acme}/links/name`)).set(w.editor.auth).send({ record_ids: [ann] }).expect(404);
-    await w.t.request.patch(records(companies, `/${acme}`)).set(w.editor.auth).send({ values: { people: [ann] } }).expect(422);
+    const cell = await w.t.request.patch(records(companies, `/${acme}`)).set(w.editor.auth).send({ values: { people: [ann, gone] } }).expect(422);
+    assert.deepEqual(pointers(cell), ['/values/people/1']);
+    assert.deepEqual(pointers(await w.t.request.patch(records(companies, `/${acme}`)).set(w.editor.auth).send({ values: { people: 'Ann' } }).expect(422)), ['/values/people']);
+    assert.deepEqual((await w.t.request.get(records(companies, `/${acme}`)).set(w.member.auth).expect(200)).body.values.people, []);
+  });
+
+  it('writes link cells with the record: create, patch (replacing), bulk with per-record conflicts', async () => {
+    await relate({ from_database_id: companies, to_database_id: w.db, kind: 'one_to_many', from_field_name: 'People', to_field_name: 'Company' }).expect(201);
+    const ann = await create(w.db, 'Ann');
+    const bob = await create(w.db, 'Bob');
+    const acme = (await w.t.request.post(records(companies)).set(w.editor.auth).send({ values: { name: 'Acme', people: [ann] } }).expect(201)).body;
+    assert.deepEqual(acme.values.people, [{ id: ann, title: 'Ann' }]);
+    const patched = (await w.t.request.patch(records(companies, `/${acme.id}`)).set(w.editor.auth).send({ values: { people: [bob] } }).expect(200)).body;
+    assert.deepEqual(patched.values.people, [{ id: bob, title: 'Bob' }]);
+    assert.equal(patched.version, acme.version + 1);
+    assert.deepEqual((await w.t.request.get(records(w.db, `/${ann}`)).set(w.member.auth).expect(200)).body.values.company, []);
+    const event = await w.t.db('kernel_events').where({ name: 'record.updated' }).orderBy('id', 'desc').first('payload');
+    assert.deepEqual(event.payload.before.values.people, [{ id: ann, title: 'Ann' }]);
+
+    // Bob belongs to Acme: another company cannot take him (409 naming Acme), in one write or in a batch
+    const globex = (await w.t.request.post(records(companies)).set(w.editor.auth).send({ values: { name: 'Globex' } }).expect(201)).body.id;
+    const clash = await w.t.request.patch(records(companies, `/${globex}`)).set(w.editor.auth).send({ values: { people: [ann, bob] } }).expect(409);
+    assert.equal(clash.body.linked_record_id, acme.id);
+    const batch = (await w.t.request.patch(records(companies)).set(w.editor.auth).send({ records: [{ id: globex, values: { people: [bob] } }, { id: acme.id, values: { people: [ann, bob] } }] }).expect(200)).body;
+    assert.deepEqual(batch.errors.map((e: any) => [e.id, e.code]), [[globex, 'conflict']]);
+    assert.deepEqual(batch.data[0].values.people.map((p: any) => p.title), ['Bob', 'Ann']);
+    // from the `to` side a cell replaces the one link
+    await w.t.request.patch(records(w.db, `/${ann}`)).set(w.editor.auth).send({ values: { company: [globex] } }).expect(200);
+    assert.deepEqual((await w.t.request.get(records(companies, `/${globex}`)).set(w.member.auth).expect(200)).body.values.people.map((p: any) => p.title), ['Ann']);
+    await w.t.request.patch(records(w.db, `/${bob}`)).set(w.editor.auth).send({ values: { company: [globex, acme.id] } }).expect(422);
+    // and from the `to` side the link route refuses a second parent
+    const second = await w.t.request.post(records(w.db, `/${ann}/links/company`)).set(w.editor.auth).send({ record_ids: [acme.id] }).expect(409);
+    assert.equal(second.body.linked_record_id, globex);
+    await w.t.request.patch(records(w.db, `/${ann}`)).set(w.editor.auth).send({ values: { company: null } }).expect(200);
+    assert.deepEqual((await w.t.request.get(records(companies, `/${globex}`)).set(w.member.auth).expect(200)).body.values.people, []);
   });
 
   it('needs creator on both databases, confirm to delete, and takes fields and links along', async () => {
