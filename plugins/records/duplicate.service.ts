@@ -6,7 +6,7 @@ import { positionBetween } from './positions.ts';
 import type { RecordService } from './records.service.ts';
 import type { ApiRecord } from './schemas.ts';
 
-/** Copies of records: the writable cells of the source, placed right after it. */
+/** Copies of records: the writable cells of the source (and the links that can be shared), placed right after it. */
 export class RecordDuplicateService {
   constructor(
     private readonly db: Db,
@@ -17,7 +17,8 @@ export class RecordDuplicateService {
   /**
    * A new record with the source's cells of every live writable field, as stored (a user cell
    * naming someone who has since left is copied too); number, version, created_* and updated_*
-   * are its own. It goes between the source and the next live record in manual order.
+   * are its own. Links are copied where a record may have several (many-to-many, and the one
+   * side of a one-to-many: the copy gets the same parent), not a parent's children. It goes between the source and the next live record in manual order.
    */
   async duplicate(principal: UserPrincipal, workspaceId: string, databaseId: string, id: string): Promise<ApiRecord> {
     const userId = principal.user.id;
@@ -28,6 +29,7 @@ export class RecordDuplicateService {
       const position = positionBetween(source.position, await table.neighbourPosition(trx, source, 'after'));
       const writable = table.fields.flatMap((f) => (f.column_name && !f.fieldType.readOnly ? [f.column_name] : []));
       const row = await table.insertCopy(trx, source.id, writable, { position, userId });
+      for (const field of table.fields) if (!field.column_name && field.fieldType.store) await field.fieldType.store.duplicate(trx, field, source.id, row.id);
       const [record] = await this.records.present(trx, table, [row]);
       await this.events.emit(trx, { name: 'record.created', workspaceId, actorId: userId, payload: { database_id: databaseId, record, duplicated_from: source.id } });
       return record;

@@ -25,6 +25,7 @@ export default definePlugin({
     const store = {
       check: (...args: Parameters<LinkService['check']>) => ctx.resolve('relations.links').check(...args),
       write: (...args: Parameters<LinkService['write']>) => ctx.resolve('relations.links').write(...args),
+      duplicate: (...args: Parameters<LinkService['duplicate']>) => ctx.resolve('relations.links').duplicate(...args),
     };
     ctx.hooksOf('databases.fieldTypes').register.tap('relations', (registry) => registry.add(createLinkType(store)));
     ctx.provide('service', (r) => new RelationService(r('db'), r('events'), r('authz'), r('workspaces.service'), r('databases.fieldTypes')));

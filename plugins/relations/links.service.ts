@@ -93,6 +93,21 @@ export class LinkService implements CellStore {
     await this.link(trx, field, cells, 'replace');
   }
 
+  /**
+   * A duplicate's links: the source's links to live records, unless the targets could then have
+   * two links (the `from` side of a one-to-many: its children stay with the source).
+   */
+  async duplicate(trx: Db, field: FieldMeta<any>, sourceId: string, copyId: string): Promise<void> {
+    const o = options(field);
+    const relation = await this.relation(trx, o);
+    if (relation.kind === 'one_to_many' && o.side === 'from') return;
+    const { mine, theirs } = linkEnds(o);
+    await trx.raw(
+      `INSERT INTO ?? (${mine}, ${theirs}) SELECT ?::uuid, j.${theirs} FROM ?? j JOIN ?? t ON t.id = j.${theirs} AND t.deleted_at IS NULL WHERE j.${mine} = ? ORDER BY j.created_at, j.${theirs}`,
+      [junctionNameOf(o.relation_id), copyId, junctionNameOf(o.relation_id), tableNameOf(o.target_database_id), sourceId],
+    );
+  }
+
   /** Adds the cells' links (and with `replace`, drops the records' other links through the field); returns those added. */
   private async link(trx: Db, field: FieldMeta<any>, cells: CellWrite[], mode: 'add' | 'replace'): Promise<Pair[]> {
     const o = options(field);

@@ -94,6 +94,8 @@ export interface CellStore {
   check(trx: Db, field: FieldMeta<any>, cells: CellWrite[], ctx: CellContext): Promise<CellProblem[]>;
   /** Replaces each record's value with the checked one. */
   write(trx: Db, field: FieldMeta<any>, cells: CellWrite[]): Promise<void>;
+  /** Gives a duplicate what of the source's value may be shared (links that allow more than one). */
+  duplicate(trx: Db, field: FieldMeta<any>, sourceId: string, copyId: string): Promise<void>;
 }
 
 /**

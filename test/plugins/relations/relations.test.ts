@@ -99,6 +99,21 @@ describe('relations: link fields between databases', () => {
     assert.deepEqual((await w.t.request.get(records(companies, `/${globex}`)).set(w.member.auth).expect(200)).body.values.people, []);
   });
 
+  it('duplicates a record with the links it can share: many-to-many and its parent, not its children', async () => {
+    await relate({ from_database_id: companies, to_database_id: w.db, kind: 'one_to_many', from_field_name: 'People', to_field_name: 'Company' }).expect(201);
+    await relate({ from_database_id: w.db, to_database_id: w.db, kind: 'many_to_many', from_field_name: 'Friends', to_field_name: 'Friend of' }).expect(201);
+    const ann = await create(w.db, 'Ann');
+    const bob = await create(w.db, 'Bob');
+    const acme = (await w.t.request.post(records(companies)).set(w.editor.auth).send({ values: { name: 'Acme', people: [ann] } }).expect(201)).body.id;
+    await w.t.request.patch(records(w.db, `/${ann}`)).set(w.editor.auth).send({ values: { friends: [bob] } }).expect(200);
+    const copy = (await w.t.request.post(records(w.db, `/${ann}/duplicate`)).set(w.editor.auth).expect(201)).body;
+    assert.deepEqual(copy.values.company, [{ id: acme, title: 'Acme' }]);
+    assert.deepEqual(copy.values.friends, [{ id: bob, title: 'Bob' }]);
+    const acmeCopy = (await w.t.request.post(records(companies, `/${acme}/duplicate`)).set(w.editor.auth).expect(201)).body;
+    assert.deepEqual(acmeCopy.values.people, []);
+    assert.deepEqual((await w.t.request.get(records(companies, `/${acme}`)).set(w.member.auth).expect(200)).body.values.people.map((p: any) => p.title), ['Ann', 'Ann']);
+  });
+
   it('needs creator on both databases, confirm to delete, and takes fields and links along', async () => {
     const body = { from_database_id: companies, to_database_id: w.db, kind: 'many_to_many', from_field_name: 'People', to_field_name: 'Companies' };
     await relate(body, w.editor).expect(403);
