@@ -37,10 +37,11 @@ export class FieldService {
     const type = this.types.get(body.type);
     if (!type) throw invalidField('/type', `Unknown field type "${body.type}". Known: ${this.types.names().join(', ')}.`);
     if (type.managedBy) throw invalidField('/type', `A ${type.type} field is made by the ${type.managedBy} plugin (for a link: POST /workspaces/{ws}/relations).`);
-    const options = checkOptions(type, body.options ?? {});
+    const checked = checkOptions(type, body.options ?? {});
     return this.db.transaction(async (trx) => {
       await this.workspaces.hold(trx, workspaceId);
       const table = await beginSchemaChange(trx, databaseId);
+      const options = type.resolveOptions ? await type.resolveOptions(trx, databaseId, checked) : checked;
       const existing = (await trx('fields').where({ database_id: databaseId }).select('name', 'api_name', 'deleted_at', 'position')) as FieldRow[];
       const name = body.name.trim();
       if (existing.some((f) => !f.deleted_at && f.name.toLowerCase() === name.toLowerCase())) throw invalidField('/name', `A field named "${name}" exists already.`);
@@ -88,7 +89,8 @@ export class FieldService {
         patch.api_name = body.api_name;
       }
       if (body.options !== undefined) {
-        const options = checkOptions(type, body.options, before.options);
+        const checked = checkOptions(type, body.options, before.options);
+        const options = type.resolveOptions ? await type.resolveOptions(trx, databaseId, checked) : checked;
         // A different column type is a conversion, which says what it would lose first.
         if (type.column && type.column(options) !== type.column(before.options)) {
           throw invalidField('/options', 'These options change how values are stored; use POST …/convert.');

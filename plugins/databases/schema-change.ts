@@ -11,5 +11,20 @@ import { notFound } from '../../core/errors.ts';
 export async function beginSchemaChange(trx: Db, databaseId: string): Promise<string> {
   const [row] = await trx('databases').where({ id: databaseId }).increment('schema_version', 1).returning('table_name');
   if (!row) throw notFound();
+  await bumpDependents(trx, databaseId);
   return row.table_name;
+}
+
+/**
+ * Databases whose computed fields read this one (a field with `options.target_database_id`:
+ * links, lookups) see its fields through their own: their versions move too, so their cached
+ * fields and prepared pages are renewed. Held in id order, so two changes cannot deadlock here.
+ */
+async function bumpDependents(trx: Db, databaseId: string): Promise<void> {
+  const ids = (await trx('databases')
+    .whereIn('id', trx('fields').whereRaw("options->>'target_database_id' = ?", [databaseId]).whereNot('database_id', databaseId).select('database_id'))
+    .orderBy('id')
+    .forUpdate()
+    .pluck('id')) as string[];
+  if (ids.length > 0) await trx('databases').whereIn('id', ids).increment('schema_version', 1);
 }

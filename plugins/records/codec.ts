@@ -65,10 +65,15 @@ function cellPointer(base: string, apiName: string): string {
 export function usersShown(rows: RecordRow[], fields: LiveField[]): Set<string> {
   const ids = new Set<string>();
   const userColumns = fields.filter((f) => f.fieldType.refersToUsers && f.column_name).map((f) => f.column_name!);
+  const computed = fields.filter((f) => f.fieldType.usersIn);
   for (const row of rows) {
     if (row.created_by) ids.add(row.created_by);
     if (row.updated_by) ids.add(row.updated_by);
     for (const column of userColumns) if (row[column] != null) ids.add(String(row[column]));
+    for (const f of computed) {
+      const value = row[sourceOf(f)!];
+      if (value != null) for (const id of f.fieldType.usersIn!(value, f)) ids.add(id);
+    }
   }
   return ids;
 }

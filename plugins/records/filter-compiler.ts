@@ -9,9 +9,13 @@ export const MAX_FILTER_CONDITIONS = 200;
 
 const VALUELESS: readonly FilterOp[] = ['is_empty', 'is_not_empty'];
 
-/** The quoted column a field's values live in: its own, or the system column a system type reads. */
-export function columnOf(field: LiveField): string {
-  return `"${field.column_name ?? field.fieldType.systemColumn}"`;
+/**
+ * The SQL of a field's value in a row of `table` (unaliased, as filters and sort keys use it):
+ * its quoted column, the system column a system type reads, or a computed type's expression.
+ */
+export function columnOf(field: LiveField, table: string): string {
+  const column = field.column_name ?? field.fieldType.systemColumn;
+  return column ? `"${column}"` : field.fieldType.select!(field, `"${table}"`);
 }
 
 interface Walk {
@@ -81,7 +85,7 @@ function compileCondition(walk: Walk, n: Record<string, unknown>, pointer: strin
   }
   if (!VALUELESS.includes(op) && !('value' in n)) return fail(`"${op}" needs a value.`, `${pointer}/value`);
   try {
-    return compiler(columnOf(field), n.value, field, walk.ctx);
+    return compiler(columnOf(field, walk.table.table), n.value, field, walk.ctx);
   } catch (err) {
     if (!(err instanceof InvalidCell)) throw err;
     return fail(err.detail, `${pointer}/value`);

@@ -12,6 +12,14 @@ export interface LiveField extends FieldMeta {
   column_name: string | null;
   is_title: boolean;
   fieldType: FieldType;
+  /** The live field of another database that `options.target_field_id` names (lookups, rollups). */
+  target?: TargetField;
+}
+
+/** A field of another database a computed field reads. */
+export interface TargetField extends FieldMeta {
+  column_name: string | null;
+  fieldType: FieldType;
 }
 
 /** A record row as selected: the system columns, then one column per field (`f_<id>`). */
@@ -51,9 +59,15 @@ const SYSTEM_COLUMNS = ['id', 'number', 'position', 'version', 'created_at', 'cr
 export const HOLD_DATABASE = `SELECT d.schema_version FROM databases d JOIN workspaces w ON w.id = d.workspace_id
  WHERE d.id = $1 AND d.workspace_id = $2 FOR SHARE OF d FOR KEY SHARE OF w`;
 
-/** The database's table, workspace and schema version, then its live fields, title first: `$1` database id. */
-export const READ_FIELDS = `SELECT d.table_name, d.workspace_id, d.schema_version, f.id, f.api_name, f.type, f.options, f.column_name, f.is_title
+/**
+ * The database's table, workspace and schema version, then its live fields, title first, each
+ * with the live field its `options.target_field_id` names in another database (lookups, rollups):
+ * `$1` database id.
+ */
+export const READ_FIELDS = `SELECT d.table_name, d.workspace_id, d.schema_version, f.id, f.api_name, f.type, f.options, f.column_name, f.is_title,
+       tf.id AS target_id, tf.api_name AS target_api_name, tf.type AS target_type, tf.options AS target_options, tf.column_name AS target_column_name
   FROM databases d JOIN fields f ON f.database_id = d.id
+  LEFT JOIN fields tf ON tf.id::text = f.options->>'target_field_id' AND tf.deleted_at IS NULL
  WHERE d.id = $1 AND f.deleted_at IS NULL
  ORDER BY f.is_title DESC, f.position`;
 /**
@@ -346,7 +360,10 @@ function liveFields(rows: Array<Record<string, any>>, types: FieldTypeRegistry):
   // A field whose type's plugin is disabled is invisible until the plugin is back.
   return rows.flatMap((r) => {
     const fieldType = types.get(r.type);
-    return fieldType ? [{ id: r.id, api_name: r.api_name, type: r.type, options: r.options, column_name: r.column_name, is_title: r.is_title, fieldType }] : [];
+    if (!fieldType) return [];
+    const targetType = r.target_id ? types.get(r.target_type) : undefined;
+    const target = targetType ? { id: r.target_id, api_name: r.target_api_name, type: r.target_type, options: r.target_options, column_name: r.target_column_name, fieldType: targetType } : undefined;
+    return [{ id: r.id, api_name: r.api_name, type: r.type, options: r.options, column_name: r.column_name, is_title: r.is_title, fieldType, ...(target ? { target } : {}) }];
   });
 }
 

@@ -47,7 +47,7 @@ export function sortKeys(table: RecordTable, sorts: SortInput[] | undefined, bas
       errors.push({ pointer: `${base}/${i}/field`, detail: `Records cannot be sorted by a ${field.type} field.` });
       return [];
     }
-    const col = columnOf(field);
+    const col = columnOf(field, table.table);
     const system = type.systemColumn;
     return [{
       expr: type.sortExpr ? type.sortExpr(col, field) : col,

@@ -2,6 +2,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { definePlugin } from '../../core/plugin.ts';
 import { createLinkType } from './link-type.ts';
+import { createCountType, createLookupType, createRollupType } from './lookup-types.ts';
 import { LinkService } from './links.service.ts';
 import { RelationService } from './relations.service.ts';
 import { relationRoutes } from './routes.ts';
@@ -27,7 +28,12 @@ export default definePlugin({
       write: (...args: Parameters<LinkService['write']>) => ctx.resolve('relations.links').write(...args),
       duplicate: (...args: Parameters<LinkService['duplicate']>) => ctx.resolve('relations.links').duplicate(...args),
     };
-    ctx.hooksOf('databases.fieldTypes').register.tap('relations', (registry) => registry.add(createLinkType(store)));
+    ctx.hooksOf('databases.fieldTypes').register.tap('relations', (registry) => {
+      registry.add(createLinkType(store));
+      registry.add(createLookupType(registry));
+      registry.add(createRollupType(registry));
+      registry.add(createCountType());
+    });
     ctx.provide('service', (r) => new RelationService(r('db'), r('events'), r('authz'), r('workspaces.service'), r('databases.fieldTypes')));
     ctx.provide('links', (r) => new LinkService(r('db'), r('events'), r('authz'), r('records.service')));
     ctx.routes(relationRoutes());

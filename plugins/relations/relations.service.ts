@@ -167,7 +167,9 @@ export class RelationService {
     return row;
   }
 
+  /** The relation, its link fields, the lookups, rollups and counts that read through them, and its links. */
   private async remove(trx: Db, row: RelationRow): Promise<void> {
+    await trx('fields').whereRaw("options->>'link_field_id' IN (?, ?)", [row.from_field_id, row.to_field_id]).delete();
     await trx('fields').whereIn('id', [row.from_field_id, row.to_field_id]).delete();
     await dropJunction(trx, row.junction_table);
     await trx('relations').where({ id: row.id }).delete();

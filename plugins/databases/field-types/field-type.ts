@@ -125,6 +125,13 @@ export interface FieldType<O = any> {
    * beside the columns in every read of records (an array or object arrives as JSON).
    */
   select?(field: FieldMeta<O>, row: string): string;
+  /**
+   * Options naming other fields (a lookup's link field and the field across it): checked and
+   * completed (ids, the linked database) in the transaction that creates the field.
+   */
+  resolveOptions?(trx: Db, databaseId: string, options: O): Promise<O>;
+  /** User ids a computed cell shows (a lookup of people), so their names are loaded with the page. */
+  usersIn?(value: unknown, field: FieldMeta<O>): string[];
   /** Computed types whose cells are written elsewhere (links: a junction table), after the record's row. */
   readonly store?: CellStore;
   /** Stored values are user ids: the records engine checks they name members and loads their names. */

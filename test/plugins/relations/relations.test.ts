@@ -141,3 +141,67 @@ describe('relations: link fields between databases', () => {
     assert.equal('company' in (await w.t.request.get(records(w.db, `/${ann}`)).set(w.member.auth).expect(200)).body.values, false);
   });
 });
+
+describe('relations: lookups, rollups and counts', () => {
+  let w: RecordsWorld;
+  let companies: string;
+  const api = (path: string) => `/api/v1/workspaces/${w.ws}${path}`;
+  const records = (db: string, path = '') => api(`/databases/${db}/records${path}`);
+  const field = (db: string, body: object) => w.t.request.post(api(`/databases/${db}/fields`)).set(w.admin.auth).send(body);
+
+  before(async () => {
+    w = await recordsWorld();
+    const space = (await w.t.db('spaces').where({ workspace_id: w.ws }).first('id')).id;
+    companies = (await w.t.request.post(api('/databases')).set(w.admin.auth).send({ name: 'Companies', space_id: space }).expect(201)).body.id;
+    await w.t.request.post(api('/relations')).set(w.admin.auth).send({ from_database_id: companies, to_database_id: w.db, kind: 'one_to_many', from_field_name: 'People', to_field_name: 'Company' }).expect(201);
+  });
+  after(() => w.t.stop());
+
+  it('computes lookups, rollups and counts across links, in SQL, and sorts and filters on counts', async () => {
+    await field(companies, { name: 'Scores', type: 'lookup', options: { link_field_id: 'people', target_field_id: 'score' } }).expect(201);
+    await field(companies, { name: 'Owners', type: 'lookup', options: { link_field_id: 'people', target_field_id: 'owner' } }).expect(201);
+    await field(companies, { name: 'Total', type: 'rollup', options: { link_field_id: 'people', target_field_id: 'score', function: 'sum' } }).expect(201);
+    await field(companies, { name: 'Names', type: 'rollup', options: { link_field_id: 'people', target_field_id: 'name', function: 'concat' } }).expect(201);
+    await field(companies, { name: 'Headcount', type: 'count', options: { link_field_id: 'people' } }).expect(201);
+    const bad = await field(companies, { name: 'Bad', type: 'rollup', options: { link_field_id: 'people', target_field_id: 'name', function: 'sum' } }).expect(422);
+    assert.deepEqual(pointers(bad), ['/options/function']);
+    assert.deepEqual(pointers(await field(companies, { name: 'Bad', type: 'lookup', options: { link_field_id: 'name', target_field_id: 'score' } }).expect(422)), ['/options/link_field_id']);
+    assert.deepEqual(pointers(await field(companies, { name: 'Bad', type: 'lookup', options: { link_field_id: 'people', target_field_id: 'ghost' } }).expect(422)), ['/options/target_field_id']);
+
+    const person = async (name: string, score: number | null) =>
+      (await w.t.request.post(records(w.db)).set(w.editor.auth).send({ values: { name, score, owner: w.member.id } }).expect(201)).body.id as string;
+    const ann = await person('Ann', 3);
+    const bob = await person('Bob', 4.5);
+    const cid = await person('Cid', null);
+    const acme = (await w.t.request.post(records(companies)).set(w.editor.auth).send({ values: { name: 'Acme', people: [ann, bob, cid] } }).expect(201)).body;
+    assert.deepEqual(acme.values.scores, [3, 4.5]);
+    assert.deepEqual(acme.values.owners.map((o: any) => o.name), ['Mia', 'Mia', 'Mia']);
+    assert.equal(acme.values.total, 7.5);
+    assert.equal(acme.values.names, 'Ann, Bob, Cid');
+    assert.equal(acme.values.headcount, 3);
+    const solo = (await w.t.request.post(records(companies)).set(w.editor.auth).send({ values: { name: 'Solo' } }).expect(201)).body;
+    assert.deepEqual([solo.values.scores, solo.values.total, solo.values.names, solo.values.headcount], [[], null, null, 0]);
+
+    // a record in the trash drops out of every computed value
+    await w.t.request.delete(records(w.db, `/${bob}`)).set(w.editor.auth).expect(204);
+    const page = (await w.t.request.post(records(companies, '/query')).set(w.member.auth).send({ sorts: [{ field: 'headcount', direction: 'desc' }] }).expect(200)).body;
+    assert.deepEqual(page.data.map((r: any) => [r.values.name, r.values.headcount, r.values.total]), [['Acme', 2, 3], ['Solo', 0, null]]);
+    const busy = (await w.t.request.post(records(companies, '/query')).set(w.member.auth).send({ filter: { field: 'headcount', op: 'gte', value: 1 } }).expect(200)).body;
+    assert.deepEqual(busy.data.map((r: any) => r.values.name), ['Acme']);
+  });
+
+  it('follows conversions of the field it reads, and goes with its relation', async () => {
+    const lookup = (await field(companies, { name: 'Levels', type: 'lookup', options: { link_field_id: 'people', target_field_id: 'score' } }).expect(201)).body;
+    assert.equal(lookup.options.link_field_id.length, 36);
+    const dan = (await w.t.request.post(records(w.db)).set(w.editor.auth).send({ values: { name: 'Dan', score: 2 } }).expect(201)).body.id;
+    const initech = (await w.t.request.post(records(companies)).set(w.editor.auth).send({ values: { name: 'Initech', people: [dan] } }).expect(201)).body.id;
+    await w.t.request.post(api(`/databases/${w.db}/fields/score/convert`)).set(w.admin.auth).send({ type: 'text' }).expect(200);
+    const converted = (await w.t.request.get(records(companies, `/${initech}`)).set(w.member.auth).expect(200)).body.values;
+    assert.deepEqual(converted.levels, ['2.0']);
+    // the sum of the first test reads a text field now: empty, not an error
+    assert.equal(converted.total, null);
+    const relation = (await w.t.request.get(api('/relations')).set(w.member.auth).expect(200)).body.data[0];
+    await w.t.request.delete(api(`/relations/${relation.id}`)).set(w.admin.auth).send({ confirm: true }).expect(204);
+    assert.equal(await w.t.db('fields').where({ id: lookup.id }).first(), undefined);
+  });
+});

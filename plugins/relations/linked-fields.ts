@@ -1,0 +1,63 @@
+import type { Db } from '../../core/db.ts';
+import { invalidField } from '../../core/errors.ts';
+import { Type, UUID_PATTERN } from '../../core/schema.ts';
+import type { FieldMeta } from '../databases/field-types/field-type.ts';
+import { tableNameOf } from '../databases/names.ts';
+import type { TargetField } from '../records/record-table.ts';
+import { junctionNameOf } from './junction.ts';
+import { linkEnds, type LinkOptions } from './link-type.ts';
+
+/**
+ * What lookups, rollups and counts store: the link field they read through, and (filled in when
+ * the field is made) its relation, end and linked database. `target_database_id` also tells the
+ * databases plugin that a change to that database's fields concerns this one.
+ */
+export interface LinkedOptions {
+  link_field_id: string;
+  target_field_id?: string;
+  relation_id?: string;
+  side?: 'from' | 'to';
+  target_database_id?: string;
+}
+
+export const linkedOptionProperties = {
+  link_field_id: Type.String({ minLength: 1, description: 'A link field of this database (id or api_name; stored as its id).' }),
+  relation_id: Type.Optional(Type.String({ format: 'uuid', description: 'Filled in from the link field.' })),
+  side: Type.Optional(Type.Union([Type.Literal('from'), Type.Literal('to')], { description: 'Filled in from the link field.' })),
+  target_database_id: Type.Optional(Type.String({ format: 'uuid', description: 'Filled in from the link field.' })),
+};
+
+export const targetFieldProperty = {
+  target_field_id: Type.String({ minLength: 1, description: 'A field of the linked database (id or api_name; stored as its id).' }),
+};
+
+const byRef = (ref: string) => (UUID_PATTERN.test(ref) ? { id: ref } : { api_name: ref });
+
+/** The field a computed field reads across the link: what `READ_FIELDS` attached to it. */
+export function targetOf(field: FieldMeta<any>): TargetField | undefined {
+  return (field as { target?: TargetField }).target;
+}
+
+/** The SQL of a target field's value in the linked row `t`: its column or the system column it reads. */
+export function targetColumn(target: TargetField): string | undefined {
+  const column = target.column_name ?? target.fieldType.systemColumn;
+  return column ? `t."${column}"` : undefined;
+}
+
+/** `FROM … WHERE …` of the live records linked to the record aliased `row` (junction `j`, linked row `t`). */
+export function linkedRows(o: LinkedOptions, row: string): string {
+  const { mine, theirs } = linkEnds({ side: o.side! } as LinkOptions);
+  return `FROM "${junctionNameOf(o.relation_id!)}" j JOIN "${tableNameOf(o.target_database_id!)}" t ON t.id = j.${theirs} AND t.deleted_at IS NULL WHERE j.${mine} = ${row}.id`;
+}
+
+/** Checks the link field (and the target field) the options name and fills in the link's facts. */
+export async function resolveLinked<O extends LinkedOptions>(trx: Db, databaseId: string, options: O, needsTarget: boolean): Promise<O & { target: { type: string } | null }> {
+  const link = await trx('fields').where({ database_id: databaseId, type: 'link', ...byRef(options.link_field_id) }).whereNull('deleted_at').first('id', 'options');
+  if (!link) throw invalidField('/options/link_field_id', `No link field "${options.link_field_id}" in this database.`);
+  const lo = link.options as LinkOptions;
+  const resolved = { ...options, link_field_id: link.id, relation_id: lo.relation_id, side: lo.side, target_database_id: lo.target_database_id };
+  if (!needsTarget) return { ...resolved, target: null };
+  const target = await trx('fields').where({ database_id: lo.target_database_id, ...byRef(options.target_field_id ?? '') }).whereNull('deleted_at').first('id', 'type');
+  if (!target) throw invalidField('/options/target_field_id', `No field "${options.target_field_id}" in the linked database.`);
+  return { ...resolved, target_field_id: target.id, target };
+}
