@@ -1,5 +1,5 @@
 import type { ErrorDetail } from '../../core/errors.ts';
-import { escapePointer } from '../../core/schema.ts';
+import { escapePointer, UUID_PATTERN } from '../../core/schema.ts';
 import { FILTER_OPS, InvalidCell, type FilterContext, type FilterOp, type SqlCondition } from '../databases/field-types/field-type.ts';
 import type { LiveField, RecordTable } from './record-table.ts';
 
@@ -18,20 +18,28 @@ export function columnOf(field: LiveField, table: string): string {
   return column ? `"${column}"` : field.fieldType.select!(field, `"${table}"`);
 }
 
+/** The records table of another database, for conditions through links (`company.country`). */
+export type LinkedTables = (databaseId: string) => RecordTable | undefined;
+
 interface Walk {
   table: RecordTable;
   ctx: FilterContext;
   errors: ErrorDetail[];
   conditions: number;
+  linked: LinkedTables;
 }
+
+/** Negative ops match records none of whose linked values match the positive one. */
+const POSITIVE_OF: Partial<Record<FilterOp, FilterOp>> = { neq: 'eq', not_contains: 'contains', is_none_of: 'is_any_of', has_none_of: 'has_any_of', is_empty: 'is_not_empty' };
+const LINK_OPS: readonly FilterOp[] = ['has_any_of', 'has_all_of', 'has_none_of', 'is_empty', 'is_not_empty'];
 
 /**
  * The filter AST (API.md) → one SQL condition. The structure is checked here rather than by a
  * JSON schema so that every mistake is reported once, at its own pointer (`base` + path), and all
  * mistakes of a filter are reported together.
  */
-export function compileFilter(table: RecordTable, node: unknown, ctx: FilterContext, base: string, errors: ErrorDetail[]): SqlCondition {
-  const walk: Walk = { table, ctx, errors, conditions: 0 };
+export function compileFilter(table: RecordTable, node: unknown, ctx: FilterContext, base: string, errors: ErrorDetail[], linked: LinkedTables = () => undefined): SqlCondition {
+  const walk: Walk = { table, ctx, errors, conditions: 0, linked };
   const out = compileNode(walk, node, base, 1);
   if (walk.conditions > MAX_FILTER_CONDITIONS) errors.push({ pointer: base, detail: `A filter may hold at most ${MAX_FILTER_CONDITIONS} conditions.` });
   return out;
@@ -73,12 +81,15 @@ function compileCondition(walk: Walk, n: Record<string, unknown>, pointer: strin
   const unknown = Object.keys(n).filter((k) => k !== 'field' && k !== 'op' && k !== 'value');
   if (unknown.length > 0) return fail(`Unknown property "${unknown[0]}".`, `${pointer}/${escapePointer(unknown[0])}`);
   if (typeof n.field !== 'string') return fail('Must be the api_name of a field.', `${pointer}/field`);
-  const field = walk.table.byApiName.get(n.field);
+  const [name, across] = n.field.split('.', 2) as [string, string | undefined];
+  const field = walk.table.byApiName.get(across === undefined ? n.field : name);
   if (!field) return fail(`No field "${n.field}" in this database.`, `${pointer}/field`);
   if (typeof n.op !== 'string' || !(FILTER_OPS as readonly string[]).includes(n.op)) {
     return fail(`Must be one of ${FILTER_OPS.join(', ')}.`, `${pointer}/op`);
   }
   const op = n.op as FilterOp;
+  if (field.fieldType.across) return compileAcross(walk, field, across, op, n, pointer, fail);
+  if (across !== undefined) return fail(`"${name}" is not a link field: only links lead to "${n.field}".`, `${pointer}/field`);
   const compiler = field.fieldType.ops[op];
   if (!compiler) {
     return fail(`A ${field.type} field does not support "${op}"; it supports ${Object.keys(field.fieldType.ops).join(', ')}.`, `${pointer}/op`);
@@ -90,4 +101,48 @@ function compileCondition(walk: Walk, n: Record<string, unknown>, pointer: strin
     if (!(err instanceof InvalidCell)) throw err;
     return fail(err.detail, `${pointer}/value`);
   }
+}
+
+/**
+ * A condition on the records a link reaches: `link.field` paths and lookups test the linked
+ * records' field with that field's ops (some linked record matches; a negative op: none matches
+ * the positive one); a link itself is tested by record ids or emptiness.
+ */
+function compileAcross(walk: Walk, field: LiveField, path: string | undefined, op: FilterOp, n: Record<string, unknown>, pointer: string, fail: (detail: string, at?: string) => SqlCondition): SqlCondition {
+  const across = field.fieldType.across!;
+  const row = `"${walk.table.table}"`;
+  const exists = (condition: SqlCondition, negate = false): SqlCondition => ({ sql: `${negate ? 'NOT ' : ''}${across.exists(field, row, condition.sql)}`, bindings: condition.bindings });
+  const linkedTable = walk.linked(across.database(field));
+  const targetId = across.field?.(field);
+  if (path === undefined && targetId === undefined) return compileLink(field, op, n, pointer, fail, exists);
+  if (path !== undefined && targetId !== undefined) return fail(`"${field.api_name}" is a ${field.type} field: filter on it, or through its link field.`, `${pointer}/field`);
+  const target = path === undefined ? linkedTable?.fields.find((f) => f.id === targetId) : linkedTable?.byApiName.get(path);
+  if (!target) return fail(path === undefined ? `The field "${field.api_name}" reads is gone.` : `No field "${path}" in the linked database.`, `${pointer}/field`);
+  const column = target.column_name ?? target.fieldType.systemColumn;
+  if (!column) return fail(`A ${target.type} field cannot be tested through a link.`, `${pointer}/field`);
+  const positive = POSITIVE_OF[op];
+  const compiler = target.fieldType.ops[positive ?? op];
+  if (!target.fieldType.ops[op] || !compiler) {
+    return fail(`A ${target.type} field does not support "${op}" through a link; it supports ${Object.keys(target.fieldType.ops).join(', ')}.`, `${pointer}/op`);
+  }
+  if (!VALUELESS.includes(op) && !('value' in n)) return fail(`"${op}" needs a value.`, `${pointer}/value`);
+  try {
+    return exists(compiler(`t."${column}"`, n.value, target, walk.ctx), positive !== undefined);
+  } catch (err) {
+    if (!(err instanceof InvalidCell)) throw err;
+    return fail(err.detail, `${pointer}/value`);
+  }
+}
+
+/** A link tested by the records it links: `has_any_of` / `has_all_of` / `has_none_of` record ids, `is_empty`, `is_not_empty`. */
+function compileLink(field: LiveField, op: FilterOp, n: Record<string, unknown>, pointer: string, fail: (detail: string, at?: string) => SqlCondition, exists: (c: SqlCondition, negate?: boolean) => SqlCondition): SqlCondition {
+  if (!LINK_OPS.includes(op)) return fail(`A link field supports ${LINK_OPS.join(', ')}; to test the linked records' fields use "${field.api_name}.<field>".`, `${pointer}/op`);
+  if (op === 'is_empty' || op === 'is_not_empty') return exists({ sql: 'true', bindings: [] }, op === 'is_empty');
+  const ids = n.value;
+  if (!Array.isArray(ids) || ids.length === 0 || !ids.every((id) => typeof id === 'string' && UUID_PATTERN.test(id))) return fail('Must be a non-empty array of record ids.', `${pointer}/value`);
+  if (op === 'has_all_of') {
+    const each = ids.map((id) => exists({ sql: 't.id = ?::uuid', bindings: [id] }));
+    return { sql: `(${each.map((c) => c.sql).join(' AND ')})`, bindings: each.flatMap((c) => c.bindings) };
+  }
+  return exists({ sql: 't.id = ANY(?::uuid[])', bindings: [ids] }, op === 'has_none_of');
 }

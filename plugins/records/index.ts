@@ -33,7 +33,7 @@ export default definePlugin({
   kernel: '^1.0.0',
   dependsOn: { databases: '^1.0.0', workspaces: '^1.0.0' },
   migrations: path.join(path.dirname(fileURLToPath(import.meta.url)), 'migrations'),
-  exports: ['records.service'],
+  exports: ['records.service', 'records.query'],
   register(ctx) {
     const views = ctx.defineHooks('views', createRecordViewHooks());
     ctx.provide('service', (r) => new RecordService(r('db'), r('events'), r('databases.fieldTypes'), r('database'), r('caches')));
@@ -42,7 +42,7 @@ export default definePlugin({
     ctx.provide('duplicate', (r) => new RecordDuplicateService(r('db'), r('events'), r('records.service')));
     ctx.provide('move', (r) => new RecordMoveService(r('db'), r('events'), r('records.service')));
     ctx.provide('watchers', (r) => new WatcherService(r('db'), r('records.service'), r('authz')));
-    ctx.provide('query', (r) => new QueryService(r('db'), views, r('records.service'), r('database')));
+    ctx.provide('query', (r) => new QueryService(r('db'), views, r('records.service'), r('database'), r('authz')));
     ctx.routes([...queryRoutes(), ...recordRoutes(), ...bulkRoutes()]);
     ctx.routes([...actionRoutes(), ...watcherRoutes()]);
     // A member who leaves stops watching, in the removal's transaction (as the access plugin drops

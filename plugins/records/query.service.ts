@@ -1,9 +1,10 @@
 import type { Knex } from 'knex';
+import type { Authz } from '../../core/authz.ts';
 import type { Database as Storage, Db } from '../../core/db.ts';
 import { invalidField, validationFailed, type ErrorDetail } from '../../core/errors.ts';
 import type { UserPrincipal } from '../../core/principal.ts';
 import type { SqlCondition } from '../databases/field-types/field-type.ts';
-import { compileFilter } from './filter-compiler.ts';
+import { compileFilter, type LinkedTables } from './filter-compiler.ts';
 import type { RecordViewHooks } from './hooks.ts';
 import { afterCursor, decodeQueryCursor, encodeQueryCursor, fingerprint, orderBy } from './query-cursor.ts';
 import { TEXT_DATES, type LiveField, type RecordRow, type RecordTable } from './record-table.ts';
@@ -26,7 +27,24 @@ export class QueryService {
     private readonly views: RecordViewHooks,
     private readonly records: RecordService,
     private readonly storage: Storage,
+    private readonly authz: Authz,
   ) {}
+
+  /**
+   * The records tables that conditions through this table's links and lookups reach, among the
+   * databases the caller can see (a path into one they cannot see is an unknown field).
+   */
+  async linkedTables(principal: UserPrincipal, table: RecordTable): Promise<LinkedTables> {
+    const ids = [...new Set(table.fields.flatMap((f) => (f.fieldType.across ? [f.fieldType.across.database(f)] : [])))];
+    if (ids.length === 0) return () => undefined;
+    const access = await this.authz.workspaceAccess(principal, table.workspaceId);
+    const tables = new Map<string, RecordTable>();
+    for (const id of ids) {
+      const location = await this.authz.locate('database', { workspaceId: table.workspaceId, id });
+      if (location && this.authz.canSee(principal, access, location.path)) tables.set(id, await this.records.readTable(table.workspaceId, id));
+    }
+    return (id) => tables.get(id);
+  }
 
   /** `base` is where the request's inputs are: `''` for a body, `/query` for a URL's query string. */
   async query(principal: UserPrincipal, workspaceId: string, databaseId: string, input: RecordQuery, base: string): Promise<QueryPage> {
@@ -39,12 +57,13 @@ export class QueryService {
     const errors: ErrorDetail[] = [];
     const ctx = { userId: principal.user.id, now: new Date() };
     const conditions: SqlCondition[] = [];
+    const linked = input.filter !== undefined || (view?.filters.length ?? 0) > 0 ? await this.linkedTables(principal, table) : undefined;
     for (const filter of view?.filters ?? []) {
       const viewErrors: ErrorDetail[] = [];
-      conditions.push(compileFilter(table, filter, ctx, '', viewErrors));
+      conditions.push(compileFilter(table, filter, ctx, '', viewErrors, linked));
       if (viewErrors.length > 0) errors.push({ pointer: `${base}/view_id`, detail: `The view's filter no longer fits the fields: ${viewErrors.map((e) => e.detail).join(' ')}` });
     }
-    if (input.filter !== undefined) conditions.push(compileFilter(table, input.filter, ctx, `${base}/filter`, errors));
+    if (input.filter !== undefined) conditions.push(compileFilter(table, input.filter, ctx, `${base}/filter`, errors, linked));
     if (input.q !== undefined) conditions.push(table.titleContains(input.q));
     const sorts: SortInput[] | undefined = input.sorts ?? view?.sorts;
     const keys = sortKeys(table, sorts, input.sorts ? `${base}/sorts` : `${base}/view_id`, errors);

@@ -56,6 +56,8 @@ export const FILTER_DESCRIPTION = [
   'or `{ "relative": "today"|"tomorrow"|"yesterday"|"one_week_ago"|…, "tz"? }`; `within` takes `{ "from", "to" }` or `{ "relative": "past_week"|"next_month"|…, "tz"?, "days"? }`;',
   'single select and user `eq neq is_any_of is_none_of is_empty is_not_empty` (option id or exact label; user id or `"me"`);',
   'multi select `has_any_of has_all_of has_none_of eq is_empty is_not_empty`. Negative ops match empty cells; comparisons never do.',
+  'Through links (relations plugin): `"field": "link.field"` and lookups test the linked records with that field\'s ops (some linked record matches;',
+  'negative ops and `is_empty`: none does); a link field itself takes `has_any_of has_all_of has_none_of` (record ids), `is_empty`, `is_not_empty`; `count` fields are numbers.',
   `At most 8 levels deep and 200 conditions. Every mistake → 422 with a pointer.`,
 ].join(' ');
 

@@ -3,6 +3,7 @@ import { columnNameOf, tableNameOf } from '../databases/names.ts';
 import { defineFieldType, InvalidCell, type CellStore, type FieldMeta } from '../databases/field-types/field-type.ts';
 import { UUID_PATTERN } from '../../core/schema.ts';
 import { junctionNameOf } from './junction.ts';
+import { acrossLinks } from './linked-fields.ts';
 
 export const LinkOptions = Type.Object(
   {
@@ -55,6 +56,7 @@ export function createLinkType(store: CellStore) {
     options: LinkOptions,
     managedBy: 'relations',
     select: linkCellSql,
+    across: acrossLinks<LinkOptions>(false),
     store,
     fromApi: linkIn,
     toApi: (value) => value,

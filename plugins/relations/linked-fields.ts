@@ -1,7 +1,7 @@
 import type { Db } from '../../core/db.ts';
 import { invalidField } from '../../core/errors.ts';
 import { Type, UUID_PATTERN } from '../../core/schema.ts';
-import type { FieldMeta } from '../databases/field-types/field-type.ts';
+import type { Across, FieldMeta } from '../databases/field-types/field-type.ts';
 import { tableNameOf } from '../databases/names.ts';
 import type { TargetField } from '../records/record-table.ts';
 import { junctionNameOf } from './junction.ts';
@@ -33,6 +33,9 @@ export const targetFieldProperty = {
 
 const byRef = (ref: string) => (UUID_PATTERN.test(ref) ? { id: ref } : { api_name: ref });
 
+/** What locates a link's junction and linked records: a link's own options, or a lookup's copy of them. */
+type LinkEnd = Pick<LinkedOptions, 'relation_id' | 'side' | 'target_database_id'>;
+
 /** The field a computed field reads across the link: what `READ_FIELDS` attached to it. */
 export function targetOf(field: FieldMeta<any>): TargetField | undefined {
   return (field as { target?: TargetField }).target;
@@ -45,7 +48,7 @@ export function targetColumn(target: TargetField): string | undefined {
 }
 
 /** `FROM … WHERE …` of the live records linked to the record aliased `row` (junction `j`, linked row `t`). */
-export function linkedRows(o: LinkedOptions, row: string): string {
+export function linkedRows(o: LinkEnd, row: string): string {
   const { mine, theirs } = linkEnds({ side: o.side! } as LinkOptions);
   return `FROM "${junctionNameOf(o.relation_id!)}" j JOIN "${tableNameOf(o.target_database_id!)}" t ON t.id = j.${theirs} AND t.deleted_at IS NULL WHERE j.${mine} = ${row}.id`;
 }
@@ -60,4 +63,13 @@ export async function resolveLinked<O extends LinkedOptions>(trx: Db, databaseId
   const target = await trx('fields').where({ database_id: lo.target_database_id, ...byRef(options.target_field_id ?? '') }).whereNull('deleted_at').first('id', 'type');
   if (!target) throw invalidField('/options/target_field_id', `No field "${options.target_field_id}" in the linked database.`);
   return { ...resolved, target_field_id: target.id, target };
+}
+
+/** How filters reach linked records, for links (by record) and lookups (by the field they read). */
+export function acrossLinks<O extends LinkEnd & { target_field_id?: string }>(lookup: boolean): Across<O> {
+  return {
+    database: (field) => field.options.target_database_id!,
+    ...(lookup ? { field: (field: FieldMeta<O>) => field.options.target_field_id! } : {}),
+    exists: (field, row, condition) => `EXISTS (SELECT 1 ${linkedRows(field.options, row)} AND (${condition}))`,
+  };
 }

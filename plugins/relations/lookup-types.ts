@@ -4,7 +4,7 @@ import { Type } from '../../core/schema.ts';
 import { defineFieldType, InvalidCell, type FieldMeta, type FieldType } from '../databases/field-types/field-type.ts';
 import { NUMBER_OPS } from '../databases/field-types/ops.ts';
 import type { FieldTypeRegistry } from '../databases/field-types/registry.ts';
-import { linkedOptionProperties, linkedRows, resolveLinked, targetColumn, targetFieldProperty, targetOf, type LinkedOptions } from './linked-fields.ts';
+import { acrossLinks, linkedOptionProperties, linkedRows, resolveLinked, targetColumn, targetFieldProperty, targetOf, type LinkedOptions } from './linked-fields.ts';
 
 const readOnly = (): never => {
   throw new InvalidCell('A computed field is read-only.');
@@ -47,6 +47,7 @@ export function createLookupType(types: FieldTypeRegistry): FieldType<LinkedOpti
       refuseComputedTarget(types, target!);
       return resolved;
     },
+    across: acrossLinks(true),
     select(field, row) {
       const target = targetOf(field);
       const col = target && targetColumn(target);

@@ -22,8 +22,8 @@ export default definePlugin({
   migrations: path.join(path.dirname(fileURLToPath(import.meta.url)), 'migrations'),
   exports: ['views.service'],
   register(ctx) {
-    ctx.provide('service', (r) => new ViewService(r('db'), r('events'), r('records.service'), r('databases.viewIndexes')));
-    ctx.provide('overrides', (r) => new OverrideService(r('db'), r('records.service'), r('views.service'), r('database')));
+    ctx.provide('service', (r) => new ViewService(r('db'), r('events'), r('records.service'), r('databases.viewIndexes'), r('records.query')));
+    ctx.provide('overrides', (r) => new OverrideService(r('db'), r('records.service'), r('views.service'), r('records.query'), r('database')));
     ctx.provide('publications', (r) => new PublicationService(r('db'), r('events'), r('views.service')));
     ctx.routes(viewRoutes());
 

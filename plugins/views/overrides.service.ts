@@ -3,10 +3,11 @@ import type { UserPrincipal } from '../../core/principal.ts';
 import { validationFailed, type ErrorDetail } from '../../core/errors.ts';
 import { compileFilter } from '../records/filter-compiler.ts';
 import type { QueryView, ViewLookup } from '../records/hooks.ts';
+import type { QueryService } from '../records/query.service.ts';
 import type { RecordService } from '../records/records.service.ts';
 import { sortKeys, type SortInput } from '../records/sort-keys.ts';
 import type { Override, PutOverrideBody } from './schemas.ts';
-import { forQuery, renameFilterFields, fieldRef, type StoredConfig } from './view-config.ts';
+import { fieldRef, forQuery, refId, refName, renameFilterFields, type StoredConfig } from './view-config.ts';
 import type { ViewService } from './views.service.ts';
 
 interface OverrideRow {
@@ -31,6 +32,7 @@ export class OverrideService {
     private readonly db: Db,
     private readonly records: RecordService,
     private readonly views: ViewService,
+    private readonly query: QueryService,
     storage: Storage,
   ) {
     this.viewForQuery = storage.prepared('views.for_query', VIEW_FOR_QUERY);
@@ -43,7 +45,7 @@ export class OverrideService {
     const name = (ref: string) => fieldRef(table, ref)?.api_name ?? ref;
     return {
       view_id: viewId,
-      filter: row?.filter == null ? null : (renameFilterFields(row.filter, name) as Override['filter']),
+      filter: row?.filter == null ? null : (renameFilterFields(row.filter, (ref) => refName(table, ref) ?? ref) as Override['filter']),
       sorts: row?.sorts == null ? null : row.sorts.map((s) => ({ ...s, field: name(s.field) })),
       updated_at: row ? row.updated_at.toISOString() : null,
     };
@@ -54,7 +56,7 @@ export class OverrideService {
     const errors: ErrorDetail[] = [];
     const filter = body.filter ?? null;
     const sorts = body.sorts ?? null;
-    if (filter !== null) compileFilter(table, filter, { userId: principal.user.id, now: new Date() }, '/filter', errors);
+    if (filter !== null) compileFilter(table, filter, { userId: principal.user.id, now: new Date() }, '/filter', errors, await this.query.linkedTables(principal, table));
     if (sorts !== null) sortKeys(table, sorts, '/sorts', errors);
     if (errors.length > 0) throw validationFailed(errors);
     const id = (ref: string) => fieldRef(table, ref)?.id ?? ref;
@@ -65,7 +67,7 @@ export class OverrideService {
           view_id: viewId,
           user_id: principal.user.id,
           workspace_id: workspaceId,
-          filter: filter === null ? null : JSON.stringify(renameFilterFields(filter, id)),
+          filter: filter === null ? null : JSON.stringify(renameFilterFields(filter, (ref) => refId(table, ref))),
           sorts: sorts === null ? null : JSON.stringify(sorts.map((s) => ({ ...s, field: id(s.field) }))),
         })
         .onConflict(['view_id', 'user_id'])

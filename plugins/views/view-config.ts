@@ -1,5 +1,5 @@
 import type { ErrorDetail } from '../../core/errors.ts';
-import { compileFilter } from '../records/filter-compiler.ts';
+import { compileFilter, type LinkedTables } from '../records/filter-compiler.ts';
 import type { QueryView } from '../records/hooks.ts';
 import type { LiveField, RecordTable } from '../records/record-table.ts';
 import { sortKeys, type SortInput } from '../records/sort-keys.ts';
@@ -36,6 +36,20 @@ export function fieldRef(table: RecordTable, ref: string): LiveField | undefined
   return table.byApiName.get(ref) ?? table.fields.find((f) => f.id === ref);
 }
 
+/** A filter's field reference as stored: the field (or, in `link.field`, the link field) by id. */
+export function refId(table: RecordTable, ref: string): string {
+  const [head, rest] = ref.split('.', 2);
+  const id = fieldRef(table, head)?.id ?? head;
+  return rest === undefined ? id : `${id}.${rest}`;
+}
+
+/** A stored filter reference as the API names it; undefined when its field is gone. */
+export function refName(table: RecordTable, ref: string): string | undefined {
+  const [head, rest] = ref.split('.', 2);
+  const name = fieldRef(table, head)?.api_name;
+  return name === undefined || rest === undefined ? name : `${name}.${rest}`;
+}
+
 /**
  * A filter AST with each condition's `field` mapped by `rename`; a condition whose field it
  * cannot map is dropped, and so is a group left empty by that (an empty group sent as such stays).
@@ -59,8 +73,8 @@ export function renameFilterFields(node: unknown, rename: (ref: string) => strin
 }
 
 /** Settings sent by a client, checked against the database's live fields; every problem at its pointer. */
-export function checkSettings(table: RecordTable, type: ViewType, s: ViewSettings, userId: string, errors: ErrorDetail[]): void {
-  if (s.filter !== null) compileFilter(table, s.filter, { userId, now: new Date() }, '/filter', errors);
+export function checkSettings(table: RecordTable, type: ViewType, s: ViewSettings, userId: string, errors: ErrorDetail[], linked: LinkedTables): void {
+  if (s.filter !== null) compileFilter(table, s.filter, { userId, now: new Date() }, '/filter', errors, linked);
   sortKeys(table, s.sorts, '/sorts', errors);
   const known = (list: string[], pointer: string) =>
     list.forEach((ref, i) => fieldRef(table, ref) || errors.push({ pointer: `${pointer}/${i}`, detail: `No field "${ref}" in this database.` }));
@@ -123,7 +137,7 @@ export function toStored(table: RecordTable, s: ViewSettings): StoredConfig {
   if (options.date_field !== undefined) options.date_field = id(options.date_field);
   if (options.required_fields) options.required_fields = options.required_fields.map(id);
   return {
-    filter: s.filter === null ? null : renameFilterFields(s.filter, id),
+    filter: s.filter === null ? null : renameFilterFields(s.filter, (ref) => refId(table, ref)),
     sorts: s.sorts.map((sort) => ({ ...sort, field: id(sort.field) })),
     hidden_fields: s.hidden_fields.map(id),
     field_order: s.field_order.map(id),
@@ -144,7 +158,7 @@ export function toSettings(table: RecordTable, c: StoredConfig): ViewSettings {
   if (options.date_field !== undefined) options.date_field = name(options.date_field) ?? options.date_field;
   if (options.required_fields) options.required_fields = names(options.required_fields);
   return {
-    filter: c.filter === undefined || c.filter === null ? null : renameFilterFields(c.filter, (ref) => name(ref) ?? ref),
+    filter: c.filter === undefined || c.filter === null ? null : renameFilterFields(c.filter, (ref) => refName(table, ref) ?? ref),
     sorts: (c.sorts ?? []).map((sort) => ({ ...sort, field: name(sort.field) ?? sort.field })),
     hidden_fields: names(c.hidden_fields),
     field_order: names(c.field_order),
@@ -162,7 +176,7 @@ export function forQuery(table: RecordTable, view: StoredConfig, override?: { fi
   const name = (ref: string) => fieldRef(table, ref)?.api_name;
   const filters = [view.filter, override?.filter]
     .filter((f) => f !== undefined && f !== null)
-    .map((f) => renameFilterFields(f, name))
+    .map((f) => renameFilterFields(f, (ref) => refName(table, ref)))
     .filter((f) => f !== undefined);
   const sorts = (override?.sorts ?? view.sorts ?? []).flatMap((sort) => {
     const field = name(sort.field);

@@ -3,6 +3,7 @@ import type { EventBus } from '../../core/events.ts';
 import type { UserPrincipal } from '../../core/principal.ts';
 import { conflict, invalidField, notFound, validationFailed, type ErrorDetail } from '../../core/errors.ts';
 import type { ViewIndexService } from '../databases/view-indexes.ts';
+import type { QueryService } from '../records/query.service.ts';
 import type { RecordService } from '../records/records.service.ts';
 import type { RecordTable } from '../records/record-table.ts';
 import type { CreateViewBody, PatchViewBody, View, ViewType } from './schemas.ts';
@@ -24,6 +25,7 @@ export class ViewService {
     private readonly events: EventBus,
     private readonly records: RecordService,
     private readonly indexes: ViewIndexService,
+    private readonly query: QueryService,
   ) {}
 
   async list(workspaceId: string, databaseId: string): Promise<{ data: View[] }> {
@@ -47,7 +49,7 @@ export class ViewService {
       group_by: body.group_by ?? null,
       options: body.options ?? {},
     });
-    this.check(table, body.type, settings, principal.user.id);
+    await this.check(principal, table, body.type, settings);
     const config = toStored(table, settings);
     const id = await this.db.transaction(async (trx) => {
       const views = await this.holdViews(trx, databaseId);
@@ -90,7 +92,7 @@ export class ViewService {
         group_by: body.group_by !== undefined ? body.group_by : current.group_by,
         options: body.options ?? current.options,
       };
-      this.check(table, before.type, settings, principal.user.id, body);
+      await this.check(principal, table, before.type, settings, body);
       const config = toStored(table, settings);
       const patch: Record<string, unknown> = { config: JSON.stringify(config), updated_at: trx.fn.now() };
       if (body.name !== undefined) patch.name = body.name.trim();
@@ -137,9 +139,9 @@ export class ViewService {
   }
 
   /** PATCH reports only the settings it was sent: a stale setting it did not touch is not its fault. */
-  private check(table: RecordTable, type: ViewType, settings: ViewSettings, userId: string, sent?: PatchViewBody): void {
+  private async check(principal: UserPrincipal, table: RecordTable, type: ViewType, settings: ViewSettings, sent?: PatchViewBody): Promise<void> {
     const errors: ErrorDetail[] = [];
-    checkSettings(table, type, settings, userId, errors);
+    checkSettings(table, type, settings, principal.user.id, errors, await this.query.linkedTables(principal, table));
     const reported = sent ? errors.filter((e) => (Object.keys(sent) as string[]).some((key) => e.pointer === `/${key}` || e.pointer.startsWith(`/${key}/`))) : errors;
     if (reported.length > 0) throw validationFailed(reported);
   }

@@ -83,6 +83,16 @@ export interface CellProblem {
   extensions?: Record<string, unknown>;
 }
 
+/** How a condition reaches the linked records of a field (see `FieldType.across`). */
+export interface Across<O = any> {
+  /** The database whose records the field reaches. */
+  database(field: FieldMeta<O>): string;
+  /** For lookups: the id of the linked field a condition is about (absent: links, by record). */
+  field?(field: FieldMeta<O>): string;
+  /** SQL true when a live record linked to the row aliased `row` satisfies `condition` (on alias `t`). */
+  exists(field: FieldMeta<O>, row: string, condition: string): string;
+}
+
 /** Who writes, for stores that check what the writer may see. */
 export interface CellContext {
   workspaceId: string;
@@ -132,6 +142,11 @@ export interface FieldType<O = any> {
   resolveOptions?(trx: Db, databaseId: string, options: O): Promise<O>;
   /** User ids a computed cell shows (a lookup of people), so their names are loaded with the page. */
   usersIn?(value: unknown, field: FieldMeta<O>): string[];
+  /**
+   * Types that reach the records of another database (links, lookups): what filters on them test
+   * (the records engine compiles the condition on the linked row `t`, with the linked field's ops).
+   */
+  readonly across?: Across<O>;
   /** Computed types whose cells are written elsewhere (links: a junction table), after the record's row. */
   readonly store?: CellStore;
   /** Stored values are user ids: the records engine checks they name members and loads their names. */

@@ -190,6 +190,37 @@ describe('relations: lookups, rollups and counts', () => {
     assert.deepEqual(busy.data.map((r: any) => r.values.name), ['Acme']);
   });
 
+  it('filters through links, on lookups and on links, with negative ops matching records no linked record matches', async () => {
+    const q = async (filter: object) => (await w.t.request.post(records(companies, '/query')).set(w.member.auth).send({ filter }).expect(200)).body.data.map((r: any) => r.values.name).sort();
+    const person = async (name: string, score: number | null) => (await w.t.request.post(records(w.db)).set(w.editor.auth).send({ values: { name, score } }).expect(201)).body.id as string;
+    const eve = await person('Eve', 9);
+    const fay = await person('Fay', 1);
+    const hi = (await w.t.request.post(records(companies)).set(w.editor.auth).send({ values: { name: 'High', people: [eve, fay] } }).expect(201)).body.id;
+    await w.t.request.post(records(companies)).set(w.editor.auth).send({ values: { name: 'Low', people: [await person('Gil', 1)] } }).expect(201);
+    await w.t.request.post(records(companies)).set(w.editor.auth).send({ values: { name: 'Empty' } }).expect(201);
+    const mine = (names: string[]) => names.filter((n) => ['High', 'Low', 'Empty'].includes(n));
+    assert.deepEqual(mine(await q({ field: 'people.score', op: 'gte', value: 5 })), ['High']);
+    assert.deepEqual(mine(await q({ field: 'people.score', op: 'eq', value: 1 })), ['High', 'Low']);
+    // neq: no linked record has 1 (so an empty link matches too)
+    assert.deepEqual(mine(await q({ field: 'people.score', op: 'neq', value: 1 })), ['Empty']);
+    assert.deepEqual(mine(await q({ field: 'people.name', op: 'contains', value: 'ev' })), ['High']);
+    assert.deepEqual(mine(await q({ field: 'people', op: 'is_empty' })), ['Empty']);
+    assert.deepEqual(mine(await q({ field: 'people', op: 'has_any_of', value: [fay] })), ['High']);
+    assert.deepEqual(mine(await q({ field: 'people', op: 'has_none_of', value: [fay] })), ['Empty', 'Low']);
+    const levels = (await field(companies, { name: 'Score list', type: 'lookup', options: { link_field_id: 'people', target_field_id: 'score' } }).expect(201)).body.api_name;
+    assert.deepEqual(mine(await q({ field: levels, op: 'gt', value: 8 })), ['High']);
+    // from the other side, through the one-to-many link back to the company
+    const back = (await w.t.request.post(records(w.db, '/query')).set(w.member.auth).send({ filter: { field: 'company.name', op: 'eq', value: 'high' } }).expect(200)).body;
+    assert.deepEqual(back.data.map((r: any) => r.values.name).sort(), ['Eve', 'Fay']);
+    const bad = await w.t.request.post(records(companies, '/query')).set(w.member.auth).send({ filter: { and: [{ field: 'people.ghost', op: 'eq', value: 1 }, { field: 'name.x', op: 'eq', value: 1 }, { field: 'people', op: 'eq', value: 1 }, { field: 'people.score', op: 'contains', value: 1 }] } }).expect(422);
+    assert.deepEqual(pointers(bad), ['/filter/and/0/field', '/filter/and/1/field', '/filter/and/2/op', '/filter/and/3/op']);
+    // a saved view keeps a path filter (by the link field's id) and applies it
+    const view = (await w.t.request.post(api(`/databases/${companies}/views`)).set(w.admin.auth).send({ name: 'Strong', type: 'grid', filter: { field: 'people.score', op: 'gte', value: 5 } }).expect(201)).body;
+    assert.deepEqual(view.filter, { field: 'people.score', op: 'gte', value: 5 });
+    const through = (await w.t.request.post(records(companies, '/query')).set(w.member.auth).send({ view_id: view.id }).expect(200)).body;
+    assert.deepEqual(through.data.map((r: any) => r.id), [hi]);
+  });
+
   it('follows conversions of the field it reads, and goes with its relation', async () => {
     const lookup = (await field(companies, { name: 'Levels', type: 'lookup', options: { link_field_id: 'people', target_field_id: 'score' } }).expect(201)).body;
     assert.equal(lookup.options.link_field_id.length, 36);
