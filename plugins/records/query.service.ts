@@ -7,7 +7,7 @@ import type { SqlCondition } from '../databases/field-types/field-type.ts';
 import { compileFilter, type LinkedTables } from './filter-compiler.ts';
 import type { RecordViewHooks } from './hooks.ts';
 import { afterCursor, decodeQueryCursor, encodeQueryCursor, fingerprint, orderBy } from './query-cursor.ts';
-import { TEXT_DATES, type LiveField, type RecordRow, type RecordTable } from './record-table.ts';
+import { computedAlias, TEXT_DATES, type LiveField, type RecordRow, type RecordTable } from './record-table.ts';
 import type { RecordService } from './records.service.ts';
 import type { QueryPage, RecordQuery } from './schemas.ts';
 import { ID_KEY, sortKeys, type SortInput } from './sort-keys.ts';
@@ -95,6 +95,8 @@ export class QueryService {
       .from({ r: table.table })
       .join('page', 'page.id', 'r.id')
       .select(table.columnsOf(fields).map((c) => `r.${c}`))
+      // Links, lookups, rollups: computed for the page's rows in the same statement.
+      .select(fields.flatMap((f) => (!f.column_name && f.fieldType.select ? [this.db.raw(`${f.fieldType.select(f, 'r')} AS ??`, [computedAlias(f)])] : [])))
       .options(TEXT_DATES)
       .orderByRaw(orderBy(keys.map((k, i) => ({ ...k, expr: `"page"."${alias(i)}"` }))));
     keys.forEach((_, i) => page.select(this.db.raw('??::text AS ??', [`page.${alias(i)}`, `__k${i}`])));
