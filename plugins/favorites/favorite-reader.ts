@@ -17,13 +17,17 @@ export interface FavoriteScope {
   targetType?: TargetType;
 }
 
-interface FavoriteRow {
+/** A favorite as stored: what was starred, by whom is the query's. */
+export interface StoredFavorite {
   id: string;
   workspace_id: string;
   target_type: TargetType;
   target_id: string;
   database_id: string;
   created_at: Date;
+}
+
+interface FavoriteRow extends StoredFavorite {
   /** A record's title cell as text. */
   title: string | null;
 }

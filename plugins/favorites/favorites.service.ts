@@ -5,25 +5,15 @@ import { notFound } from '../../core/errors.ts';
 import type { Page } from '../../core/pagination.ts';
 import type { UserPrincipal } from '../../core/principal.ts';
 import type { RecordService } from '../records/records.service.ts';
-import type { FavoriteReader } from './favorite-reader.ts';
+import type { FavoriteReader, StoredFavorite } from './favorite-reader.ts';
 import { databaseHolding } from './record-lookup.ts';
-import type { Favorite, FavoriteQuery, PutFavoriteBody, TargetType } from './schemas.ts';
+import type { Favorite, FavoriteQuery, PutFavoriteBody } from './schemas.ts';
 import { visibleAmong } from './visibility.ts';
 
 const TABLE = 'favorites';
 const STORED = ['id', 'workspace_id', 'target_type', 'target_id', 'database_id', 'created_at'];
 const NO_TARGET = 'No such record or database in this workspace.';
 const NO_FAVORITE = 'No such favorite.';
-
-/** A favorite as events carry it: what was starred, without the title of the moment. */
-interface StoredFavorite {
-  id: string;
-  workspace_id: string;
-  target_type: TargetType;
-  target_id: string;
-  database_id: string;
-  created_at: Date;
-}
 
 /**
  * Each user's own stars on records and databases of a workspace: one per (user, target). A
