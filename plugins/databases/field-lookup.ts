@@ -33,5 +33,5 @@ export function checkOptions(type: FieldType, input: Record<string, unknown>, pr
 /** Fields a plugin manages (links: relations) change only through that plugin: 409. */
 export function refuseManaged(types: FieldTypeRegistry, field: FieldRow, what: string): void {
   const owner = types.get(field.type)?.managedBy;
-  if (owner) throw conflict(`A ${field.type} field is ${what} with its ${owner === 'relations' ? 'relation' : owner} (the ${owner} plugin), not on its own.`);
+  if (owner) throw conflict(`A ${field.type} field is ${what} by the ${owner} plugin, with what it belongs to (a link: its relation), not through the fields routes.`);
 }
