@@ -230,7 +230,8 @@ describe('relations: lookups, rollups and counts', () => {
       await w.t.request.post(records(companies)).set(w.editor.auth).send({ values: { name: `C${i}`, people } }).expect(201);
     }
     const statements: string[] = [];
-    const count = (q: { sql: string }) => statements.push(q.sql);
+    // Statements on records and junction tables only: the event dispatcher works in the background meanwhile.
+    const count = (q: { sql: string }) => /"?(rec|lnk)_[0-9a-f]{32}/.test(q.sql) && statements.push(q.sql);
     const queries = async (limit: number) => {
       await w.t.request.post(records(companies, '/query')).set(w.member.auth).send({ limit }).expect(200);
       statements.length = 0;
@@ -244,7 +245,7 @@ describe('relations: lookups, rollups and counts', () => {
     const few = await queries(2);
     const many = await queries(12);
     assert.equal(many, few);
-    assert.ok(many <= 2, `a page took ${many} statements: ${statements.join(' | ')}`);
+    assert.equal(many, 1, `a page took ${many} statements on records: ${statements.join(' | ')}`);
   });
 
   it('follows conversions of the field it reads, and goes with its relation', async () => {
