@@ -116,7 +116,7 @@ function compileAcross(walk: Walk, field: LiveField, path: string | undefined, o
   const targetId = across.field?.(field);
   if (path === undefined && targetId === undefined) return compileLink(field, op, n, pointer, fail, exists);
   if (path !== undefined && targetId !== undefined) return fail(`"${field.api_name}" is a ${field.type} field: filter on it, or through its link field.`, `${pointer}/field`);
-  const target = path === undefined ? linkedTable?.fields.find((f) => f.id === targetId) : linkedTable?.byApiName.get(path);
+  const target = path === undefined ? linkedTable?.field(targetId!) : linkedTable?.byApiName.get(path);
   if (!target) return fail(path === undefined ? `The field "${field.api_name}" reads is gone.` : `No field "${path}" in the linked database.`, `${pointer}/field`);
   const column = target.column_name ?? target.fieldType.systemColumn;
   if (!column) return fail(`A ${target.type} field cannot be tested through a link.`, `${pointer}/field`);

@@ -8,7 +8,11 @@ import type { LiveField } from './record-table.ts';
 function byField(writes: Array<{ recordId: string; cells: DecodedCell[] }>): Map<LiveField, Array<{ recordId: string; value: unknown; pointer: string }>> {
   const groups = new Map<LiveField, Array<{ recordId: string; value: unknown; pointer: string }>>();
   for (const { recordId, cells } of writes) {
-    for (const cell of cells) groups.set(cell.field, [...(groups.get(cell.field) ?? []), { recordId, value: cell.value, pointer: cell.pointer }]);
+    for (const cell of cells) {
+      const group = groups.get(cell.field) ?? [];
+      group.push({ recordId, value: cell.value, pointer: cell.pointer });
+      groups.set(cell.field, group);
+    }
   }
   return groups;
 }

@@ -117,6 +117,11 @@ export class RecordTable {
     return db(this.table).whereNull('deleted_at').options(TEXT_DATES);
   }
 
+  /** A live field named by api_name or by id (as paths, views and link routes name them). */
+  field(ref: string): LiveField | undefined {
+    return this.byApiName.get(ref) ?? this.fields.find((f) => f.id === ref);
+  }
+
   /** The columns to select for `fields`: the system columns, then the fields' own. */
   columnsOf(fields: LiveField[]): string[] {
     return fields === this.fields ? this.columns : columnsFor(fields);

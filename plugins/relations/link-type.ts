@@ -12,6 +12,7 @@ export const LinkOptions = Type.Object(
     target_title_field_id: Type.String({ format: 'uuid', description: "The target database's title field: what a link shows." }),
     side: Type.Union([Type.Literal('from'), Type.Literal('to')], { description: "This field's end of the relation." }),
     many: Type.Boolean({ description: 'Whether a record may link to several records through this field (false: the one side of a one-to-many).' }),
+    kind: Type.Union([Type.Literal('one_to_many'), Type.Literal('many_to_many')], { description: "The relation's kind." }),
   },
   { additionalProperties: false },
 );

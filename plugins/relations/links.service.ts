@@ -13,10 +13,6 @@ import { junctionNameOf } from './junction.ts';
 import { linkEnds, type LinkOptions } from './link-type.ts';
 
 type Pair = { from_id: string; to_id: string };
-interface RelationFacts {
-  kind: 'one_to_many' | 'many_to_many';
-  from_database_id: string;
-}
 
 /**
  * Links between records, through a link field: added by the link routes, or a link cell
@@ -79,12 +75,9 @@ export class LinkService implements CellStore {
         if (!live.has(id)) problems.push({ recordId: cell.recordId, pointer: `${cell.pointer}/${i}`, detail: `No live record ${id} in the linked database.` });
       });
     }
-    const relation = await this.relation(trx, o);
-    if (relation.kind === 'one_to_many') {
-      // From the `to` side a cell replaces the record's one link; adding to it needs it free.
-      if (o.side === 'from') problems.push(...(await this.clashes(trx, o, relation, cells)));
-      else if (mode === 'add') problems.push(...(await this.taken(trx, o, relation, cells)));
-    }
+    // From the `to` side a cell replaces the record's one link; adding to it needs it free.
+    if (o.kind === 'one_to_many' && o.side === 'from') problems.push(...(await this.clashes(trx, o, cells)));
+    else if (o.kind === 'one_to_many' && mode === 'add') problems.push(...(await this.taken(trx, o, cells)));
     return problems;
   }
 
@@ -99,8 +92,7 @@ export class LinkService implements CellStore {
    */
   async duplicate(trx: Db, field: FieldMeta<any>, sourceId: string, copyId: string): Promise<void> {
     const o = options(field);
-    const relation = await this.relation(trx, o);
-    if (relation.kind === 'one_to_many' && o.side === 'from') return;
+    if (o.kind === 'one_to_many' && o.side === 'from') return;
     const { mine, theirs } = linkEnds(o);
     await trx.raw(
       `INSERT INTO ?? (${mine}, ${theirs}) SELECT ?::uuid, j.${theirs} FROM ?? j JOIN ?? t ON t.id = j.${theirs} AND t.deleted_at IS NULL WHERE j.${mine} = ? ORDER BY j.created_at, j.${theirs}`,
@@ -119,7 +111,7 @@ export class LinkService implements CellStore {
     const pairs: Pair[] = cells.flatMap((cell) => (cell.value as string[]).map((t) => (mine === 'from_id' ? { from_id: cell.recordId, to_id: t } : { from_id: t, to_id: cell.recordId })));
     if (pairs.length === 0) return [];
     // One-to-many: a `to` record keeps one link; a hidden one (its `from` in the trash) gives way.
-    if ((await this.relation(trx, o)).kind === 'one_to_many') {
+    if (o.kind === 'one_to_many') {
       await trx.raw(`DELETE FROM ?? j USING (SELECT * FROM unnest(?::uuid[], ?::uuid[]) AS p(from_id, to_id)) p WHERE j.to_id = p.to_id AND j.from_id <> p.from_id`, [
         junction,
         pairs.map((p) => p.from_id),
@@ -147,16 +139,8 @@ export class LinkService implements CellStore {
   }
 
   /** One-to-many, from the `from` side: targets linked to another live record, or claimed by two records of the write. */
-  private async clashes(trx: Db, o: LinkOptions, relation: RelationFacts, cells: CellWrite[]): Promise<CellProblem[]> {
-    const targets = [...new Set(cells.flatMap((c) => c.value as string[]))];
-    if (targets.length === 0) return [];
-    const existing = (await trx(`${junctionNameOf(o.relation_id)} as j`)
-      .join(`${tableNameOf(relation.from_database_id)} as f`, 'f.id', 'j.from_id')
-      .whereIn('j.to_id', targets)
-      .whereNull('f.deleted_at')
-      .forUpdate('j')
-      .select('j.from_id', 'j.to_id')) as Pair[];
-    const owner = new Map(existing.map((p) => [p.to_id, p.from_id]));
+  private async clashes(trx: Db, o: LinkOptions, cells: CellWrite[]): Promise<CellProblem[]> {
+    const owner = await this.liveOwners(trx, o, [...new Set(cells.flatMap((c) => c.value as string[]))]);
     const problems: CellProblem[] = [];
     for (const cell of cells) {
       (cell.value as string[]).forEach((id, i) => {
@@ -170,24 +154,28 @@ export class LinkService implements CellStore {
   }
 
   /** One-to-many, adding from the `to` side: the record linked to another live record already. */
-  private async taken(trx: Db, o: LinkOptions, relation: RelationFacts, cells: CellWrite[]): Promise<CellProblem[]> {
-    const problems: CellProblem[] = [];
-    for (const cell of cells) {
-      const current = (await trx(`${junctionNameOf(o.relation_id)} as j`)
-        .join(`${tableNameOf(relation.from_database_id)} as f`, 'f.id', 'j.from_id')
-        .where('j.to_id', cell.recordId)
-        .whereNull('f.deleted_at')
-        .forUpdate('j')
-        .first('j.from_id')) as { from_id: string } | undefined;
-      if (current && !(cell.value as string[]).includes(current.from_id)) {
-        problems.push({ recordId: cell.recordId, pointer: cell.pointer, detail: `Record ${cell.recordId} is already linked to record ${current.from_id}; a one-to-many link allows one.`, conflict: true, extensions: { linked_record_id: current.from_id } });
-      }
-    }
-    return problems;
+  private async taken(trx: Db, o: LinkOptions, cells: CellWrite[]): Promise<CellProblem[]> {
+    const owner = await this.liveOwners(trx, o, cells.map((c) => c.recordId));
+    return cells.flatMap((cell) => {
+      const current = owner.get(cell.recordId);
+      if (current === undefined || (cell.value as string[]).includes(current)) return [];
+      const detail = `Record ${cell.recordId} is already linked to record ${current}; a one-to-many link allows one.`;
+      return [{ recordId: cell.recordId, pointer: cell.pointer, detail, conflict: true, extensions: { linked_record_id: current } }];
+    });
   }
 
-  private async relation(trx: Db, o: LinkOptions): Promise<RelationFacts> {
-    return (await trx('relations').where({ id: o.relation_id }).first('kind', 'from_database_id')) as RelationFacts;
+  /** One-to-many: the live `from` record each of `toIds` is linked to, its link held until commit. */
+  private async liveOwners(trx: Db, o: LinkOptions, toIds: string[]): Promise<Map<string, string>> {
+    if (toIds.length === 0) return new Map();
+    // The `from` database is this field's own on its `from` side, the linked one on its `to` side.
+    const fromDatabase = o.side === 'to' ? o.target_database_id : ((await trx('relations').where({ id: o.relation_id }).first('from_database_id')) as { from_database_id: string }).from_database_id;
+    const links = (await trx(`${junctionNameOf(o.relation_id)} as j`)
+      .join(`${tableNameOf(fromDatabase)} as f`, 'f.id', 'j.from_id')
+      .whereIn('j.to_id', toIds)
+      .whereNull('f.deleted_at')
+      .forUpdate('j')
+      .select('j.from_id', 'j.to_id')) as Pair[];
+    return new Map(links.map((p) => [p.to_id, p.from_id]));
   }
 }
 
@@ -197,7 +185,7 @@ function options(field: FieldMeta<any>): LinkOptions {
 
 /** A live link field of the table by id or api_name; 404 otherwise. */
 function linkField(table: RecordTable, ref: string): LiveField {
-  const field = table.byApiName.get(ref) ?? table.fields.find((f) => f.id === ref);
+  const field = table.field(ref);
   if (!field || field.type !== 'link') throw notFound('No such link field in this database.');
   return field;
 }

@@ -66,8 +66,8 @@ export class RelationService {
       const fromFieldId = randomUUID();
       const toFieldId = randomUUID();
       const junction = junctionNameOf(id);
-      const fromOptions: LinkOptions = { relation_id: id, target_database_id: body.to_database_id, target_title_field_id: titleOf(toFields), side: 'from', many: true };
-      const toOptions: LinkOptions = { relation_id: id, target_database_id: body.from_database_id, target_title_field_id: titleOf(fromFields), side: 'to', many: body.kind === 'many_to_many' };
+      const fromOptions: LinkOptions = { relation_id: id, target_database_id: body.to_database_id, target_title_field_id: titleOf(toFields), side: 'from', many: true, kind: body.kind };
+      const toOptions: LinkOptions = { relation_id: id, target_database_id: body.from_database_id, target_title_field_id: titleOf(fromFields), side: 'to', many: body.kind === 'many_to_many', kind: body.kind };
       const taken = new Map<string, Set<string>>();
       const linkField = (fieldId: string, databaseId: string, name: string, options: LinkOptions, existing: FieldRow[]) => {
         const names = taken.get(databaseId) ?? new Set(existing.map((f) => f.api_name));

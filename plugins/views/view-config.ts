@@ -33,7 +33,7 @@ const FORM_OPTIONS = ['title', 'description', 'submit_label', 'success_message',
 
 /** A field named by api_name or by id. */
 export function fieldRef(table: RecordTable, ref: string): LiveField | undefined {
-  return table.byApiName.get(ref) ?? table.fields.find((f) => f.id === ref);
+  return table.field(ref);
 }
 
 /** A filter's field reference as stored: the field (or, in `link.field`, the link field) by id. */
