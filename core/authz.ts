@@ -122,6 +122,12 @@ export class Authz {
     return memberRoleAt(access, path) !== null;
   }
 
+  /** Whether the caller can see the resource of `type` with `id` (located by `auth.locate`; one it cannot find, it cannot see). */
+  async seesResource(principal: Principal, access: WorkspaceAccess, type: string, id: string, trx?: Db): Promise<boolean> {
+    const location = await this.locate(type, { workspaceId: access.workspaceId, id, trx });
+    return !!location && this.canSee(principal, access, location.path);
+  }
+
   /** Whether the caller can see what is at `path` (for filtering lists). */
   canSee(principal: Principal, access: WorkspaceAccess, path: ScopeNode[]): boolean {
     return this.roleAt(principal, access, path) !== null;

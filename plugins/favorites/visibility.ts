@@ -8,11 +8,6 @@ import type { Principal } from '../../core/principal.ts';
  * token's scope). Outside a transaction the locations come from the locator's process cache.
  */
 export async function visibleAmong<T extends { id: string }>(authz: Authz, principal: Principal, access: WorkspaceAccess, rows: T[], trx?: Db): Promise<T[]> {
-  const seen = await Promise.all(
-    rows.map(async (row) => {
-      const location = await authz.locate('database', { workspaceId: access.workspaceId, id: row.id, trx });
-      return !!location && authz.canSee(principal, access, location.path);
-    }),
-  );
+  const seen = await Promise.all(rows.map((row) => authz.seesResource(principal, access, 'database', row.id, trx)));
   return rows.filter((_, i) => seen[i]);
 }

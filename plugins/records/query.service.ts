@@ -40,8 +40,7 @@ export class QueryService {
     const access = await this.authz.workspaceAccess(principal, table.workspaceId);
     const tables = new Map<string, RecordTable>();
     for (const id of ids) {
-      const location = await this.authz.locate('database', { workspaceId: table.workspaceId, id });
-      if (location && this.authz.canSee(principal, access, location.path)) tables.set(id, await this.records.readTable(table.workspaceId, id));
+      if (await this.authz.seesResource(principal, access, 'database', id)) tables.set(id, await this.records.readTable(table.workspaceId, id));
     }
     return (id) => tables.get(id);
   }

@@ -196,10 +196,7 @@ export class RelationService {
   }
 
   private async visible(principal: UserPrincipal, access: WorkspaceAccess, rows: RelationRow[]): Promise<RelationRow[]> {
-    const sees = async (databaseId: string) => {
-      const location = await this.authz.locate('database', { workspaceId: access.workspaceId, id: databaseId });
-      return !!location && this.authz.canSee(principal, access, location.path);
-    };
+    const sees = (databaseId: string) => this.authz.seesResource(principal, access, 'database', databaseId);
     const seen = await Promise.all(rows.map(async (row) => (await sees(row.from_database_id)) && (await sees(row.to_database_id))));
     return rows.filter((_, i) => seen[i]);
   }
