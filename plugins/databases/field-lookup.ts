@@ -1,24 +1,28 @@
 import type { Db } from '../../core/db.ts';
 import { compile, toErrorDetails, UUID_PATTERN } from '../../core/schema.ts';
-import { conflict, notFound, validationFailed } from '../../core/errors.ts';
+import { conflict, invalidField, notFound, validationFailed } from '../../core/errors.ts';
 import type { FieldTypeRegistry } from './field-types/registry.ts';
 import type { FieldType } from './field-types/field-type.ts';
 import { FIELD_COLUMNS, type FieldRow } from './fields.view.ts';
 
 /**
- * The field a path names: `{field}` is an id or an api_name (API.md). Soft-deleted fields are
- * found only when asked; `lock` holds the row for the caller's transaction.
+ * The field a path or a body names: an id or an api_name (API.md). Soft-deleted fields are found
+ * only when asked; `lock` holds the row for the caller's transaction. Missing: 404, or with
+ * `pointer` (a field named in a body) 422 there.
  */
 export async function findField(
   trx: Db,
   databaseId: string,
   ref: string,
-  opts: { lock?: boolean; includeDeleted?: boolean; where?: (row: FieldRow) => boolean; missing?: string } = {},
+  opts: { lock?: boolean; includeDeleted?: boolean; where?: (row: FieldRow) => boolean; missing?: string; pointer?: string } = {},
 ): Promise<FieldRow> {
   const q = trx('fields').where({ database_id: databaseId }).where(UUID_PATTERN.test(ref) ? { id: ref } : { api_name: ref });
   if (!opts.includeDeleted) q.whereNull('deleted_at');
   const row = (await (opts.lock ? q.forUpdate() : q).first(FIELD_COLUMNS)) as FieldRow | undefined;
-  if (!row || (opts.where && !opts.where(row))) throw notFound(opts.missing ?? 'No such field in this database.');
+  if (!row || (opts.where && !opts.where(row))) {
+    const detail = opts.missing ?? 'No such field in this database.';
+    throw opts.pointer === undefined ? notFound(detail) : invalidField(opts.pointer, detail);
+  }
   return row;
 }
 

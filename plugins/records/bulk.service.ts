@@ -71,6 +71,7 @@ export class RecordBulkService {
         await table.fillComputed(trx, withCells.map((v) => v.before), table.fields);
         await writeOutsideCells(trx, withCells.map((v) => ({ recordId: v.before.id, cells: v.decoded.cells })));
       }
+      await table.reactToWrites(trx, valid.filter((v) => updated.has(v.before.id)).map((v) => ({ id: v.before.id, columns: v.decoded.columns })), { workspaceId, userId });
       const after = valid.map((v) => updated.get(v.before.id) ?? v.before);
       const changed = valid.flatMap((v, i) => (updated.has(v.before.id) ? [{ before: v.before, at: i }] : []));
       // Each row is encoded once: the answer's records double as the events' `after`.

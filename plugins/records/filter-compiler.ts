@@ -1,6 +1,6 @@
 import type { ErrorDetail } from '../../core/errors.ts';
 import { escapePointer, UUID_PATTERN } from '../../core/schema.ts';
-import { FILTER_OPS, InvalidCell, type FilterContext, type FilterOp, type SqlCondition } from '../databases/field-types/field-type.ts';
+import { FILTER_OPS, InvalidCell, type Across, type FieldMeta, type FieldType, type FilterContext, type FilterOp, type FilterOps, type SqlCondition } from '../databases/field-types/field-type.ts';
 import type { LiveField, RecordTable } from './record-table.ts';
 
 /** Nesting and size bounds of one filter: enough for any view a person builds, small enough to plan fast. */
@@ -16,6 +16,17 @@ const VALUELESS: readonly FilterOp[] = ['is_empty', 'is_not_empty'];
 export function columnOf(field: LiveField, table: string): string {
   const column = field.column_name ?? field.fieldType.systemColumn;
   return column ? `"${column}"` : field.fieldType.select!(field, `"${table}"`);
+}
+
+/** A field's filter operators: those its options decide (`opsFor`), else its type's. */
+export function opsOf(field: FieldMeta & { fieldType: FieldType }): FilterOps {
+  return field.fieldType.opsFor?.(field) ?? field.fieldType.ops;
+}
+
+/** How conditions on a field reach linked records, when they do (links, lookups, a rollup of `unique` values). */
+export function acrossOf(field: LiveField): Across | undefined {
+  const across = field.fieldType.across;
+  return across && (across.applies?.(field) ?? true) ? across : undefined;
 }
 
 /** The records table of another database, for conditions through links (`company.country`). */
@@ -88,11 +99,13 @@ function compileCondition(walk: Walk, n: Record<string, unknown>, pointer: strin
     return fail(`Must be one of ${FILTER_OPS.join(', ')}.`, `${pointer}/op`);
   }
   const op = n.op as FilterOp;
-  if (field.fieldType.across) return compileAcross(walk, field, across, op, n, pointer, fail);
+  const reach = acrossOf(field);
+  if (reach) return compileAcross(walk, field, reach, across, op, n, pointer, fail);
   if (across !== undefined) return fail(`"${name}" is not a link field: only links lead to "${n.field}".`, `${pointer}/field`);
-  const compiler = field.fieldType.ops[op];
+  const ops = opsOf(field);
+  const compiler = ops[op];
   if (!compiler) {
-    return fail(`A ${field.type} field does not support "${op}"; it supports ${Object.keys(field.fieldType.ops).join(', ')}.`, `${pointer}/op`);
+    return fail(`A ${field.type} field does not support "${op}"; it supports ${Object.keys(ops).join(', ')}.`, `${pointer}/op`);
   }
   if (!VALUELESS.includes(op) && !('value' in n)) return fail(`"${op}" needs a value.`, `${pointer}/value`);
   try {
@@ -108,8 +121,7 @@ function compileCondition(walk: Walk, n: Record<string, unknown>, pointer: strin
  * records' field with that field's ops (some linked record matches; a negative op: none matches
  * the positive one); a link itself is tested by record ids or emptiness.
  */
-function compileAcross(walk: Walk, field: LiveField, path: string | undefined, op: FilterOp, n: Record<string, unknown>, pointer: string, fail: (detail: string, at?: string) => SqlCondition): SqlCondition {
-  const across = field.fieldType.across!;
+function compileAcross(walk: Walk, field: LiveField, across: Across, path: string | undefined, op: FilterOp, n: Record<string, unknown>, pointer: string, fail: (detail: string, at?: string) => SqlCondition): SqlCondition {
   const row = `"${walk.table.table}"`;
   const exists = (condition: SqlCondition, negate = false): SqlCondition => ({ sql: `${negate ? 'NOT ' : ''}${across.exists(field, row, condition.sql)}`, bindings: condition.bindings });
   const linkedTable = walk.linked(across.database(field));
@@ -121,9 +133,10 @@ function compileAcross(walk: Walk, field: LiveField, path: string | undefined, o
   const column = target.column_name ?? target.fieldType.systemColumn;
   if (!column) return fail(`A ${target.type} field cannot be tested through a link.`, `${pointer}/field`);
   const positive = POSITIVE_OF[op];
-  const compiler = target.fieldType.ops[positive ?? op];
-  if (!target.fieldType.ops[op] || !compiler) {
-    return fail(`A ${target.type} field does not support "${op}" through a link; it supports ${Object.keys(target.fieldType.ops).join(', ')}.`, `${pointer}/op`);
+  const ops = opsOf(target);
+  const compiler = ops[positive ?? op];
+  if (!ops[op] || !compiler) {
+    return fail(`A ${target.type} field does not support "${op}" through a link; it supports ${Object.keys(ops).join(', ')}.`, `${pointer}/op`);
   }
   if (!VALUELESS.includes(op) && !('value' in n)) return fail(`"${op}" needs a value.`, `${pointer}/value`);
   try {

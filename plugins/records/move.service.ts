@@ -41,6 +41,7 @@ export class RecordMoveService {
       await table.fillComputed(trx, [before], table.fields);
       const after = await table.update(trx, id, { ...decoded.columns, position }, userId);
       await storeOutsideCells(trx, [{ recordId: id, cells: decoded.cells }], { workspaceId, userId });
+      await table.reactToWrites(trx, [{ id, columns: decoded.columns }], { workspaceId, userId });
       const [beforeRecord, afterRecord] = await this.records.present(trx, table, [before, after]);
       await this.events.emit(trx, { name: 'record.updated', workspaceId, actorId: userId, payload: { database_id: databaseId, before: changedBefore(beforeRecord, afterRecord), after: afterRecord } });
       return afterRecord;

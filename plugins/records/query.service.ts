@@ -4,7 +4,7 @@ import type { Database as Storage, Db } from '../../core/db.ts';
 import { invalidField, validationFailed, type ErrorDetail } from '../../core/errors.ts';
 import type { UserPrincipal } from '../../core/principal.ts';
 import type { SqlCondition } from '../databases/field-types/field-type.ts';
-import { compileFilter, type LinkedTables } from './filter-compiler.ts';
+import { acrossOf, compileFilter, type LinkedTables } from './filter-compiler.ts';
 import type { RecordViewHooks } from './hooks.ts';
 import { afterCursor, decodeQueryCursor, encodeQueryCursor, fingerprint, orderBy } from './query-cursor.ts';
 import { computedAlias, TEXT_DATES, type LiveField, type RecordRow, type RecordTable } from './record-table.ts';
@@ -35,7 +35,7 @@ export class QueryService {
    * databases the caller can see (a path into one they cannot see is an unknown field).
    */
   async linkedTables(principal: UserPrincipal, table: RecordTable): Promise<LinkedTables> {
-    const ids = [...new Set(table.fields.flatMap((f) => (f.fieldType.across ? [f.fieldType.across.database(f)] : [])))];
+    const ids = [...new Set(table.fields.flatMap((f) => acrossOf(f)?.database(f) ?? []))];
     if (ids.length === 0) return () => undefined;
     const access = await this.authz.workspaceAccess(principal, table.workspaceId);
     const tables = new Map<string, RecordTable>();

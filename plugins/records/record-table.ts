@@ -3,7 +3,7 @@ import pg from 'pg';
 import { v7 as uuidv7 } from 'uuid';
 import type { Database as Storage, Db } from '../../core/db.ts';
 import { keysetPage, type Page } from '../../core/pagination.ts';
-import type { FieldMeta, FieldType, SqlCondition } from '../databases/field-types/field-type.ts';
+import type { CellContext, FieldMeta, FieldType, SqlCondition } from '../databases/field-types/field-type.ts';
 import { escapeLike } from '../databases/field-types/filter-values.ts';
 import type { FieldTypeRegistry } from '../databases/field-types/registry.ts';
 
@@ -92,6 +92,8 @@ const TRASH_ORDER = { keys: [{ column: 'deleted_at', type: 'timestamptz' as cons
 export class RecordTable {
   readonly byApiName: Map<string, LiveField>;
   readonly columns: string[];
+  /** Fields that react to writes (see FieldType.reaction), each with the columns it watches. */
+  private readonly reactions: Array<{ field: LiveField; columns: Set<string> }>;
 
   private constructor(
     readonly databaseId: string,
@@ -103,6 +105,22 @@ export class RecordTable {
   ) {
     this.byApiName = new Map(fields.map((f) => [f.api_name, f]));
     this.columns = columnsFor(fields);
+    this.reactions = fields.flatMap((field) => {
+      const watched = new Set(field.fieldType.reaction?.watches(field) ?? []);
+      const columns = fields.flatMap((f) => (watched.has(f.id) && f.column_name ? [f.column_name] : []));
+      return columns.length > 0 ? [{ field, columns: new Set(columns) }] : [];
+    });
+  }
+
+  /**
+   * Lets fields react to records just written (`columns` undefined: created), after all their
+   * cells are stored; each field hears of the records whose watched columns were written.
+   */
+  async reactToWrites(trx: Db, writes: Array<{ id: string; columns?: Record<string, unknown> }>, ctx: CellContext): Promise<void> {
+    for (const { field, columns } of this.reactions) {
+      const ids = writes.flatMap((w) => (!w.columns || Object.keys(w.columns).some((c) => columns.has(c)) ? [w.id] : []));
+      if (ids.length > 0) await field.fieldType.reaction!.react(trx, field, ids, { ...ctx, databaseId: this.databaseId });
+    }
   }
 
   /** The live fields of a database as READ_FIELDS selects them (one row per field, with the database's columns); undefined when there is no such database. */

@@ -74,6 +74,7 @@ export class RecordService {
       );
       // Rows come back in position order, which is the order sent.
       await storeOutsideCells(trx, decoded.map((d, i) => ({ recordId: rows[i].id, cells: d.cells })), { workspaceId, userId });
+      await table.reactToWrites(trx, rows, { workspaceId, userId });
       const records = await this.present(trx, table, rows);
       await this.events.emit(trx, records.map((record) => ({ name: 'record.created', workspaceId, actorId: userId, payload: { database_id: databaseId, record } })));
       return records;
@@ -104,6 +105,7 @@ export class RecordService {
         await table.fillComputed(trx, [updated.before], table.fields);
         await storeOutsideCells(trx, [{ recordId: id, cells: decoded.cells }], { workspaceId, userId: principal.user.id });
       }
+      await table.reactToWrites(trx, [{ id, columns: decoded.columns }], { workspaceId, userId: principal.user.id });
       const [beforeRecord, afterRecord] = await this.present(trx, table, [updated.before, updated.after]);
       await this.events.emit(trx, { name: 'record.updated', workspaceId, actorId: principal.user.id, payload: { database_id: databaseId, before: changedBefore(beforeRecord, afterRecord), after: afterRecord } });
       return afterRecord;

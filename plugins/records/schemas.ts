@@ -58,6 +58,7 @@ export const FILTER_DESCRIPTION = [
   'multi select `has_any_of has_all_of has_none_of eq is_empty is_not_empty`. Negative ops match empty cells; comparisons never do.',
   'Through links (relations plugin): `"field": "link.field"` and lookups test the linked records with that field\'s ops (some linked record matches;',
   'negative ops and `is_empty`: none does); a link field itself takes `has_any_of has_all_of has_none_of` (record ids), `is_empty`, `is_not_empty`; `count` fields are numbers.',
+  'Rollups are tested on their value: `count`/`sum`/`avg` as numbers, `min`/`max`/`earliest`/`latest` with the ops of the field they read, `concat` as text; `unique` like a lookup.',
   `At most 8 levels deep and 200 conditions. Every mistake → 422 with a pointer.`,
 ].join(' ');
 
@@ -72,7 +73,7 @@ export const Sort = Type.Object(
 export const RecordQuery = Type.Object(
   {
     filter: Type.Optional(Type.Object({}, { additionalProperties: true, description: FILTER_DESCRIPTION })),
-    sorts: Type.Optional(Type.Array(Sort, { maxItems: 5, description: 'Up to 5 keys; empty cells last in both directions; `id` breaks ties. None: manual order.' })),
+    sorts: Type.Optional(Type.Array(Sort, { maxItems: 5, description: 'Up to 5 keys; empty cells last in both directions; `id` breaks ties. None: manual order. A link sorts by its first linked title, a lookup by its first value, a rollup by its value.' })),
     q: Type.Optional(Q),
     view_id: Type.Optional(ViewId),
     fields: Type.Optional(Type.Array(Type.String({ minLength: 1 }), { maxItems: 500, uniqueItems: true, description: 'api_names of the fields to return (default: all).' })),

@@ -1,5 +1,5 @@
 import type { ErrorDetail } from '../../core/errors.ts';
-import type { SystemColumn } from '../databases/field-types/field-type.ts';
+import type { FieldMeta, FieldSortKey, FieldType, SystemColumn } from '../databases/field-types/field-type.ts';
 import { columnOf } from './filter-compiler.ts';
 import type { RecordTable } from './record-table.ts';
 
@@ -27,6 +27,20 @@ const SYSTEM_TYPES: Record<SystemColumn, string> = {
   updated_by: 'uuid',
 };
 
+/** The SQL type of a field's values: its column's, or that of the system column its type reads. */
+export function valueTypeOf(fieldType: FieldType, options: unknown): string | undefined {
+  return fieldType.column?.(options) ?? (fieldType.systemColumn ? SYSTEM_TYPES[fieldType.systemColumn] : undefined);
+}
+
+/**
+ * A field's sort key from its type's `sortExpr`/`sortType`, on `col`, the SQL of its value; also
+ * how a lookup sorts by the field it reads, on the linked row.
+ */
+export function columnSortKey(field: FieldMeta & { fieldType: FieldType }, col: string): FieldSortKey {
+  const type = field.fieldType;
+  return { expr: type.sortExpr ? type.sortExpr(col, field) : col, type: type.sortType ?? valueTypeOf(type, field.options)! };
+}
+
 /** The final tie-break of every order: ids are unique, so pages never overlap nor skip. */
 export const ID_KEY: SortKey = { expr: '"id"', type: 'uuid', direction: 'asc', nullable: false };
 
@@ -43,16 +57,17 @@ export function sortKeys(table: RecordTable, sorts: SortInput[] | undefined, bas
       return [];
     }
     const type = field.fieldType;
+    const direction = sort.direction ?? 'asc';
+    // Computed per field: NULL when nothing is linked, whatever the cell shows for that.
+    if (type.sortKeyFor) return [{ ...type.sortKeyFor(field, `"${table.table}"`), direction, nullable: true }];
     if (!field.column_name && !type.systemColumn && !type.sortExpr) {
       errors.push({ pointer: `${base}/${i}/field`, detail: `Records cannot be sorted by a ${field.type} field.` });
       return [];
     }
-    const col = columnOf(field, table.table);
     const system = type.systemColumn;
     return [{
-      expr: type.sortExpr ? type.sortExpr(col, field) : col,
-      type: type.sortType ?? (system ? SYSTEM_TYPES[system] : type.column!(field.options)),
-      direction: sort.direction ?? 'asc',
+      ...columnSortKey(field, columnOf(field, table.table)),
+      direction,
       // System columns always hold a value, except the people columns of a deleted account.
       nullable: !(system && system !== 'created_by' && system !== 'updated_by') && type.emptyValue === undefined,
     }];

@@ -1,6 +1,9 @@
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { definePlugin } from '../../core/plugin.ts';
+import { AutoLinker } from './auto-link.ts';
+import { AutoLinkRuleService } from './auto-link-rules.service.ts';
+import { DriftService } from './drift.service.ts';
 import { createLinkType } from './link-type.ts';
 import { createCountType, createLookupType, createRollupType } from './lookup-types.ts';
 import { LinkService } from './links.service.ts';
@@ -11,6 +14,8 @@ declare module '../../core/container.ts' {
   interface ServiceMap {
     'relations.service': RelationService;
     'relations.links': LinkService;
+    'relations.autoLinkRules': AutoLinkRuleService;
+    'relations.drift': DriftService;
   }
 }
 
@@ -29,13 +34,15 @@ export default definePlugin({
       duplicate: (...args: Parameters<LinkService['duplicate']>) => ctx.resolve('relations.links').duplicate(...args),
     };
     ctx.hooksOf('databases.fieldTypes').register.tap('relations', (registry) => {
-      registry.add(createLinkType(store));
+      registry.add(createLinkType(store, new AutoLinker(ctx.resolve('events'), registry, () => ctx.resolve('records.service'))));
       registry.add(createLookupType(registry));
       registry.add(createRollupType(registry));
       registry.add(createCountType());
     });
     ctx.provide('service', (r) => new RelationService(r('db'), r('events'), r('authz'), r('workspaces.service'), r('databases.fieldTypes')));
     ctx.provide('links', (r) => new LinkService(r('db'), r('events'), r('authz'), r('records.service')));
+    ctx.provide('autoLinkRules', (r) => new AutoLinkRuleService(r('db'), r('events'), r('relations.service'), r('workspaces.service'), r('databases.fieldTypes')));
+    ctx.provide('drift', (r) => new DriftService(r('db'), r('events'), r('authz'), r('relations.service'), r('records.service')));
     ctx.routes(relationRoutes());
     // Before a database's row goes: its relations, the link fields in other databases and the junction tables go too.
     ctx.hooks.entity.beforeWrite.for('database').tapPromise('relations', async (write) => {

@@ -1,9 +1,21 @@
 import { Type, type Static } from '../../core/schema.ts';
 import { columnNameOf, tableNameOf } from '../databases/names.ts';
-import { defineFieldType, InvalidCell, type CellStore, type FieldMeta } from '../databases/field-types/field-type.ts';
+import { defineFieldType, InvalidCell, type CellStore, type FieldMeta, type FieldSortKey, type WriteReaction } from '../databases/field-types/field-type.ts';
 import { UUID_PATTERN } from '../../core/schema.ts';
 import { junctionNameOf } from './junction.ts';
-import { acrossLinks } from './linked-fields.ts';
+import { acrossLinks, linkedRows } from './linked-fields.ts';
+
+export const AutoLinkRule = Type.Object(
+  {
+    id: Type.String({ format: 'uuid' }),
+    from_field_id: Type.String({ format: 'uuid', description: 'A field of the `from` database.' }),
+    to_field_id: Type.String({ format: 'uuid', description: 'A field of the `to` database.' }),
+    created_by: Type.Union([Type.String({ format: 'uuid' }), Type.Null()]),
+    created_at: Type.String({ format: 'date-time' }),
+  },
+  { additionalProperties: false, description: 'Links a `from` record and a `to` record whose two fields read alike (as text, trimmed, ignoring case).' },
+);
+export type AutoLinkRule = Static<typeof AutoLinkRule>;
 
 export const LinkOptions = Type.Object(
   {
@@ -13,6 +25,7 @@ export const LinkOptions = Type.Object(
     side: Type.Union([Type.Literal('from'), Type.Literal('to')], { description: "This field's end of the relation." }),
     many: Type.Boolean({ description: 'Whether a record may link to several records through this field (false: the one side of a one-to-many).' }),
     kind: Type.Union([Type.Literal('one_to_many'), Type.Literal('many_to_many')], { description: "The relation's kind." }),
+    auto_link: Type.Optional(Type.Array(AutoLinkRule, { description: "The relation's auto-link rules (the same on both link fields)." })),
   },
   { additionalProperties: false },
 );
@@ -27,10 +40,13 @@ export function linkEnds(options: LinkOptions): { mine: 'from_id' | 'to_id'; the
  * The live records linked to the record aliased `row`, oldest link first: `[{ id, title }]`
  * (the title as text). Links to records in the trash stay stored but are not shown.
  */
+/** What a link shows of a linked record (alias `t`): its title, as text. */
+const titleSql = (o: LinkOptions) => `t."${columnNameOf(o.target_title_field_id)}"::text`;
+
 function linkCellSql(field: FieldMeta<LinkOptions>, row: string): string {
   const o = field.options;
   const { mine, theirs } = linkEnds(o);
-  return `(SELECT coalesce(json_agg(json_build_object('id', t.id, 'title', t."${columnNameOf(o.target_title_field_id)}"::text) ORDER BY j.created_at, t.id), '[]'::json)
+  return `(SELECT coalesce(json_agg(json_build_object('id', t.id, 'title', ${titleSql(o)}) ORDER BY j.created_at, t.id), '[]'::json)
      FROM "${junctionNameOf(o.relation_id)}" j JOIN "${tableNameOf(o.target_database_id)}" t ON t.id = j.${theirs} AND t.deleted_at IS NULL
     WHERE j.${mine} = ${row}.id)`;
 }
@@ -49,16 +65,22 @@ function linkIn(value: unknown): string[] {
  * `link`: the records of another database (or the same one) this record is linked to, through a
  * relation. Made and removed with its relation (the relations plugin), never alone. A cell written
  * with the record replaces its links (`store`: the relation's junction table); `[]` or `null`
- * unlinks all.
+ * unlinks all. Records written are linked by the relation's auto-link rules (`reaction`).
  */
-export function createLinkType(store: CellStore) {
+export function createLinkType(store: CellStore, reaction: WriteReaction<LinkOptions>) {
   return defineFieldType<LinkOptions>({
     type: 'link',
     options: LinkOptions,
     managedBy: 'relations',
     select: linkCellSql,
+    /** By the title of the first linked record (the order the cell shows), as text fields sort. */
+    sortKeyFor: (field, row): FieldSortKey => ({
+      expr: `(SELECT lower(${titleSql(field.options)}) COLLATE "C" ${linkedRows(field.options, row)} ORDER BY j.created_at, t.id LIMIT 1)`,
+      type: 'text',
+    }),
     across: acrossLinks<LinkOptions>(false),
     store,
+    reaction,
     fromApi: linkIn,
     toApi: (value) => value,
     emptyValue: [],

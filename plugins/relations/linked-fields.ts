@@ -1,6 +1,6 @@
 import type { Db } from '../../core/db.ts';
-import { invalidField } from '../../core/errors.ts';
-import { Type, UUID_PATTERN } from '../../core/schema.ts';
+import { Type } from '../../core/schema.ts';
+import { findField } from '../databases/field-lookup.ts';
 import type { Across, FieldMeta } from '../databases/field-types/field-type.ts';
 import { tableNameOf } from '../databases/names.ts';
 import type { TargetField } from '../records/record-table.ts';
@@ -31,8 +31,6 @@ export const targetFieldProperty = {
   target_field_id: Type.String({ minLength: 1, description: 'A field of the linked database (id or api_name; stored as its id).' }),
 };
 
-const byRef = (ref: string) => (UUID_PATTERN.test(ref) ? { id: ref } : { api_name: ref });
-
 /** What locates a link's junction and linked records: a link's own options, or a lookup's copy of them. */
 type LinkEnd = Pick<LinkedOptions, 'relation_id' | 'side' | 'target_database_id'>;
 
@@ -55,13 +53,16 @@ export function linkedRows(o: LinkEnd, row: string): string {
 
 /** Checks the link field (and the target field) the options name and fills in the link's facts. */
 export async function resolveLinked<O extends LinkedOptions>(trx: Db, databaseId: string, options: O, needsTarget: boolean): Promise<O & { target: { type: string } | null }> {
-  const link = await trx('fields').where({ database_id: databaseId, type: 'link', ...byRef(options.link_field_id) }).whereNull('deleted_at').first('id', 'options');
-  if (!link) throw invalidField('/options/link_field_id', `No link field "${options.link_field_id}" in this database.`);
+  const link = await findField(trx, databaseId, options.link_field_id, {
+    where: (f) => f.type === 'link',
+    pointer: '/options/link_field_id',
+    missing: `No link field "${options.link_field_id}" in this database.`,
+  });
   const lo = link.options as LinkOptions;
   const resolved = { ...options, link_field_id: link.id, relation_id: lo.relation_id, side: lo.side, target_database_id: lo.target_database_id };
   if (!needsTarget) return { ...resolved, target: null };
-  const target = await trx('fields').where({ database_id: lo.target_database_id, ...byRef(options.target_field_id ?? '') }).whereNull('deleted_at').first('id', 'type');
-  if (!target) throw invalidField('/options/target_field_id', `No field "${options.target_field_id}" in the linked database.`);
+  const ref = options.target_field_id ?? '';
+  const target = await findField(trx, lo.target_database_id, ref, { pointer: '/options/target_field_id', missing: `No field "${ref}" in the linked database.` });
   return { ...resolved, target_field_id: target.id, target };
 }
 

@@ -1,15 +1,31 @@
 import type { Db } from '../../core/db.ts';
 import { invalidField } from '../../core/errors.ts';
 import { Type } from '../../core/schema.ts';
-import { defineFieldType, InvalidCell, type FieldMeta, type FieldType } from '../databases/field-types/field-type.ts';
-import { NUMBER_OPS } from '../databases/field-types/ops.ts';
+import { defineFieldType, InvalidCell, type FieldMeta, type FieldSortKey, type FieldType, type FilterCompiler, type FilterOps } from '../databases/field-types/field-type.ts';
+import { NUMBER_OPS, PRESENCE_OPS, TEXT_OPS } from '../databases/field-types/ops.ts';
 import type { FieldTypeRegistry } from '../databases/field-types/registry.ts';
+import { textFormSql } from '../databases/field-types/text-codec.ts';
+import { opsOf } from '../records/filter-compiler.ts';
+import type { TargetField } from '../records/record-table.ts';
+import { columnSortKey, valueTypeOf } from '../records/sort-keys.ts';
 import { acrossLinks, linkedOptionProperties, linkedRows, resolveLinked, targetColumn, targetFieldProperty, targetOf, type LinkedOptions } from './linked-fields.ts';
 
 const readOnly = (): never => {
   throw new InvalidCell('A computed field is read-only.');
 };
 const noCsv = { parse: readOnly, format: (value: unknown) => (Array.isArray(value) ? value.join(', ') : String(value ?? '')) };
+
+/** The key of a computed field that reads nothing any more (its field deleted or converted): empty, so last. */
+const NO_KEY: FieldSortKey = { expr: 'NULL::text', type: 'text' };
+
+/**
+ * The key of `target`'s first value among the records linked to `row` in `order` (an SQL order
+ * on the linked rows; `1`: the key itself), empty cells left out as the cells leave them out.
+ */
+function firstValueKey(options: LinkedOptions, row: string, target: TargetField, col: string, order: string): FieldSortKey {
+  const key = columnSortKey(target, col);
+  return { expr: `(SELECT ${key.expr} ${linkedRows(options, row)} AND ${col} IS NOT NULL ORDER BY ${order} LIMIT 1)`, type: key.type };
+}
 
 /** Types a computed field cannot read across a link: other computed fields. */
 function refuseComputedTarget(types: FieldTypeRegistry, target: { type: string }): void {
@@ -54,6 +70,12 @@ export function createLookupType(types: FieldTypeRegistry): FieldType<LinkedOpti
       if (!col) return `'[]'::json`;
       return `(SELECT coalesce(json_agg(${col} ORDER BY j.created_at, t.id) FILTER (WHERE ${col} IS NOT NULL), '[]'::json) ${linkedRows(field.options, row)})`;
     },
+    /** By its first value, oldest link first (the order the cell shows), with the read field's sort key. */
+    sortKeyFor(field, row) {
+      const target = targetOf(field);
+      const col = target && targetColumn(target);
+      return col ? firstValueKey(field.options, row, target, col, 'j.created_at, t.id') : NO_KEY;
+    },
     usersIn(value, field) {
       const target = targetOf(field);
       const people = target && (target.fieldType.refersToUsers || target.fieldType.systemColumn === 'created_by' || target.fieldType.systemColumn === 'updated_by');
@@ -88,31 +110,41 @@ const NEEDS: Partial<Record<RollupFunction, Set<string>>> = {
   earliest: TIME_COLUMNS,
   latest: TIME_COLUMNS,
 };
-const SYSTEM_COLUMN_TYPES: Record<string, string> = { number: 'bigint', created_at: 'timestamptz', updated_at: 'timestamptz', created_by: 'uuid', updated_by: 'uuid' };
 
-function columnType(types: FieldTypeRegistry, target: FieldMeta & { type: string }): string | undefined {
-  const type = types.get(target.type);
-  return type?.column?.(target.options) ?? (type?.systemColumn ? SYSTEM_COLUMN_TYPES[type.systemColumn] : undefined);
+/** The ops of the field a rollup reads, tested on the rollup's value (an aggregate of that field's type). */
+function opsReading(target: TargetField): FilterOps {
+  return Object.fromEntries(Object.entries(opsOf(target)).map(([op, compile]): [string, FilterCompiler] => [op, (col, value, _rollup, ctx) => compile!(col, value, target, ctx)]));
 }
 
 /**
  * `rollup`: one value from a field of the linked records — `count` (non-empty values), `sum`,
  * `avg`, `min`, `max` (numbers; min/max also dates), `earliest`, `latest` (dates), `concat` (the
- * values as text, comma-separated, oldest link first), `unique` (the distinct values).
+ * values as text, comma-separated, oldest link first), `unique` (the distinct values). Filtered
+ * and sorted by that value: numbers, the read field's type, text; `unique` like a lookup.
  */
 export function createRollupType(types: FieldTypeRegistry): FieldType<RollupOptions> {
-  const aggregate = (fn: RollupFunction, col: string): string => {
+  const aggregate = (fn: RollupFunction, col: string, target: TargetField): string => {
     switch (fn) {
       case 'count': return `count(${col})::int`;
       case 'sum': return `sum(${col})`;
       case 'avg': return `avg(${col})`;
       case 'min': case 'earliest': return `min(${col})`;
       case 'max': case 'latest': return `max(${col})`;
-      case 'concat': return `string_agg(${col}::text, ', ' ORDER BY j.created_at, t.id)`;
+      // Each value as the field reads as text (a select's label, not its id).
+      case 'concat': return `string_agg(${textFormSql(target.fieldType, target, col) ?? `${col}::text`}, ', ' ORDER BY j.created_at, t.id)`;
       case 'unique': return `coalesce(json_agg(DISTINCT ${col}) FILTER (WHERE ${col} IS NOT NULL), '[]'::json)`;
     }
   };
   const numeric = (o: RollupOptions) => o.function === 'count' || o.function === 'sum' || o.function === 'avg';
+  /** The field read and its SQL, while the function fits it: it may have been converted or deleted since. */
+  const reading = (field: FieldMeta<RollupOptions>): { target: TargetField; col: string } | undefined => {
+    const target = targetOf(field);
+    const col = target && targetColumn(target);
+    const needs = NEEDS[field.options.function];
+    return col && (!needs || needs.has(valueTypeOf(target.fieldType, target.options) ?? '')) ? { target, col } : undefined;
+  };
+  const cell = (field: FieldMeta<RollupOptions>, row: string, read: { target: TargetField; col: string }) =>
+    `(SELECT ${aggregate(field.options.function, read.col, read.target)} ${linkedRows(field.options, row)})`;
   return defineFieldType<RollupOptions>({
     type: 'rollup',
     options: Type.Object(
@@ -124,17 +156,36 @@ export function createRollupType(types: FieldTypeRegistry): FieldType<RollupOpti
       const { target, ...resolved } = await resolveLinked(trx, databaseId, options, true);
       refuseComputedTarget(types, target!);
       const needs = NEEDS[options.function];
-      const column = columnType(types, target as FieldMeta);
+      const type = types.get(target!.type);
+      const column = type && valueTypeOf(type, undefined);
       if (needs && (!column || !needs.has(column))) throw invalidField('/options/function', `"${options.function}" does not apply to a ${target!.type} field.`);
       return resolved;
     },
     select(field, row) {
-      const target = targetOf(field);
-      const col = target && targetColumn(target);
-      // The field read may have been converted since: a sum over what is now text is empty, not an error.
-      const needs = NEEDS[field.options.function];
-      if (!col || (needs && !needs.has(columnType(types, target) ?? ''))) return 'NULL';
-      return `(SELECT ${aggregate(field.options.function, col)} ${linkedRows(field.options, row)})`;
+      const read = reading(field);
+      // A sum over what is now text is empty, not an error.
+      return read ? cell(field, row, read) : 'NULL';
+    },
+    // `unique` shows the linked values themselves: filtered like a lookup, through the links.
+    across: { ...acrossLinks<RollupOptions>(true), applies: (field) => field.options.function === 'unique' },
+    opsFor(field) {
+      const read = reading(field);
+      if (!read) return PRESENCE_OPS;
+      if (numeric(field.options)) return NUMBER_OPS;
+      return field.options.function === 'concat' ? TEXT_OPS : opsReading(read.target);
+    },
+    sortKeyFor(field, row) {
+      const read = reading(field);
+      if (!read) return NO_KEY;
+      const value = cell(field, row, read);
+      switch (field.options.function) {
+        case 'count': return { expr: value, type: 'integer' };
+        case 'sum': case 'avg': return { expr: value, type: 'numeric' };
+        case 'concat': return { expr: `lower(${value}) COLLATE "C"`, type: 'text' };
+        // Its first value as the cell shows the distinct values: the least by the read field's key.
+        case 'unique': return firstValueKey(field.options, row, read.target, read.col, '1');
+        default: return columnSortKey(read.target, value);
+      }
     },
     fromApi: readOnly,
     toApi(value, field, ctx) {

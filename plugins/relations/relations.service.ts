@@ -51,7 +51,7 @@ export class RelationService {
     const id = randomUUID();
     await this.db.transaction(async (trx) => {
       await this.workspaces.hold(trx, workspaceId);
-      for (const databaseId of [...new Set([body.from_database_id, body.to_database_id])].sort()) await beginSchemaChange(trx, databaseId);
+      await changeBothDatabases(trx, body.from_database_id, body.to_database_id);
       const fromFields = await this.fieldsOf(trx, body.from_database_id);
       const toFields = body.to_database_id === body.from_database_id ? fromFields : await this.fieldsOf(trx, body.to_database_id);
       const errors: ErrorDetail[] = [];
@@ -124,15 +124,12 @@ export class RelationService {
 
   /** A relation the caller can see both databases of; 404 otherwise. */
   async getVisible(principal: UserPrincipal, access: WorkspaceAccess, id: string): Promise<Relation> {
-    const row = await this.find(this.db, access.workspaceId, id);
-    if ((await this.visible(principal, access, [row])).length === 0) throw notFound('No such relation in this workspace.');
-    return this.present(this.db, row);
+    return this.present(this.db, await this.findVisible(principal, access, id));
   }
 
   /** Both link fields and every link go; needs `{ confirm: true }` and `creator` on both databases. */
   async delete(principal: UserPrincipal, access: WorkspaceAccess, id: string, confirm: boolean | undefined): Promise<void> {
-    const row = await this.find(this.db, access.workspaceId, id);
-    if ((await this.visible(principal, access, [row])).length === 0) throw notFound('No such relation in this workspace.');
+    const row = await this.findVisible(principal, access, id);
     if (confirm !== true) throw invalidField('/confirm', 'Send `{ "confirm": true }`: the two link fields and every link of this relation will be deleted.');
     await this.requireCreator(principal, access, [
       { id: row.from_database_id, pointer: '' },
@@ -140,7 +137,7 @@ export class RelationService {
     ]);
     await this.db.transaction(async (trx) => {
       await this.workspaces.hold(trx, access.workspaceId);
-      for (const databaseId of [...new Set([row.from_database_id, row.to_database_id])].sort()) await beginSchemaChange(trx, databaseId);
+      await changeBothDatabases(trx, row.from_database_id, row.to_database_id);
       const locked = (await trx('relations').where({ id }).forUpdate().first('*')) as RelationRow | undefined;
       if (!locked) throw notFound('No such relation in this workspace.');
       const relation = await this.present(trx, locked);
@@ -195,6 +192,13 @@ export class RelationService {
     return (await trx('fields').where({ database_id: databaseId }).select(FIELD_COLUMNS)) as FieldRow[];
   }
 
+  /** A relation the caller sees both databases of (as a row); 404 otherwise. */
+  async findVisible(principal: UserPrincipal, access: WorkspaceAccess, id: string): Promise<RelationRow> {
+    const row = await this.find(this.db, access.workspaceId, id);
+    if ((await this.visible(principal, access, [row])).length === 0) throw notFound('No such relation in this workspace.');
+    return row;
+  }
+
   private async visible(principal: UserPrincipal, access: WorkspaceAccess, rows: RelationRow[]): Promise<RelationRow[]> {
     const sees = (databaseId: string) => this.authz.seesResource(principal, access, 'database', databaseId);
     const seen = await Promise.all(rows.map(async (row) => (await sees(row.from_database_id)) && (await sees(row.to_database_id))));
@@ -202,7 +206,7 @@ export class RelationService {
   }
 
   /** `creator` on each database: an unknown or invisible one → 422 at its pointer, a weaker role → 403. */
-  private async requireCreator(principal: UserPrincipal, access: WorkspaceAccess, databases: Array<{ id: string; pointer: string }>): Promise<void> {
+  async requireCreator(principal: UserPrincipal, access: WorkspaceAccess, databases: Array<{ id: string; pointer: string }>): Promise<void> {
     const errors: ErrorDetail[] = [];
     let weaker = false;
     for (const { id, pointer } of databases) {
@@ -214,6 +218,11 @@ export class RelationService {
     if (errors.length > 0) throw validationFailed(errors);
     if (weaker) throw forbidden('Relating databases needs the creator role on both of them.');
   }
+}
+
+/** Opens a schema change on the two databases of a relation, in id order (two changes at once cannot deadlock). */
+export async function changeBothDatabases(trx: Db, a: string, b: string): Promise<void> {
+  for (const databaseId of [...new Set([a, b])].sort()) await beginSchemaChange(trx, databaseId);
 }
 
 function clashes(fields: FieldRow[], name: string): boolean {

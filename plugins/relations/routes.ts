@@ -1,12 +1,17 @@
 import { defineRoute, type AnyRouteDef } from '../../core/routes.ts';
 import { pageOf } from '../../core/pagination.ts';
 import { ApiRecord } from '../records/schemas.ts';
-import { AddLinksBody, CreateRelationBody, DeleteRelationBody, LinkParams, LinkTargetParams, Relation, RelationListQuery, RelationParams, WorkspaceParams } from './schemas.ts';
+import { MAX_RULES_PER_RELATION } from './auto-link-rules.service.ts';
+import {
+  AddLinksBody, AutoLinkRuleList, BulkLinkBody, BulkLinkResult, CreateAutoLinkRuleBody, CreatedAutoLinkRule, CreateRelationBody, DeleteAutoLinkRulesQuery,
+  DeleteRelationBody, Drift, DriftQuery, LinkParams, LinkTargetParams, Relation, RelationListQuery, RelationParams, RuleParams, WorkspaceParams,
+} from './schemas.ts';
 
 const tags = ['relations'];
 const member = { role: 'guest' as const };
 const recordWrite = { role: 'editor' as const, resource: { type: 'database', param: 'db' } };
 const R = '/workspaces/{ws}/databases/{db}/records';
+const RULES = '/workspaces/{ws}/relations/{id}/auto-link-rules';
 
 export function relationRoutes(): AnyRouteDef[] {
   return [
@@ -59,6 +64,92 @@ export function relationRoutes(): AnyRouteDef[] {
       body: DeleteRelationBody,
       responses: { 204: { description: 'Deleted' }, 422: { description: '`confirm` is not `true`' } },
       handler: ({ principal, access, params, body, resolve }) => resolve('relations.service').delete(principal, access.access, params.id, body.confirm),
+    }),
+    defineRoute({
+      method: 'POST',
+      path: RULES,
+      summary: 'Add an auto-link rule: link records whose two fields match',
+      description:
+        '`{ from_field_id, to_field_id, backfill? }`: from then on, a record created (or whose rule field is written) on either side is linked to the records of ' +
+        'the other side whose field reads alike — as text, trimmed, ignoring case; empty cells never match. Links are only added, never removed. `backfill` ' +
+        '(default true) links the records that match now, in this request (`linked` counts them). One-to-many: a `to` record that has a link keeps it, ' +
+        'and one matched by several `from` records goes to the oldest. Needs `creator` on both databases; at most ' + `${MAX_RULES_PER_RELATION}` + ' rules per relation.',
+      tags,
+      auth: 'user',
+      access: member,
+      params: RelationParams,
+      body: CreateAutoLinkRuleBody,
+      status: 201,
+      responses: { 201: { description: 'The rule, and how many links the backfill added', schema: CreatedAutoLinkRule }, 409: { description: 'The same rule exists (`rule_id`)' } },
+      handler: ({ principal, access, params, body, resolve }) => resolve('relations.autoLinkRules').create(principal, access.access, params.id, body),
+    }),
+    defineRoute({
+      method: 'GET',
+      path: RULES,
+      summary: "List a relation's auto-link rules, oldest first",
+      tags,
+      auth: 'user',
+      access: member,
+      params: RelationParams,
+      responses: { 200: { description: 'The rules', schema: AutoLinkRuleList } },
+      handler: ({ principal, access, params, resolve }) => resolve('relations.autoLinkRules').list(principal, access.access, params.id),
+    }),
+    defineRoute({
+      method: 'DELETE',
+      path: RULES,
+      summary: "Delete a relation's auto-link rules (or one, with `?rule_id=`)",
+      description: 'The links the rules made stay. Needs `creator` on both databases.',
+      tags,
+      auth: 'user',
+      access: member,
+      params: RelationParams,
+      query: DeleteAutoLinkRulesQuery,
+      responses: { 204: { description: 'Deleted' } },
+      handler: ({ principal, access, params, query, resolve }) => resolve('relations.autoLinkRules').delete(principal, access.access, params.id, query.rule_id),
+    }),
+    defineRoute({
+      method: 'DELETE',
+      path: `${RULES}/{rule}`,
+      summary: 'Delete one auto-link rule',
+      description: 'The links it made stay. Needs `creator` on both databases.',
+      tags,
+      auth: 'user',
+      access: member,
+      params: RuleParams,
+      responses: { 204: { description: 'Deleted' } },
+      handler: ({ principal, access, params, resolve }) => resolve('relations.autoLinkRules').delete(principal, access.access, params.id, params.rule),
+    }),
+    defineRoute({
+      method: 'GET',
+      path: '/workspaces/{ws}/relations/{id}/drift',
+      summary: "Records whose select labels disagree with their links",
+      description:
+        '`?field_id=`: a single or multiple select field of either database. A record drifts when the set of its labels differs from the set of the titles ' +
+        'of the live records it is linked to (both trimmed, ignoring case). Each item says which labels have no link (`missing`, with the record whose ' +
+        'title the label is, if any) and which links have no label (`extra`). Record number order, keyset paged.',
+      tags,
+      auth: 'user',
+      access: member,
+      params: RelationParams,
+      query: DriftQuery,
+      responses: { 200: { description: 'A page of drifting records', schema: Drift } },
+      handler: ({ principal, access, params, query, resolve }) => resolve('relations.drift').drift(principal, access.access, params.id, query),
+    }),
+    defineRoute({
+      method: 'POST',
+      path: '/workspaces/{ws}/relations/{id}/bulk-link',
+      summary: 'Link records to the records their select labels name',
+      description:
+        '`{ field_id, record_ids?, unlink_extra? }`: every drifting record (or those of `record_ids`) is linked to the record each label names (the oldest ' +
+        'of several with that title); `unlink_extra` also unlinks linked records no label names. One transaction; what cannot be linked is listed in ' +
+        '`skipped` (`no_match`, `one_link`, `conflict` with `linked_record_id`). Needs `editor` on the select field’s database.',
+      tags,
+      auth: 'user',
+      access: member,
+      params: RelationParams,
+      body: BulkLinkBody,
+      responses: { 200: { description: 'What was linked, unlinked and skipped', schema: BulkLinkResult }, 403: { description: 'Not editor on the select field’s database' } },
+      handler: ({ principal, access, params, body, resolve }) => resolve('relations.drift').bulkLink(principal, access.access, params.id, body),
     }),
     defineRoute({
       method: 'POST',

@@ -1,6 +1,7 @@
 import { Type, type Static } from '../../core/schema.ts';
 import { pageQuery } from '../../core/pagination.ts';
 import { Field } from '../databases/schemas.ts';
+import { AutoLinkRule } from './link-type.ts';
 
 const Uuid = (description?: string) => Type.String({ format: 'uuid', ...(description ? { description } : {}) });
 const FieldName = (description: string) => Type.String({ minLength: 1, maxLength: 200, pattern: '\\S', description });
@@ -52,3 +53,85 @@ export const AddLinksBody = Type.Object(
   { additionalProperties: false },
 );
 export type AddLinksBody = Static<typeof AddLinksBody>;
+
+const FieldRef = (description: string) => Type.String({ minLength: 1, maxLength: 200, description });
+
+export const RuleParams = Type.Composite([RelationParams, Type.Object({ rule: Uuid('Auto-link rule id') })]);
+
+export const CreateAutoLinkRuleBody = Type.Object(
+  {
+    from_field_id: FieldRef('A field of the `from` database (id or api_name) with a text form: text, number, date, select, email, url, phone…'),
+    to_field_id: FieldRef('A field of the `to` database (id or api_name), compared with `from_field_id` as text, trimmed, ignoring case.'),
+    backfill: Type.Optional(Type.Boolean({ default: true, description: 'Also link the records that match now (once, in this request).' })),
+  },
+  { additionalProperties: false },
+);
+export type CreateAutoLinkRuleBody = Static<typeof CreateAutoLinkRuleBody>;
+
+export const CreatedAutoLinkRule = Type.Composite([
+  AutoLinkRule,
+  Type.Object({ linked: Type.Integer({ minimum: 0, description: 'Links the backfill added (0 without it).' }) }),
+]);
+export type CreatedAutoLinkRule = Static<typeof CreatedAutoLinkRule>;
+
+export const AutoLinkRuleList = Type.Object({ data: Type.Array(AutoLinkRule) });
+
+export const DeleteAutoLinkRulesQuery = Type.Object(
+  { rule_id: Type.Optional(Uuid('Only this rule; without it every rule of the relation goes.')) },
+  { additionalProperties: false },
+);
+export type DeleteAutoLinkRulesQuery = Static<typeof DeleteAutoLinkRulesQuery>;
+
+const SelectFieldRef = FieldRef('A single or multiple select field (id or api_name) of either database of the relation (the `from` one first); its labels are compared with the titles of the records linked through the link field of its database.');
+
+export const DriftQuery = Type.Composite([pageQuery(200), Type.Object({ field_id: SelectFieldRef })]);
+export type DriftQuery = Static<typeof DriftQuery>;
+
+const LinkedTitle = Type.Object({ id: Uuid(), title: Type.Union([Type.String(), Type.Null()]) });
+
+export const DriftItem = Type.Object({
+  record_id: Uuid(),
+  labels: Type.Array(Type.String(), { description: "The record's select labels, in the choices' order." }),
+  linked: Type.Array(LinkedTitle, { description: 'The live records it is linked to, as its link cell shows them.' }),
+  missing: Type.Array(
+    Type.Object({ label: Type.String(), record_id: Type.Union([Uuid(), Type.Null()], { description: 'The live record whose title is the label (the oldest of several); null when none is.' }) }),
+    { description: 'Labels no linked record has as title.' },
+  ),
+  extra: Type.Array(LinkedTitle, { description: 'Linked records whose title is no label of the record.' }),
+});
+export type DriftItem = Static<typeof DriftItem>;
+
+export const Drift = Type.Object({
+  field_id: Uuid('The select field compared.'),
+  link_field_id: Uuid('The link field of its database.'),
+  data: Type.Array(DriftItem),
+  next_cursor: Type.Union([Type.String(), Type.Null()]),
+});
+export type Drift = Static<typeof Drift>;
+
+export const BulkLinkBody = Type.Object(
+  {
+    field_id: SelectFieldRef,
+    record_ids: Type.Optional(Type.Array(Uuid(), { minItems: 1, maxItems: 1000, uniqueItems: true, description: 'Only these records of the select field’s database; without it every record.' })),
+    unlink_extra: Type.Optional(Type.Boolean({ default: false, description: 'Also unlink the records no label names (a record with no label loses all its links).' })),
+  },
+  { additionalProperties: false },
+);
+export type BulkLinkBody = Static<typeof BulkLinkBody>;
+
+export const SkippedLink = Type.Object({
+  record_id: Uuid(),
+  label: Type.String(),
+  reason: Type.Union([Type.Literal('no_match'), Type.Literal('one_link'), Type.Literal('conflict')], {
+    description: '`no_match`: no live record has the label as title; `one_link`: the record may link to one record only and has one; `conflict`: one-to-many, the target is linked to another record.',
+  }),
+  linked_record_id: Type.Optional(Type.Union([Uuid(), Type.Null()], { description: '`conflict`: the record the target is linked to.' })),
+});
+export type SkippedLink = Static<typeof SkippedLink>;
+
+export const BulkLinkResult = Type.Object({
+  linked: Type.Integer({ minimum: 0 }),
+  unlinked: Type.Integer({ minimum: 0 }),
+  skipped: Type.Array(SkippedLink),
+});
+export type BulkLinkResult = Static<typeof BulkLinkResult>;

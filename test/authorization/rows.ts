@@ -83,6 +83,8 @@ function linkOf(t: TestKernel, w: World): Promise<{ relation: string; field: str
   return made;
 }
 
+const rulesOf = (w: World, relation: string) => `/workspaces/${w.ws}/relations/${relation}/auto-link-rules`;
+
 export const ROWS: MatrixRow[] = [
   // --- kernel and system: public ------------------------------------------------------------
   { route: 'GET /health', expect: ALL(200), request: () => ({ path: '/health' }) },
@@ -590,6 +592,49 @@ export const ROWS: MatrixRow[] = [
       return { path: `/workspaces/${w.ws}/databases/${w.databaseD}/records/${link.record}/links/${link.field}/${link.target}` };
     },
     foreign: (w) => ({ path: `/workspaces/${w.ws}/databases/${w.foreign.database}/records/${randomUUID()}/links/x/${randomUUID()}` }),
+  },
+
+  // Auto-link rules change like relations (creator on both); drift is read by whoever sees both; bulk link writes D (editor).
+  {
+    route: 'POST /workspaces/{ws}/relations/{id}/auto-link-rules',
+    expect: '404 201 201 403 403 403 404 403 201 201 404 401',
+    // A relation per call: the same rule twice is a 409.
+    request: async (w, _c, t) => ({ path: rulesOf(w, (await creatorCall(t, w, `/workspaces/${w.ws}/relations`, selfRelation(w))).id), body: { from_field_id: 'name', to_field_id: 'notes' } }),
+    foreign: (w) => ({ path: rulesOf(w, randomUUID()), body: { from_field_id: 'name', to_field_id: 'notes' } }),
+  },
+  {
+    route: 'GET /workspaces/{ws}/relations/{id}/auto-link-rules',
+    expect: '404 200 200 200 200 200 404 200 200 200 404 401',
+    request: async (w, _c, t) => ({ path: rulesOf(w, (await linkOf(t, w)).relation) }),
+    foreign: (w) => ({ path: rulesOf(w, randomUUID()) }),
+  },
+  {
+    route: 'DELETE /workspaces/{ws}/relations/{id}/auto-link-rules',
+    expect: '404 204 204 403 403 403 404 403 204 204 404 401',
+    request: async (w, _c, t) => ({ path: rulesOf(w, (await linkOf(t, w)).relation) }),
+    foreign: (w) => ({ path: rulesOf(w, randomUUID()) }),
+  },
+  {
+    route: 'DELETE /workspaces/{ws}/relations/{id}/auto-link-rules/{rule}',
+    expect: '404 204 204 403 403 403 404 403 204 204 404 401',
+    request: async (w, _c, t) => {
+      const relation = (await creatorCall(t, w, `/workspaces/${w.ws}/relations`, selfRelation(w))).id;
+      const rule = await creatorCall(t, w, rulesOf(w, relation), { from_field_id: 'name', to_field_id: 'notes', backfill: false });
+      return { path: `${rulesOf(w, relation)}/${rule.id}` };
+    },
+    foreign: (w) => ({ path: `${rulesOf(w, randomUUID())}/${randomUUID()}` }),
+  },
+  {
+    route: 'GET /workspaces/{ws}/relations/{id}/drift',
+    expect: '404 200 200 200 200 200 404 200 200 200 404 401',
+    request: async (w, _c, t) => ({ path: `/workspaces/${w.ws}/relations/${(await linkOf(t, w)).relation}/drift`, query: { field_id: 'stage' } }),
+    foreign: (w) => ({ path: `/workspaces/${w.ws}/relations/${randomUUID()}/drift`, query: { field_id: 'stage' } }),
+  },
+  {
+    route: 'POST /workspaces/{ws}/relations/{id}/bulk-link',
+    expect: '404 200 200 200 403 403 404 403 200 200 404 401',
+    request: async (w, _c, t) => ({ path: `/workspaces/${w.ws}/relations/${(await linkOf(t, w)).relation}/bulk-link`, body: { field_id: 'stage' } }),
+    foreign: (w) => ({ path: `/workspaces/${w.ws}/relations/${randomUUID()}/bulk-link`, body: { field_id: 'stage' } }),
   },
 
   // --- favorites: the caller's own; whoever sees the target may star it; read tokens only list ---

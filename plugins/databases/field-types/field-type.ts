@@ -91,12 +91,41 @@ export interface Across<O = any> {
   field?(field: FieldMeta<O>): string;
   /** SQL true when a live record linked to the row aliased `row` satisfies `condition` (on alias `t`). */
   exists(field: FieldMeta<O>, row: string, condition: string): string;
+  /**
+   * Whether conditions on the field test the linked records (default: always). A rollup's do only
+   * when it shows their values (`unique`); the others test its aggregate with `opsFor`.
+   */
+  applies?(field: FieldMeta<O>): boolean;
+}
+
+/** A sort key computed per field (`FieldType.sortKeyFor`). */
+export interface FieldSortKey {
+  /** SQL of the key; NULL sorts last in both directions. */
+  expr: string;
+  /** SQL type of its value (a query cursor carries it as text and casts it back). */
+  type: string;
 }
 
 /** Who writes, for stores that check what the writer may see. */
 export interface CellContext {
   workspaceId: string;
   userId: string;
+}
+
+/**
+ * What a field does when records of its database are written (a link field's auto-link rules),
+ * in the write's transaction, after every cell of the write is stored.
+ */
+export interface WriteReaction<O = any> {
+  /** Ids of the fields of its own database whose change calls `react`; none: it never reacts. */
+  watches(field: FieldMeta<O>): readonly string[];
+  /** `recordIds`: live records just created, or whose watched cells were just written. */
+  react(trx: Db, field: FieldMeta<O>, recordIds: string[], ctx: WriteContext): Promise<void>;
+}
+
+/** Who wrote, and in which database (the field's own). */
+export interface WriteContext extends CellContext {
+  databaseId: string;
 }
 
 /** Where a computed type keeps written cells. Every cell is checked before any is written. */
@@ -149,6 +178,11 @@ export interface FieldType<O = any> {
   readonly across?: Across<O>;
   /** Computed types whose cells are written elsewhere (links: a junction table), after the record's row. */
   readonly store?: CellStore;
+  /**
+   * Work done when records are written: the records engine calls it only for fields whose
+   * `watches` names something, so databases without such fields pay nothing on writes.
+   */
+  readonly reaction?: WriteReaction<O>;
   /** Stored values are user ids: the records engine checks they name members and loads their names. */
   readonly refersToUsers?: boolean;
   /** What an empty cell stores and reads as when it is not NULL (a checkbox: `false`, never empty). */
@@ -162,6 +196,11 @@ export interface FieldType<O = any> {
   /** Filter operators this type supports, with their SQL; others → 422. */
   readonly ops: FilterOps;
   /**
+   * The filter operators of one field when its options decide them (a rollup's follow its
+   * function and the field it reads), applied to `select`'s value. Default: `ops`.
+   */
+  opsFor?(field: FieldMeta<O>): FilterOps;
+  /**
    * Sort key SQL for `col` when the column's own order is not the user's (e.g. a single
    * select sorts by option order, not by option id). Default: the column itself.
    */
@@ -173,6 +212,12 @@ export interface FieldType<O = any> {
   readonly sortIndexable?: boolean;
   /** SQL type of `sortExpr`'s value (a query cursor carries it as text); default: the column's type. */
   readonly sortType?: string;
+  /**
+   * The sort key of one field of a computed type, when its options decide it or it reads other
+   * rows than `select` does (a rollup sorts by its aggregate, a lookup by its first value's key):
+   * SQL for the record row aliased `row`, as in `select`. Used instead of `sortExpr`/`sortType`.
+   */
+  sortKeyFor?(field: FieldMeta<O>, row: string): FieldSortKey;
   /** Whether the type can be the title field (shown in links, searched by `q`). */
   readonly canBeTitle?: boolean;
   /** CSV: a cell's text → an API value (then `fromApi`); an API value → a cell's text. */

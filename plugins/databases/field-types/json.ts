@@ -1,6 +1,6 @@
 import { Type } from '../../../core/schema.ts';
 import { defineFieldType, InvalidCell } from './field-type.ts';
-import { JSON_OPS } from './ops.ts';
+import { PRESENCE_OPS } from './ops.ts';
 import { toTextTargets, type TextCodec } from './text-codec.ts';
 
 const MAX_JSON_CHARS = 100_000;
@@ -54,7 +54,7 @@ export const jsonType = defineFieldType<Record<string, never>>({
     return text;
   },
   toApi: (value) => value,
-  ops: JSON_OPS,
+  ops: PRESENCE_OPS,
   csv: { parse: jsonText.parse, format: jsonText.format },
   convertsTo: toTextTargets(jsonText.formatSql!),
 });

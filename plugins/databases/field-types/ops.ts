@@ -168,7 +168,8 @@ export const PERSON_OPS: FilterOps = {
   is_not_empty: isNotNull,
 };
 
-export const JSON_OPS: FilterOps = { is_empty: isNull, is_not_empty: isNotNull };
+/** Only whether a cell is empty: json cells, and computed values that read nothing any more. */
+export const PRESENCE_OPS: FilterOps = { is_empty: isNull, is_not_empty: isNotNull };
 
 function negate(c: SqlCondition): SqlCondition {
   return { sql: `NOT (${c.sql})`, bindings: c.bindings };

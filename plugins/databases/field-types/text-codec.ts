@@ -1,4 +1,4 @@
-import type { Conversion, FieldMeta } from './field-type.ts';
+import type { Conversion, FieldMeta, FieldType } from './field-type.ts';
 import { TEXT_RULES, textSql } from './text-rules.ts';
 
 /**
@@ -23,4 +23,14 @@ export function toTextTargets(formatSql: (col: string, field: FieldMeta<any>) =>
     text: { sql: (col, from) => textSql(TEXT_RULES.text, formatSql(col, from)) },
     long_text: { sql: (col, from) => textSql(TEXT_RULES.long_text, formatSql(col, from)) },
   };
+}
+
+const TEXT_FIELD: FieldMeta = { id: '', api_name: '', type: 'text', options: {} };
+
+/**
+ * SQL of a column's value as text, as converting it to a text field would write it (a select's
+ * label, a number's digits, a day as `YYYY-MM-DD`); undefined for types with no text form.
+ */
+export function textFormSql(type: FieldType, field: FieldMeta<any>, col: string): string | undefined {
+  return type.column?.(field.options) === 'text' ? col : type.convertsTo.text?.sql(col, field, TEXT_FIELD);
 }

@@ -162,22 +162,25 @@ describe('relations: lookups, rollups and counts', () => {
     await field(companies, { name: 'Owners', type: 'lookup', options: { link_field_id: 'people', target_field_id: 'owner' } }).expect(201);
     await field(companies, { name: 'Total', type: 'rollup', options: { link_field_id: 'people', target_field_id: 'score', function: 'sum' } }).expect(201);
     await field(companies, { name: 'Names', type: 'rollup', options: { link_field_id: 'people', target_field_id: 'name', function: 'concat' } }).expect(201);
+    await field(companies, { name: 'Stages', type: 'rollup', options: { link_field_id: 'people', target_field_id: 'stage', function: 'concat' } }).expect(201);
     await field(companies, { name: 'Headcount', type: 'count', options: { link_field_id: 'people' } }).expect(201);
     const bad = await field(companies, { name: 'Bad', type: 'rollup', options: { link_field_id: 'people', target_field_id: 'name', function: 'sum' } }).expect(422);
     assert.deepEqual(pointers(bad), ['/options/function']);
     assert.deepEqual(pointers(await field(companies, { name: 'Bad', type: 'lookup', options: { link_field_id: 'name', target_field_id: 'score' } }).expect(422)), ['/options/link_field_id']);
     assert.deepEqual(pointers(await field(companies, { name: 'Bad', type: 'lookup', options: { link_field_id: 'people', target_field_id: 'ghost' } }).expect(422)), ['/options/target_field_id']);
 
-    const person = async (name: string, score: number | null) =>
-      (await w.t.request.post(records(w.db)).set(w.editor.auth).send({ values: { name, score, owner: w.member.id } }).expect(201)).body.id as string;
-    const ann = await person('Ann', 3);
-    const bob = await person('Bob', 4.5);
+    const person = async (name: string, score: number | null, stage: string | null = null) =>
+      (await w.t.request.post(records(w.db)).set(w.editor.auth).send({ values: { name, score, owner: w.member.id, stage } }).expect(201)).body.id as string;
+    const ann = await person('Ann', 3, 'Closed');
+    const bob = await person('Bob', 4.5, 'Open');
     const cid = await person('Cid', null);
     const acme = (await w.t.request.post(records(companies)).set(w.editor.auth).send({ values: { name: 'Acme', people: [ann, bob, cid] } }).expect(201)).body;
     assert.deepEqual(acme.values.scores, [3, 4.5]);
     assert.deepEqual(acme.values.owners.map((o: any) => o.name), ['Mia', 'Mia', 'Mia']);
     assert.equal(acme.values.total, 7.5);
     assert.equal(acme.values.names, 'Ann, Bob, Cid');
+    // a concat shows each value as its field reads as text: labels, not option ids
+    assert.equal(acme.values.stages, 'Closed, Open');
     assert.equal(acme.values.headcount, 3);
     const solo = (await w.t.request.post(records(companies)).set(w.editor.auth).send({ values: { name: 'Solo' } }).expect(201)).body;
     assert.deepEqual([solo.values.scores, solo.values.total, solo.values.names, solo.values.headcount], [[], null, null, 0]);
@@ -232,11 +235,11 @@ describe('relations: lookups, rollups and counts', () => {
     const statements: string[] = [];
     // Statements on records and junction tables only: the event dispatcher works in the background meanwhile.
     const count = (q: { sql: string }) => /"?(rec|lnk)_[0-9a-f]{32}/.test(q.sql) && statements.push(q.sql);
-    const queries = async (limit: number) => {
-      await w.t.request.post(records(companies, '/query')).set(w.member.auth).send({ limit }).expect(200);
+    const queries = async (limit: number, body: object = {}) => {
+      await w.t.request.post(records(companies, '/query')).set(w.member.auth).send({ ...body, limit }).expect(200);
       statements.length = 0;
       w.t.db.on('query', count);
-      const page = await Promise.resolve(w.t.request.post(records(companies, '/query')).set(w.member.auth).send({ limit })).finally(() => w.t.db.off('query', count));
+      const page = await Promise.resolve(w.t.request.post(records(companies, '/query')).set(w.member.auth).send({ ...body, limit })).finally(() => w.t.db.off('query', count));
       assert.equal(page.status, 200);
       assert.equal(page.body.data.length, limit);
       assert.ok(page.body.data.every((r: any) => Array.isArray(r.values.people) && Array.isArray(r.values[lookup])));
@@ -246,6 +249,12 @@ describe('relations: lookups, rollups and counts', () => {
     const many = await queries(12);
     assert.equal(many, few);
     assert.equal(many, 1, `a page took ${many} statements on records: ${statements.join(' | ')}`);
+    // sorted and filtered by computed fields, on a later page too
+    const computed = { filter: { and: [{ field: 'best', op: 'gte', value: 0 }, { field: lookup, op: 'is_not_empty' }] }, sorts: [{ field: 'best', direction: 'desc' }, { field: lookup }, { field: 'people' }] };
+    assert.equal(await queries(2, computed), 1, `a sorted page took more statements: ${statements.join(' | ')}`);
+    assert.equal(await queries(12, computed), 1);
+    const next = (await w.t.request.post(records(companies, '/query')).set(w.member.auth).send({ ...computed, limit: 2 }).expect(200)).body.next_cursor;
+    assert.equal(await queries(2, { ...computed, cursor: next }), 1);
   });
 
   it('follows conversions of the field it reads, and goes with its relation', async () => {

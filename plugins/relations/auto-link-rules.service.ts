@@ -1,0 +1,103 @@
+import { randomUUID } from 'node:crypto';
+import type { WorkspaceAccess } from '../../core/authz.ts';
+import type { Db } from '../../core/db.ts';
+import type { EventBus } from '../../core/events.ts';
+import { conflict, invalidField, notFound } from '../../core/errors.ts';
+import type { UserPrincipal } from '../../core/principal.ts';
+import { findField } from '../databases/field-lookup.ts';
+import type { FieldTypeRegistry } from '../databases/field-types/registry.ts';
+import type { WorkspaceService } from '../workspaces/workspaces.service.ts';
+import { linkMatches, matchKeySql } from './auto-link.ts';
+import type { AutoLinkRule, LinkOptions } from './link-type.ts';
+import { changeBothDatabases, type RelationRow, type RelationService } from './relations.service.ts';
+import type { CreateAutoLinkRuleBody, CreatedAutoLinkRule } from './schemas.ts';
+
+/** Enough for any sensible set of matching keys; each rule costs one statement per matching write. */
+export const MAX_RULES_PER_RELATION = 10;
+
+/**
+ * Auto-link rules of a relation: kept in the options of both link fields (the records engine
+ * reads them with the fields it caches, so a write never looks rules up), changed under a schema
+ * change of both databases like the link fields themselves.
+ */
+export class AutoLinkRuleService {
+  constructor(
+    private readonly db: Db,
+    private readonly events: EventBus,
+    private readonly relations: RelationService,
+    private readonly workspaces: WorkspaceService,
+    private readonly types: FieldTypeRegistry,
+  ) {}
+
+  async list(principal: UserPrincipal, access: WorkspaceAccess, relationId: string): Promise<{ data: AutoLinkRule[] }> {
+    const relation = await this.relations.findVisible(principal, access, relationId);
+    const field = (await this.db('fields').where({ id: relation.from_field_id }).first('options')) as { options: LinkOptions };
+    return { data: field.options.auto_link ?? [] };
+  }
+
+  /**
+   * Adds a rule (`creator` on both databases); with `backfill` (the default) the records that
+   * match now are linked in the same transaction.
+   */
+  async create(principal: UserPrincipal, access: WorkspaceAccess, relationId: string, body: CreateAutoLinkRuleBody): Promise<CreatedAutoLinkRule> {
+    const relation = await this.authorize(principal, access, relationId);
+    return this.db.transaction(async (trx) => {
+      const rules = await this.lockRules(trx, access.workspaceId, relation);
+      const from = await findField(trx, relation.from_database_id, body.from_field_id, { pointer: '/from_field_id', missing: `No field "${body.from_field_id}" in the \`from\` database.` });
+      const to = await findField(trx, relation.to_database_id, body.to_field_id, { pointer: '/to_field_id', missing: `No field "${body.to_field_id}" in the \`to\` database.` });
+      for (const [field, pointer] of [[from, '/from_field_id'], [to, '/to_field_id']] as const) {
+        if (!matchKeySql(this.types, field, 'r')) throw invalidField(pointer, `A ${field.type} field has no text form to match on.`);
+      }
+      const same = rules.find((r) => r.from_field_id === from.id && r.to_field_id === to.id);
+      if (same) throw conflict('This relation has that rule already.', { rule_id: same.id });
+      if (rules.length >= MAX_RULES_PER_RELATION) throw invalidField('', `A relation has ${MAX_RULES_PER_RELATION} auto-link rules at most.`);
+      const rule: AutoLinkRule = { id: randomUUID(), from_field_id: from.id, to_field_id: to.id, created_by: principal.user.id, created_at: new Date().toISOString() };
+      await this.saveRules(trx, relation, [...rules, rule]);
+      const actor = { workspaceId: access.workspaceId, actorId: principal.user.id };
+      await this.events.emit(trx, { name: 'auto_link_rule.created', ...actor, payload: { relation_id: relation.id, rule } });
+      if (body.backfill === false) return { ...rule, linked: 0 };
+      const fromOptions = (await trx('fields').where({ id: relation.from_field_id }).first('options')).options as LinkOptions;
+      const links = await linkMatches(trx, this.types, fromOptions, { databaseId: relation.from_database_id, field: from }, { databaseId: relation.to_database_id, field: to }, null);
+      if (links.length > 0) await this.events.emit(trx, { name: 'links.added', ...actor, payload: { relation_id: relation.id, rule_id: rule.id, links } });
+      return { ...rule, linked: links.length };
+    });
+  }
+
+  /** Removes one rule, or every rule of the relation; the links they made stay. */
+  async delete(principal: UserPrincipal, access: WorkspaceAccess, relationId: string, ruleId?: string): Promise<void> {
+    const relation = await this.authorize(principal, access, relationId);
+    await this.db.transaction(async (trx) => {
+      const rules = await this.lockRules(trx, access.workspaceId, relation);
+      const removed = rules.filter((r) => ruleId === undefined || r.id === ruleId);
+      if (ruleId !== undefined && removed.length === 0) throw notFound('No such auto-link rule in this relation.');
+      if (removed.length === 0) return;
+      await this.saveRules(trx, relation, rules.filter((r) => !removed.includes(r)));
+      await this.events.emit(trx, removed.map((rule) => ({ name: 'auto_link_rule.deleted', workspaceId: access.workspaceId, actorId: principal.user.id, payload: { relation_id: relation.id, rule } })));
+    });
+  }
+
+  /** Rules change like relations do: the caller sees both databases (404) and is `creator` on both (403). */
+  private async authorize(principal: UserPrincipal, access: WorkspaceAccess, relationId: string): Promise<RelationRow> {
+    const relation = await this.relations.findVisible(principal, access, relationId);
+    await this.relations.requireCreator(principal, access, [
+      { id: relation.from_database_id, pointer: '' },
+      { id: relation.to_database_id, pointer: '' },
+    ]);
+    return relation;
+  }
+
+  /** Opens the schema change of both databases, then reads the rules as they are under it. */
+  private async lockRules(trx: Db, workspaceId: string, relation: RelationRow): Promise<AutoLinkRule[]> {
+    await this.workspaces.hold(trx, workspaceId);
+    await changeBothDatabases(trx, relation.from_database_id, relation.to_database_id);
+    const field = (await trx('fields').where({ id: relation.from_field_id }).first('options')) as { options: LinkOptions } | undefined;
+    if (!field) throw notFound('No such relation in this workspace.');
+    return field.options.auto_link ?? [];
+  }
+
+  private async saveRules(trx: Db, relation: RelationRow, rules: AutoLinkRule[]): Promise<void> {
+    await trx('fields')
+      .whereIn('id', [relation.from_field_id, relation.to_field_id])
+      .update({ options: trx.raw(`jsonb_set(options, '{auto_link}', ?::jsonb)`, [JSON.stringify(rules)]), updated_at: trx.fn.now() });
+  }
+}
