@@ -9,10 +9,10 @@ import { findField } from '../databases/field-lookup.ts';
 import { choicesOf } from '../databases/field-types/choices.ts';
 import { sqlTrim, trimText } from '../databases/field-types/sql.ts';
 import type { FieldRow } from '../databases/fields.view.ts';
-import { columnNameOf, tableNameOf } from '../databases/names.ts';
+import { tableNameOf } from '../databases/names.ts';
 import type { RecordService } from '../records/records.service.ts';
 import { junctionNameOf } from './junction.ts';
-import { linkEnds, type LinkOptions } from './link-type.ts';
+import { linkEnds, titleSql, type LinkOptions } from './link-type.ts';
 import type { RelationRow, RelationService } from './relations.service.ts';
 import type { BulkLinkBody, BulkLinkResult, Drift, DriftItem, DriftQuery, SkippedLink } from './schemas.ts';
 
@@ -64,7 +64,7 @@ export class DriftService {
          FROM ?? r
         CROSS JOIN LATERAL (SELECT coalesce(array_agg(c.label ORDER BY c.ord), '{}') AS labels, coalesce(array_agg(DISTINCT lower(c.label)), '{}') AS keys
                               FROM c WHERE c.id = ANY(${cmp.ids})) lab
-        CROSS JOIN LATERAL (SELECT coalesce(json_agg(json_build_object('id', t.id, 'title', ${titleOf(cmp, 't')}) ORDER BY j.created_at, t.id), '[]'::json) AS linked,
+        CROSS JOIN LATERAL (SELECT coalesce(json_agg(json_build_object('id', t.id, 'title', ${titleSql(cmp.link.options)}) ORDER BY j.created_at, t.id), '[]'::json) AS linked,
                                    coalesce(array_agg(DISTINCT ${cmp.titleKey('t')}) FILTER (WHERE ${cmp.titleKey('t')} IS NOT NULL), '{}') AS keys
                               FROM ?? j JOIN ?? t ON t.id = j.${theirEnd} AND t.deleted_at IS NULL WHERE j.${mineEnd} = r.id) lnk
         WHERE r.deleted_at IS NULL AND r.number > ?::bigint AND lab.keys IS DISTINCT FROM lnk.keys
@@ -173,7 +173,6 @@ export class DriftService {
     const field = onFrom ?? (await findField(db, relation.to_database_id, ref, { where: isSelect, pointer, missing }));
     const linkId = onFrom ? relation.from_field_id : relation.to_field_id;
     const link = (await db('fields').where({ id: linkId }).first('id', 'options')) as { id: string; options: LinkOptions };
-    const title = columnNameOf(link.options.target_title_field_id);
     const col = `r."${field.column_name}"`;
     const choices = choicesOf(field);
     return {
@@ -183,7 +182,7 @@ export class DriftService {
       mine: field.database_id,
       theirs: link.options.target_database_id,
       ids: field.type === 'multi_select' ? col : `ARRAY[${col}]`,
-      titleKey: (alias) => `lower(${sqlTrim(`${alias}."${title}"::text`)})`,
+      titleKey: (alias) => `lower(${sqlTrim(titleSql(link.options, alias))})`,
       choices: [choices.map((c) => c.id), choices.map((c) => c.label)],
     };
   }
@@ -251,8 +250,4 @@ export class DriftService {
 /** A label or title as matching compares it: trimmed like labels are, ignoring case. */
 function key(text: string): string {
   return trimText(text).toLowerCase();
-}
-
-function titleOf(cmp: Comparison, alias: string): string {
-  return `${alias}."${columnNameOf(cmp.link.options.target_title_field_id)}"::text`;
 }

@@ -36,13 +36,13 @@ export function linkEnds(options: LinkOptions): { mine: 'from_id' | 'to_id'; the
   return options.side === 'from' ? { mine: 'from_id', theirs: 'to_id' } : { mine: 'to_id', theirs: 'from_id' };
 }
 
+/** What a link shows of a linked record (alias `t` unless told): its title, as text. */
+export const titleSql = (o: Pick<LinkOptions, 'target_title_field_id'>, alias = 't') => `${alias}."${columnNameOf(o.target_title_field_id)}"::text`;
+
 /**
  * The live records linked to the record aliased `row`, oldest link first: `[{ id, title }]`
  * (the title as text). Links to records in the trash stay stored but are not shown.
  */
-/** What a link shows of a linked record (alias `t`): its title, as text. */
-const titleSql = (o: LinkOptions) => `t."${columnNameOf(o.target_title_field_id)}"::text`;
-
 function linkCellSql(field: FieldMeta<LinkOptions>, row: string): string {
   const o = field.options;
   const { mine, theirs } = linkEnds(o);
