@@ -220,9 +220,9 @@ export class RelationService {
   }
 }
 
-/** Opens a schema change on the two databases of a relation, in id order (two changes at once cannot deadlock). */
+/** Opens a schema change on the two databases of a relation, locked in one step (in id order, as every schema change locks). */
 export async function changeBothDatabases(trx: Db, a: string, b: string): Promise<void> {
-  for (const databaseId of [...new Set([a, b])].sort()) await beginSchemaChange(trx, databaseId);
+  await beginSchemaChange(trx, a, [b]);
 }
 
 function clashes(fields: FieldRow[], name: string): boolean {

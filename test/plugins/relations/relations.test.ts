@@ -273,3 +273,21 @@ describe('relations: lookups, rollups and counts', () => {
     assert.equal(await w.t.db('fields').where({ id: lookup.id }).first(), undefined);
   });
 });
+
+describe('relations: schema changes of related databases at once', () => {
+  let w: RecordsWorld;
+  after(() => w.t.stop());
+
+  it('lets fields change on both sides of a relation at the same moment (no deadlock)', async () => {
+    w = await recordsWorld();
+    const api = (path: string) => `/api/v1/workspaces/${w.ws}${path}`;
+    const space = (await w.t.db('spaces').where({ workspace_id: w.ws }).first('id')).id;
+    const other = (await w.t.request.post(api('/databases')).set(w.admin.auth).send({ name: 'Other', space_id: space }).expect(201)).body.id;
+    await w.t.request.post(api('/relations')).set(w.admin.auth).send({ from_database_id: other, to_database_id: w.db, kind: 'many_to_many', from_field_name: 'Mine', to_field_name: 'Theirs' }).expect(201);
+    // Each change bumps the other database's version too: both lock both rows, in one order.
+    const statuses = await Promise.all(
+      Array.from({ length: 12 }, (_, i) => w.t.request.post(api(`/databases/${i % 2 ? other : w.db}/fields`)).set(w.admin.auth).send({ name: `F${i}`, type: 'text' }).then((r) => r.status)),
+    );
+    assert.deepEqual(statuses, Array(12).fill(201));
+  });
+});
