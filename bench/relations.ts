@@ -3,7 +3,8 @@
  * PostgreSQL — 1,000,000 tasks (the records bench's database) linked one-to-many to 10,000
  * projects: a page of 100 tasks with 2 lookups and 1 rollup of their project, a page of 100
  * projects with 2 lookups and 1 rollup over their ~100 tasks each, and tasks filtered through
- * the link (`project.status = x`) sorted by an indexed field. Environment as bench/records.ts
+ * the link (`project.status = x`) sorted by an indexed field; and bulk creates of 100 tasks
+ * without and with an auto-link rule (task notes ↔ project name). Environment as bench/records.ts
  * (BENCH_ITERATIONS, BENCH_WARMUP, BENCH_BUDGET); BENCH_CHILDREN (1000000), BENCH_PARENTS (10000).
  */
 import os from 'node:os';
@@ -16,6 +17,7 @@ import { Report, type LatencyTarget } from './records/report.ts';
 import { sample } from './records/sample.ts';
 import { seedRecords } from './records/seed.ts';
 import { createBenchDatabase, STATUS_LABELS } from './records/setup.ts';
+import { newRecordValues } from './records/values.ts';
 import { columnNameOf, tableNameOf } from '../plugins/databases/names.ts';
 
 const env = process.env;
@@ -94,6 +96,19 @@ try {
     const through = query(tasksDb, { filter: { field: 'project.status', op: 'eq', value: STATUS_LABELS[1] }, sorts: [{ field: 'amount' }], limit: 100 });
     await check(through, 100);
     report.latency('filter project.status = x, sort amount', await sample(client, options, () => through), p50(100));
+
+    // Writes: bulk creates of tasks naming their project in `notes`, without and then with an auto-link rule.
+    const bulks = Array.from({ length: 10 }, (_, b) => ({
+      method: 'POST',
+      path: bench.records,
+      body: JSON.stringify({ records: Array.from({ length: 100 }, (_, k) => ({ values: { ...newRecordValues(bench, b * 100 + k), notes: `project ${((b * 100 + k) * 37) % PARENTS + 1}` } })) }),
+    }));
+    const writes = { ...options, status: 201 };
+    report.latency('bulk create 100 tasks (no rule; no target)', await sample(client, writes, (i) => bulks[i % bulks.length]), []);
+    await expect(201, 'auto-link rule', `${api}/relations/${relation.id}/auto-link-rules`, 'POST', admin, { from_field_id: 'name', to_field_id: 'notes', backfill: false });
+    const linked = JSON.parse((await client.request(bulks[0].method, bulks[0].path, bulks[0].body)).text).data;
+    if (!linked.every((r: { values: { project: unknown[] } }) => r.values.project.length === 1)) throw new Error('the auto-link rule linked nothing');
+    report.latency(`bulk create 100 tasks, auto-linked to ${fmt(PARENTS)} projects by name (no target)`, await sample(client, writes, (i) => bulks[i % bulks.length]), []);
   } finally {
     client.close();
   }

@@ -6,7 +6,7 @@ import type { WorkspaceService } from '../workspaces/workspaces.service.ts';
 import type { FieldMeta, FieldType, OutputContext } from './field-types/field-type.ts';
 import type { FieldTypeRegistry } from './field-types/registry.ts';
 import { FIELD_COLUMNS, toField, type FieldRow } from './fields.view.ts';
-import { indexTitle } from './record-table.ts';
+import { dropMatchKeyIndex, indexMatchKey, indexTitle } from './record-table.ts';
 import { checkOptions, findField } from './field-lookup.ts';
 import { beginSchemaChange } from './schema-change.ts';
 import type { ConvertFieldBody, Conversion as ConversionResult } from './convert.schemas.ts';
@@ -65,10 +65,12 @@ export class ConvertService {
       const result: ConversionResult = { converted: Number(counts.converted), lost: Number(counts.lost), samples, dry_run: !!body.dry_run };
       if (body.dry_run) return result;
 
-      // A trigram index only fits text: the title's goes and comes back with its type.
+      // Trigram and match-key indexes only fit text: they go, and come back if it stays text.
       if (field.is_title) await trx.raw('DROP INDEX IF EXISTS ??', [`${table}_title_trgm`]);
+      const matched = await dropMatchKeyIndex(trx, table, field.column_name!);
       await trx.raw(`ALTER TABLE ?? ALTER COLUMN ?? TYPE ${to.column!(options)} USING (${expr})`, [table, field.column_name]);
       if (field.is_title && to.column!(options) === 'text') await indexTitle(trx, table, field.column_name!);
+      if (matched && to.column!(options) === 'text') await indexMatchKey(trx, table, field.column_name!);
       const [row] = (await trx('fields').where({ id: field.id }).update({ type: to.type, options: JSON.stringify(options), updated_at: trx.fn.now() }).returning(FIELD_COLUMNS)) as FieldRow[];
       await this.events.emit(trx, {
         name: 'field.converted',

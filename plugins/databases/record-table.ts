@@ -1,4 +1,5 @@
 import type { Db } from '../../core/db.ts';
+import { matchKeyOf } from './field-types/sql.ts';
 
 /**
  * DDL of a database's own table. Names come from ids (names.ts) and column types from the
@@ -30,6 +31,24 @@ export async function addColumn(trx: Db, table: string, column: string, sqlType:
 /** Trigram index for `q` search on a text title column. */
 export async function indexTitle(trx: Db, table: string, column: string): Promise<void> {
   await trx.raw('CREATE INDEX ?? ON ?? USING gin (?? gin_trgm_ops)', [`${table}_title_trgm`, table, column]);
+}
+
+const matchIndexName = (table: string, column: string) => `${table}_${column.slice(2, 14)}_match`;
+
+/**
+ * Index of a text column's match key (`matchKeyOf`), for finding records by a value as other
+ * records hold it (auto-link rules); `IF NOT EXISTS`: several rules may share a column.
+ */
+export async function indexMatchKey(trx: Db, table: string, column: string): Promise<void> {
+  await trx.raw(`CREATE INDEX IF NOT EXISTS ?? ON ?? ((${matchKeyOf(`"${column}"`)})) WHERE deleted_at IS NULL`, [matchIndexName(table, column), table]);
+}
+
+/** Drops it (the rules no longer use the column, or its type changes: the expression fits text only). */
+export async function dropMatchKeyIndex(trx: Db, table: string, column: string): Promise<boolean> {
+  const { rows } = await trx.raw('SELECT to_regclass(?) IS NOT NULL AS present', [matchIndexName(table, column)]);
+  if (!rows[0].present) return false;
+  await trx.raw('DROP INDEX ??', [matchIndexName(table, column)]);
+  return true;
 }
 
 export async function dropRecordTable(trx: Db, table: string): Promise<void> {

@@ -5,9 +5,11 @@ import type { EventBus } from '../../core/events.ts';
 import { conflict, invalidField, notFound } from '../../core/errors.ts';
 import type { UserPrincipal } from '../../core/principal.ts';
 import { findField } from '../databases/field-lookup.ts';
+import { tableNameOf } from '../databases/names.ts';
+import { indexMatchKey } from '../databases/record-table.ts';
 import type { FieldTypeRegistry } from '../databases/field-types/registry.ts';
 import type { WorkspaceService } from '../workspaces/workspaces.service.ts';
-import { linkMatches, matchKeySql } from './auto-link.ts';
+import { linkMatches, matchKeySql, releaseMatchIndexes } from './auto-link.ts';
 import type { AutoLinkRule, LinkOptions } from './link-type.ts';
 import { changeBothDatabases, type RelationRow, type RelationService } from './relations.service.ts';
 import type { CreateAutoLinkRuleBody, CreatedAutoLinkRule } from './schemas.ts';
@@ -53,6 +55,10 @@ export class AutoLinkRuleService {
       if (rules.length >= MAX_RULES_PER_RELATION) throw invalidField('', `A relation has ${MAX_RULES_PER_RELATION} auto-link rules at most.`);
       const rule: AutoLinkRule = { id: randomUUID(), from_field_id: from.id, to_field_id: to.id, created_by: principal.user.id, created_at: new Date().toISOString() };
       await this.saveRules(trx, relation, [...rules, rule]);
+      // Each side looks the other up by its key: text columns get an index of it.
+      for (const field of [from, to]) {
+        if (this.types.get(field.type)?.column?.(field.options) === 'text') await indexMatchKey(trx, tableNameOf(field.database_id), field.column_name!);
+      }
       const actor = { workspaceId: access.workspaceId, actorId: principal.user.id };
       await this.events.emit(trx, { name: 'auto_link_rule.created', ...actor, payload: { relation_id: relation.id, rule } });
       if (body.backfill === false) return { ...rule, linked: 0 };
@@ -72,6 +78,7 @@ export class AutoLinkRuleService {
       if (ruleId !== undefined && removed.length === 0) throw notFound('No such auto-link rule in this relation.');
       if (removed.length === 0) return;
       await this.saveRules(trx, relation, rules.filter((r) => !removed.includes(r)));
+      await releaseMatchIndexes(trx, removed);
       await this.events.emit(trx, removed.map((rule) => ({ name: 'auto_link_rule.deleted', workspaceId: access.workspaceId, actorId: principal.user.id, payload: { relation_id: relation.id, rule } })));
     });
   }

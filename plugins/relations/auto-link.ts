@@ -2,9 +2,10 @@ import type { Db } from '../../core/db.ts';
 import type { EventBus } from '../../core/events.ts';
 import type { FieldMeta, WriteContext, WriteReaction } from '../databases/field-types/field-type.ts';
 import type { FieldTypeRegistry } from '../databases/field-types/registry.ts';
-import { sqlTrim } from '../databases/field-types/sql.ts';
+import { matchKeyOf } from '../databases/field-types/sql.ts';
 import { textFormSql } from '../databases/field-types/text-codec.ts';
 import { tableNameOf } from '../databases/names.ts';
+import { dropMatchKeyIndex } from '../databases/record-table.ts';
 import type { RecordService } from '../records/records.service.ts';
 import { junctionNameOf } from './junction.ts';
 import type { AutoLinkRule, LinkOptions } from './link-type.ts';
@@ -25,7 +26,7 @@ export function matchKeySql(types: FieldTypeRegistry, field: MatchedField, alias
   const type = types.get(field.type);
   if (!type || !field.column_name) return undefined;
   const text = textFormSql(type, field, `${alias}."${field.column_name}"`);
-  return text === undefined ? undefined : `nullif(lower(${sqlTrim(text)}), '')`;
+  return text === undefined ? undefined : matchKeyOf(text);
 }
 
 /** One side of a match: a database's records table and the key of the rule's field in it. */
@@ -97,4 +98,17 @@ export class AutoLinker implements WriteReaction<LinkOptions> {
 /** A rule's field in the link field's own database and in the linked one. */
 export function ruleEnds(rule: AutoLinkRule, o: Pick<LinkOptions, 'side'>): { mine: string; theirs: string } {
   return o.side === 'from' ? { mine: rule.from_field_id, theirs: rule.to_field_id } : { mine: rule.to_field_id, theirs: rule.from_field_id };
+}
+
+/** Drops the match-key indexes of the fields of `rules` that no rule of any relation uses any more. */
+export async function releaseMatchIndexes(trx: Db, rules: AutoLinkRule[]): Promise<void> {
+  const fieldIds = [...new Set(rules.flatMap((r) => [r.from_field_id, r.to_field_id]))];
+  for (const id of fieldIds) {
+    const uses = await trx('fields')
+      .where({ type: 'link' })
+      .whereRaw(`(options->'auto_link' @> ?::jsonb OR options->'auto_link' @> ?::jsonb)`, [JSON.stringify([{ from_field_id: id }]), JSON.stringify([{ to_field_id: id }])])
+      .first('id');
+    const field = (await trx('fields').where({ id }).first('database_id', 'column_name')) as { database_id: string; column_name: string | null } | undefined;
+    if (!uses && field?.column_name) await dropMatchKeyIndex(trx, tableNameOf(field.database_id), field.column_name);
+  }
 }

@@ -12,6 +12,7 @@ import { deriveApiName } from '../databases/names.ts';
 import { beginSchemaChange } from '../databases/schema-change.ts';
 import type { WorkspaceService } from '../workspaces/workspaces.service.ts';
 import { createJunction, dropJunction, junctionNameOf, type RelationKind } from './junction.ts';
+import { releaseMatchIndexes } from './auto-link.ts';
 import type { LinkOptions } from './link-type.ts';
 import type { CreateRelationBody, Relation, RelationListQuery } from './schemas.ts';
 
@@ -166,10 +167,12 @@ export class RelationService {
 
   /** The relation, its link fields, the lookups, rollups and counts that read through them, and its links. */
   private async remove(trx: Db, row: RelationRow): Promise<void> {
+    const rules = ((await trx('fields').where({ id: row.from_field_id }).first('options')) as { options: LinkOptions } | undefined)?.options.auto_link ?? [];
     await trx('fields').whereRaw("options->>'link_field_id' IN (?, ?)", [row.from_field_id, row.to_field_id]).delete();
     await trx('fields').whereIn('id', [row.from_field_id, row.to_field_id]).delete();
     await dropJunction(trx, row.junction_table);
     await trx('relations').where({ id: row.id }).delete();
+    await releaseMatchIndexes(trx, rules);
   }
 
   private async present(db: Db, row: RelationRow): Promise<Relation> {

@@ -23,3 +23,11 @@ export function sqlCase(arms: Array<[string, string]>, nullType: string): string
   if (arms.length === 0) return `NULL::${nullType}`;
   return `CASE ${arms.map(([when, then]) => `WHEN ${when} THEN ${then}`).join(' ')} END`;
 }
+
+/**
+ * A text value as records are matched on it (auto-link rules): trimmed, lower-cased, NULL when
+ * empty. One definition, so an index on it (`indexMatchKey`) serves the comparisons.
+ */
+export function matchKeyOf(text: string): string {
+  return `nullif(lower(${sqlTrim(text)}), '')`;
+}

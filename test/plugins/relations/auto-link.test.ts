@@ -31,6 +31,9 @@ describe('relations: auto-link rules, drift and bulk link', () => {
 
     const rule = (await w.t.request.post(rules).set(w.admin.auth).send({ from_field_id: 'name', to_field_id: 'employer' }).expect(201)).body;
     assert.equal(rule.linked, 1);
+    // Both text columns are indexed by their match key, so a write finds its matches by index.
+    const matchIndexes = async () => (await w.t.db.raw(`SELECT indexname FROM pg_indexes WHERE schemaname = current_schema() AND indexname LIKE '%\_match'`)).rows.length;
+    assert.equal(await matchIndexes(), 2);
     assert.deepEqual(titles((await get(w.db, ann)).values.company), ['Acme']);
     assert.deepEqual((await get(w.db, cy)).values.company, []);
     const listed = (await w.t.request.get(rules).set(w.member.auth).expect(200)).body.data;
@@ -52,8 +55,16 @@ describe('relations: auto-link rules, drift and bulk link', () => {
     assert.deepEqual(titles((await get(w.db, ann)).values.company), ['Acme']);
     assert.deepEqual(titles((await get(companies, acme)).values.people), ['Ann', 'Dee']);
 
+    // A rule field converted away from text loses its index, not its rule.
+    await w.t.request.post(api(`/databases/${w.db}/fields/employer/convert`)).set(w.admin.auth).send({ type: 'long_text' }).expect(200);
+    assert.equal(await matchIndexes(), 2);
+    await w.t.request.post(api(`/databases/${w.db}/fields/employer/convert`)).set(w.admin.auth).send({ type: 'number' }).expect(200);
+    assert.equal(await matchIndexes(), 1);
+    await w.t.request.post(api(`/databases/${w.db}/fields/employer/convert`)).set(w.admin.auth).send({ type: 'text' }).expect(200);
+
     // Deleting the rule keeps its links and stops it.
     await w.t.request.delete(`${rules}/${rule.id}`).set(w.admin.auth).expect(204);
+    assert.equal(await matchIndexes(), 0);
     assert.deepEqual((await w.t.request.get(rules).set(w.member.auth).expect(200)).body.data, []);
     assert.deepEqual((await create(w.db, { name: 'Fay', employer: 'Acme' })).values.company, []);
     assert.deepEqual(titles((await get(w.db, ann)).values.company), ['Acme']);
