@@ -27,6 +27,13 @@ function firstValueKey(options: LinkedOptions, row: string, target: TargetField,
   return { expr: `(SELECT ${key.expr} ${linkedRows(options, row)} AND ${col} IS NOT NULL ORDER BY ${order} LIMIT 1)`, type: key.type };
 }
 
+/** The people a list of the read field's values names (a lookup, a rollup's distinct values), so that their names are loaded. */
+function peopleIn(value: unknown, field: FieldMeta<any>): string[] {
+  const target = targetOf(field);
+  const people = target && (target.fieldType.refersToUsers || target.fieldType.systemColumn === 'created_by' || target.fieldType.systemColumn === 'updated_by');
+  return people ? (value as unknown[]).map(String) : [];
+}
+
 /** Types a computed field cannot read across a link: other computed fields. */
 function refuseComputedTarget(types: FieldTypeRegistry, target: { type: string }): void {
   const type = types.get(target.type);
@@ -76,11 +83,7 @@ export function createLookupType(types: FieldTypeRegistry): FieldType<LinkedOpti
       const col = target && targetColumn(target);
       return col ? firstValueKey(field.options, row, target, col, 'j.created_at, t.id') : NO_KEY;
     },
-    usersIn(value, field) {
-      const target = targetOf(field);
-      const people = target && (target.fieldType.refersToUsers || target.fieldType.systemColumn === 'created_by' || target.fieldType.systemColumn === 'updated_by');
-      return people ? (value as unknown[]).map(String) : [];
-    },
+    usersIn: peopleIn,
     emptyValue: [],
     fromApi: readOnly,
     toApi(value, field, ctx) {
@@ -187,6 +190,8 @@ export function createRollupType(types: FieldTypeRegistry): FieldType<RollupOpti
         default: return columnSortKey(read.target, value);
       }
     },
+    // Only `unique` shows people (min and max do not read user fields).
+    usersIn: (value, field) => (field.options.function === 'unique' ? peopleIn(value, field) : []),
     fromApi: readOnly,
     toApi(value, field, ctx) {
       const o = field.options;

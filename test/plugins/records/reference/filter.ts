@@ -1,6 +1,6 @@
 import { choiceId } from './cells.ts';
 import { dayStartUs, instantUs, nextDay } from './instants.ts';
-import { cellOf, fieldOf, type Cell, type RefField, type RefRecord, type RefWorld } from './model.ts';
+import { cellOf, fieldOf, linkedRecords, type Cell, type RefField, type RefRecord, type RefWorld } from './model.ts';
 
 export type FilterNode = { and: FilterNode[] } | { or: FilterNode[] } | { not: FilterNode } | Condition;
 export interface Condition {
@@ -21,14 +21,41 @@ export function matches(world: RefWorld, node: FilterNode, record: RefRecord): b
 const NEGATIVE: Record<string, string> = { neq: 'eq', not_contains: 'contains', is_none_of: 'is_any_of', has_none_of: 'has_any_of' };
 
 function conditionHolds(world: RefWorld, c: Condition, record: RefRecord): boolean {
-  const field = fieldOf(world, c.field);
-  const cell = cellOf(record, field);
+  const [name, path] = c.field.split('.');
+  const field = fieldOf(world, name);
+  if (field.type === 'link' || field.type === 'lookup') return acrossHolds(world, field, path, c, record);
+  const cell = cellOf(world, record, field);
   if (c.op === 'is_empty') return cell === null;
   if (c.op === 'is_not_empty') return cell !== null;
   const positive = NEGATIVE[c.op];
   if (positive) return cell === null || !holds(world, field, positive, c.value, cell);
   // Comparisons never match an empty cell.
   return cell !== null && holds(world, field, c.op, c.value, cell);
+}
+
+/**
+ * Through a link (`link.field`, or a lookup: the field it reads): some live linked record matches;
+ * negative ops and `is_empty`: none matches the positive op. A link alone is tested by record ids.
+ */
+function acrossHolds(world: RefWorld, field: RefField, path: string | undefined, c: Condition, record: RefRecord): boolean {
+  const linked = linkedRecords(world, record, field.type === 'link' ? field.api_name : field.via!);
+  if (field.type === 'link' && path === undefined) return linkHolds(c, new Set(linked.map((r) => r.id)));
+  const positive = c.op === 'is_empty' ? 'is_not_empty' : NEGATIVE[c.op];
+  const target = field.type === 'link' ? path! : field.target!;
+  const some = linked.some((r) => conditionHolds(world.linked!, { field: target, op: positive ?? c.op, value: c.value }, r));
+  return positive ? !some : some;
+}
+
+function linkHolds(c: Condition, ids: Set<string>): boolean {
+  const wanted = ((c.value ?? []) as string[]).map((id) => id.toLowerCase());
+  switch (c.op) {
+    case 'is_empty': return ids.size === 0;
+    case 'is_not_empty': return ids.size > 0;
+    case 'has_any_of': return wanted.some((id) => ids.has(id));
+    case 'has_all_of': return wanted.every((id) => ids.has(id));
+    case 'has_none_of': return !wanted.some((id) => ids.has(id));
+    default: throw new Error(`reference: link op ${c.op}`);
+  }
 }
 
 /** A positive op on a non-empty cell. */
@@ -38,6 +65,7 @@ function holds(world: RefWorld, field: RefField, op: string, value: unknown, cel
       return textHolds(op, value, (cell as string).toLowerCase());
     case 'number':
     case 'autonumber':
+    case 'count':
       return op === 'is_any_of' ? (value as number[]).includes(cell as number) : ordered(op, value as number, cell as number);
     case 'checkbox':
       return op === 'eq' && cell === value;
@@ -56,6 +84,8 @@ function holds(world: RefWorld, field: RefField, op: string, value: unknown, cel
       return listHolds(op, value, (v) => personOf(world, v as string), cell as string);
     case 'multi_select':
       return multiHolds(field, op, value as string[], cell as string[]);
+    default:
+      throw new Error(`reference: ${field.type} is tested through its link`);
   }
 }
 

@@ -29,7 +29,7 @@ export function directionsOf(sorts: SortSpec[] | undefined): Array<'asc' | 'desc
  */
 function sortValue(world: RefWorld, apiName: string, record: RefRecord): KeyValue {
   const field = fieldOf(world, apiName);
-  const cell = cellOf(record, field);
+  const cell = cellOf(world, record, field);
   if (cell === null) return null;
   const index = (id: string) => field.choices!.findIndex((c) => c.id === id);
   switch (field.type) {
