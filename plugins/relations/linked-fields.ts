@@ -1,6 +1,7 @@
 import type { Db } from '../../core/db.ts';
 import { Type } from '../../core/schema.ts';
 import { findField } from '../databases/field-lookup.ts';
+import type { FieldRow } from '../databases/fields.view.ts';
 import type { Across, FieldMeta } from '../databases/field-types/field-type.ts';
 import { tableNameOf } from '../databases/names.ts';
 import type { TargetField } from '../records/record-table.ts';
@@ -52,7 +53,7 @@ export function linkedRows(o: LinkEnd, row: string): string {
 }
 
 /** Checks the link field (and the target field) the options name and fills in the link's facts. */
-export async function resolveLinked<O extends LinkedOptions>(trx: Db, databaseId: string, options: O, needsTarget: boolean): Promise<O & { target: { type: string } | null }> {
+export async function resolveLinked<O extends LinkedOptions>(trx: Db, databaseId: string, options: O, needsTarget: boolean): Promise<O & { target: FieldRow | null }> {
   const link = await findField(trx, databaseId, options.link_field_id, {
     where: (f) => f.type === 'link',
     pointer: '/options/link_field_id',

@@ -114,6 +114,14 @@ const NEEDS: Partial<Record<RollupFunction, Set<string>>> = {
   latest: TIME_COLUMNS,
 };
 
+/** Whether a function applies to a field: by its values' SQL type (NEEDS); `concat` needs a text form, or numbers. */
+function fits(fn: RollupFunction, target: FieldMeta & { fieldType: FieldType }): boolean {
+  const valueType = valueTypeOf(target.fieldType, target.options) ?? '';
+  if (fn === 'concat') return textFormSql(target.fieldType, target, 'v') !== undefined || NUMERIC_COLUMNS.has(valueType);
+  const needs = NEEDS[fn];
+  return !needs || needs.has(valueType);
+}
+
 /** The ops of the field a rollup reads, tested on the rollup's value (an aggregate of that field's type). */
 function opsReading(target: TargetField): FilterOps {
   return Object.fromEntries(Object.entries(opsOf(target)).map(([op, compile]): [string, FilterCompiler] => [op, (col, value, _rollup, ctx) => compile!(col, value, target, ctx)]));
@@ -143,8 +151,7 @@ export function createRollupType(types: FieldTypeRegistry): FieldType<RollupOpti
   const reading = (field: FieldMeta<RollupOptions>): { target: TargetField; col: string } | undefined => {
     const target = targetOf(field);
     const col = target && targetColumn(target);
-    const needs = NEEDS[field.options.function];
-    return col && (!needs || needs.has(valueTypeOf(target.fieldType, target.options) ?? '')) ? { target, col } : undefined;
+    return col && fits(field.options.function, target) ? { target, col } : undefined;
   };
   const cell = (field: FieldMeta<RollupOptions>, row: string, read: { target: TargetField; col: string }) =>
     `(SELECT ${aggregate(field.options.function, read.col, read.target)} ${linkedRows(field.options, row)})`;
@@ -158,10 +165,9 @@ export function createRollupType(types: FieldTypeRegistry): FieldType<RollupOpti
     async resolveOptions(trx: Db, databaseId: string, options: RollupOptions) {
       const { target, ...resolved } = await resolveLinked(trx, databaseId, options, true);
       refuseComputedTarget(types, target!);
-      const needs = NEEDS[options.function];
-      const type = types.get(target!.type);
-      const column = type && valueTypeOf(type, undefined);
-      if (needs && (!column || !needs.has(column))) throw invalidField('/options/function', `"${options.function}" does not apply to a ${target!.type} field.`);
+      if (!fits(options.function, { ...target!, fieldType: types.get(target!.type)! })) {
+        throw invalidField('/options/function', `"${options.function}" does not apply to a ${target!.type} field.`);
+      }
       return resolved;
     },
     select(field, row) {

@@ -166,6 +166,8 @@ describe('relations: lookups, rollups and counts', () => {
     await field(companies, { name: 'Headcount', type: 'count', options: { link_field_id: 'people' } }).expect(201);
     const bad = await field(companies, { name: 'Bad', type: 'rollup', options: { link_field_id: 'people', target_field_id: 'name', function: 'sum' } }).expect(422);
     assert.deepEqual(pointers(bad), ['/options/function']);
+    // people have no text form: a concat of them would read ids
+    assert.deepEqual(pointers(await field(companies, { name: 'Bad', type: 'rollup', options: { link_field_id: 'people', target_field_id: 'owner', function: 'concat' } }).expect(422)), ['/options/function']);
     assert.deepEqual(pointers(await field(companies, { name: 'Bad', type: 'lookup', options: { link_field_id: 'name', target_field_id: 'score' } }).expect(422)), ['/options/link_field_id']);
     assert.deepEqual(pointers(await field(companies, { name: 'Bad', type: 'lookup', options: { link_field_id: 'people', target_field_id: 'ghost' } }).expect(422)), ['/options/target_field_id']);
 

@@ -108,7 +108,7 @@ const ROLLUPS: Record<string, RollupFunction[]> = {
   num: ['count', 'sum', 'avg', 'min', 'max', 'concat', 'unique'],
   stage: ['count', 'concat', 'unique'],
   day: ['count', 'min', 'max', 'earliest', 'latest', 'concat', 'unique'],
-  // A person's concat would join user ids: not what a reader of the rollup wants, so not pinned here.
+  // People have no text form: their concat is refused.
   owner: ['count', 'unique'],
 };
 
