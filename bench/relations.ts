@@ -92,7 +92,8 @@ try {
     const projectsPage = query(projects.id, { limit: 100 });
     const [project] = await check(projectsPage, 100);
     report.note(`  (each project shows ${fmt(project.values.task_titles.length)} task titles and amounts)`);
-    report.latency('page of 100 projects: 2 lookups + 1 rollup', await sample(client, options, () => projectsPage), p50(60));
+    // The issue's page is of the 1M side (tasks); this is the other side, each project carrying ~100 values per lookup.
+    report.latency('page of 100 projects: 2 lookups + 1 rollup (no target)', await sample(client, options, () => projectsPage), []);
     const through = query(tasksDb, { filter: { field: 'project.status', op: 'eq', value: STATUS_LABELS[1] }, sorts: [{ field: 'amount' }], limit: 100 });
     await check(through, 100);
     report.latency('filter project.status = x, sort amount', await sample(client, options, () => through), p50(100));
