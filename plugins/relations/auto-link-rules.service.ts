@@ -44,7 +44,8 @@ export class AutoLinkRuleService {
   async create(principal: UserPrincipal, access: WorkspaceAccess, relationId: string, body: CreateAutoLinkRuleBody): Promise<CreatedAutoLinkRule> {
     const relation = await this.authorize(principal, access, relationId);
     return this.db.transaction(async (trx) => {
-      const rules = await this.lockRules(trx, access.workspaceId, relation);
+      const fromLink = await this.lockRules(trx, access.workspaceId, relation);
+      const rules = fromLink.auto_link ?? [];
       const from = await findField(trx, relation.from_database_id, body.from_field_id, { pointer: '/from_field_id', missing: `No field "${body.from_field_id}" in the \`from\` database.` });
       const to = await findField(trx, relation.to_database_id, body.to_field_id, { pointer: '/to_field_id', missing: `No field "${body.to_field_id}" in the \`to\` database.` });
       for (const [field, pointer] of [[from, '/from_field_id'], [to, '/to_field_id']] as const) {
@@ -62,8 +63,7 @@ export class AutoLinkRuleService {
       const actor = { workspaceId: access.workspaceId, actorId: principal.user.id };
       await this.events.emit(trx, { name: 'auto_link_rule.created', ...actor, payload: { relation_id: relation.id, rule } });
       if (body.backfill === false) return { ...rule, linked: 0 };
-      const fromOptions = (await trx('fields').where({ id: relation.from_field_id }).first('options')).options as LinkOptions;
-      const links = await linkMatches(trx, this.types, fromOptions, { databaseId: relation.from_database_id, field: from }, { databaseId: relation.to_database_id, field: to }, null);
+      const links = await linkMatches(trx, this.types, fromLink, { databaseId: relation.from_database_id, field: from }, { databaseId: relation.to_database_id, field: to }, null);
       if (links.length > 0) await this.events.emit(trx, { name: 'links.added', ...actor, payload: { relation_id: relation.id, rule_id: rule.id, links } });
       return { ...rule, linked: links.length };
     });
@@ -73,7 +73,7 @@ export class AutoLinkRuleService {
   async delete(principal: UserPrincipal, access: WorkspaceAccess, relationId: string, ruleId?: string): Promise<void> {
     const relation = await this.authorize(principal, access, relationId);
     await this.db.transaction(async (trx) => {
-      const rules = await this.lockRules(trx, access.workspaceId, relation);
+      const rules = (await this.lockRules(trx, access.workspaceId, relation)).auto_link ?? [];
       const removed = rules.filter((r) => ruleId === undefined || r.id === ruleId);
       if (ruleId !== undefined && removed.length === 0) throw notFound('No such auto-link rule in this relation.');
       if (removed.length === 0) return;
@@ -93,13 +93,13 @@ export class AutoLinkRuleService {
     return relation;
   }
 
-  /** Opens the schema change of both databases, then reads the rules as they are under it. */
-  private async lockRules(trx: Db, workspaceId: string, relation: RelationRow): Promise<AutoLinkRule[]> {
+  /** Opens the schema change of both databases, then reads the `from` link field's options (with the rules) as they are under it. */
+  private async lockRules(trx: Db, workspaceId: string, relation: RelationRow): Promise<LinkOptions> {
     await this.workspaces.hold(trx, workspaceId);
     await changeBothDatabases(trx, relation.from_database_id, relation.to_database_id);
     const field = (await trx('fields').where({ id: relation.from_field_id }).first('options')) as { options: LinkOptions } | undefined;
     if (!field) throw notFound('No such relation in this workspace.');
-    return field.options.auto_link ?? [];
+    return field.options;
   }
 
   private async saveRules(trx: Db, relation: RelationRow, rules: AutoLinkRule[]): Promise<void> {
