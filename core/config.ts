@@ -58,6 +58,13 @@ export const ConfigSchema = Type.Object(
       },
       { additionalProperties: false, default: {} },
     ),
+    events: Type.Object(
+      {
+        /** Days a dispatched event stays in the outbox; its deliveries live on in the jobs' queues. */
+        retentionDays: Type.Integer({ minimum: 1, default: 7 }),
+      },
+      { additionalProperties: false, default: {} },
+    ),
     plugins: Type.Record(Type.String({ pattern: '^[a-z][a-z0-9-]*$' }), PluginEntry, { default: {} }),
   },
   { additionalProperties: false },
@@ -67,10 +74,11 @@ export type KernelConfig = Static<typeof ConfigSchema> & {
   /** Directory the config file lives in; `resolve` paths are relative to it. */
   baseDir: string;
 };
-export type ConfigInput = Partial<Omit<Static<typeof ConfigSchema>, 'http' | 'metrics' | 'jobs'>> & {
+export type ConfigInput = Partial<Omit<Static<typeof ConfigSchema>, 'http' | 'metrics' | 'jobs' | 'events'>> & {
   http?: Partial<Static<typeof ConfigSchema>['http']>;
   metrics?: Partial<Static<typeof ConfigSchema>['metrics']>;
   jobs?: Partial<Static<typeof ConfigSchema>['jobs']>;
+  events?: Partial<Static<typeof ConfigSchema>['events']>;
 };
 
 /** Replaces `{ "$env": "NAME" }` (optionally with `"default"`) by the variable's value. */
@@ -101,6 +109,7 @@ const ENV_KEYS: Array<[string, (raw: Record<string, any>, v: string) => void]> =
   ['MIGRATE_ON_START', (c, v) => (c.migrateOnStart = v === 'true' || v === '1')],
   ['METRICS_ENABLED', (c, v) => ((c.metrics ??= {}).enabled = v === 'true' || v === '1')],
   ['METRICS_TOKEN', (c, v) => ((c.metrics ??= {}).token = v)],
+  ['EVENTS_RETENTION_DAYS', (c, v) => ((c.events ??= {}).retentionDays = v)],
 ];
 
 export interface LoadConfigOptions {

@@ -34,6 +34,8 @@ const BATCH = 500;
 export const EVENTS_TABLE = 'kernel_events';
 /** Events per INSERT: five parameters each, far below PostgreSQL's 65,535. */
 const INSERT_CHUNK = 1000;
+/** Events per DELETE of the retention job: short statements, no long lock on the outbox. */
+const PURGE_CHUNK = 10_000;
 
 /**
  * One statement for `count` events, each payload its own `json` parameter: nothing for the
@@ -141,6 +143,30 @@ export class EventBus {
       while (this.running && (await this.dispatchBatch()) === BATCH);
     } catch (err) {
       this.logger.error({ err }, 'event dispatch failed; will retry');
+    }
+  }
+
+  /**
+   * Deletes dispatched events that occurred more than `days` ago, oldest first; returns how many.
+   * Undispatched events stay whatever their age: they are still owed to subscribers.
+   */
+  async purgeDispatched(days: number): Promise<number> {
+    const cutoff = this.db.raw('now() - make_interval(days => ?)', [days]);
+    // Ids grow with time, so the first event young enough to keep bounds the range; finding it in
+    // id order walks only the rows about to go (the outbox has no index on its timestamps).
+    const kept: { id: string } | undefined = await this.db(EVENTS_TABLE).first('id').where('occurred_at', '>=', cutoff).orderBy('id');
+    let purged = 0;
+    for (;;) {
+      const doomed = this.db(EVENTS_TABLE)
+        .select('id')
+        .whereNotNull('dispatched_at')
+        .where('occurred_at', '<', cutoff)
+        .modify((q) => void (kept && q.where('id', '<', kept.id)))
+        .orderBy('id')
+        .limit(PURGE_CHUNK);
+      const deleted = await this.db(EVENTS_TABLE).whereIn('id', doomed).del();
+      purged += deleted;
+      if (deleted < PURGE_CHUNK) return purged;
     }
   }
 

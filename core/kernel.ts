@@ -150,6 +150,14 @@ export class Kernel {
         if (purged > 0) logger.debug({ purged }, 'expired idempotency keys deleted');
       },
     });
+    this.jobs.define(KERNEL, {
+      name: 'events-purge',
+      schedule: '29 * * * *',
+      handler: async () => {
+        const purged = await this.events.purgeDispatched(config.events.retentionDays);
+        if (purged > 0) logger.debug({ purged }, 'dispatched events past their retention deleted');
+      },
+    });
     if (config.metrics.enabled) this.metrics = new HttpMetrics();
 
     const c = this.container;

@@ -34,7 +34,10 @@ describe('configuration: a bad value is a start-up error naming the key', () => 
     assert.equal(config.port, 8080);
     assert.equal(config.logLevel, 'warn');
     assert.equal(config.onBootFailure, 'abort');
+    assert.equal(config.events.retentionDays, 7);
     assert.deepEqual(config.plugins, {});
+    assert.equal(loadConfig({ env: { EVENTS_RETENTION_DAYS: '30' }, input: {} }).events.retentionDays, 30);
+    assert.throws(bad({}, { EVENTS_RETENTION_DAYS: '0' }), startupError(/"\/events\/retentionDays"/));
   });
 });
 

@@ -135,3 +135,49 @@ describe('domain events nobody listens to', () => {
     assert.deepEqual(heard, ['probe.heard']);
   });
 });
+
+describe('domain events past their retention', () => {
+  let t: TestKernel;
+
+  before(async () => {
+    t = await startTestKernel({ plugins: [eventProbePlugin([])], config: { events: { retentionDays: 3 } } });
+    // No fan-out pass during the test: an undispatched event must stay undispatched.
+    await t.kernel.events.stop();
+  });
+  after(() => t.stop());
+
+  const event = (name: string, ageDays: number, dispatched: boolean) => ({
+    name,
+    payload: JSON.stringify({ name }),
+    occurred_at: t.db.raw('now() - make_interval(days => ?)', [ageDays]),
+    dispatched_at: dispatched ? t.db.raw('now()') : null,
+  });
+  const stored = async () => (await t.db('kernel_events').select('name').orderBy('id')).map((r) => r.name as string);
+
+  it('are deleted by a scheduled kernel job once dispatched; younger and undispatched ones stay', async () => {
+    await t.db('kernel_events').insert([
+      event('old.dispatched.1', 10, true),
+      event('old.owed', 9, false),
+      event('old.dispatched.2', 4, true),
+      event('young.dispatched', 2, true),
+      event('young.owed', 0, false),
+    ]);
+    const schedules = await t.kernel.jobs.boss.getSchedules();
+    assert.ok(schedules.some((s: { name: string }) => s.name === 'kernel.events-purge'), 'the purge runs on a schedule');
+    await t.kernel.jobs.send('kernel.events-purge', {});
+    await waitUntil('the dispatched events older than 3 days to be deleted', async () => !(await stored()).includes('old.dispatched.2'));
+    assert.deepEqual(await stored(), ['old.owed', 'young.dispatched', 'young.owed']);
+  });
+
+  it('goes through the outbox in chunks until nothing old is left', async () => {
+    await t.db('kernel_events').del();
+    await t.db.raw(
+      `INSERT INTO kernel_events (name, payload, occurred_at, dispatched_at)
+       SELECT 'bulk.' || n, '{}', now() - interval '5 days', now() FROM generate_series(1, 10005) n`,
+    );
+    await t.db('kernel_events').insert(event('young.dispatched', 1, true));
+    assert.equal(await t.kernel.events.purgeDispatched(3), 10005);
+    assert.deepEqual(await stored(), ['young.dispatched']);
+    assert.equal(await t.kernel.events.purgeDispatched(3), 0, 'a second pass finds nothing');
+  });
+});
