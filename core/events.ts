@@ -1,5 +1,5 @@
 import type { Logger } from 'pino';
-import type { Database, Db } from './db.ts';
+import { afterCommit, type Database, type Db } from './db.ts';
 import type { Jobs } from './jobs.ts';
 
 export interface DomainEvent<T = unknown> {
@@ -103,10 +103,7 @@ export class EventBus {
       const bindings = chunk.flatMap((e, i) => [e.name, JSON.stringify(e.payload ?? null), e.workspaceId ?? null, e.actorId ?? null, heard[start + i]]);
       await this.database.repeated({ sql: insertEventsSql(chunk.length), bindings }, 'events', trx);
     }
-    if (!heard.some(Boolean)) return;
-    const t = trx as Db & { isTransaction?: boolean; executionPromise?: Promise<unknown> };
-    if (t.isTransaction && t.executionPromise) t.executionPromise.then(() => this.wake(), () => {});
-    else this.wake();
+    if (heard.some(Boolean)) afterCommit(trx, () => this.wake());
   }
 
   start(): void {

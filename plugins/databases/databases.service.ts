@@ -10,7 +10,8 @@ import type { WorkspaceService } from '../workspaces/workspaces.service.ts';
 import type { FieldTypeRegistry } from './field-types/registry.ts';
 import { FIELD_COLUMNS, toField, type FieldRow } from './fields.view.ts';
 import { columnNameOf, tableNameOf } from './names.ts';
-import { addColumn, createRecordTable, dropRecordTable, indexTitle } from './record-table.ts';
+import { addColumn, createRecordTable, indexTitle } from './record-table.ts';
+import type { TableDrops } from './table-drops.ts';
 import type { CreateDatabaseBody, Database, DatabaseListQuery, DatabaseSummary, PatchDatabaseBody, ViewSummary } from './schemas.ts';
 
 export interface DatabaseRow {
@@ -62,6 +63,7 @@ export class DatabaseService {
     private readonly authz: Authz,
     private readonly workspaces: WorkspaceService,
     private readonly types: FieldTypeRegistry,
+    private readonly tableDrops: TableDrops,
   ) {}
 
   /** Needs `creator` on the space it goes in (a grant there counts). */
@@ -180,7 +182,7 @@ export class DatabaseService {
   private async drop(trx: Db, principal: UserPrincipal | undefined, row: DatabaseRow): Promise<void> {
     // Before the row goes: what reaches into this database from others (relations) still finds it.
     await this.hooks.entity.beforeWrite.for('database').promise({ entity: 'database', operation: 'delete', trx, principal, before: { ...row }, data: { ...row } });
-    await dropRecordTable(trx, row.table_name);
+    await this.tableDrops.later(trx, [row.table_name]);
     await trx('databases').where({ id: row.id }).delete();
     await this.hooks.entity.afterWrite.for('database').promise({ entity: 'database', operation: 'delete', trx, principal, before: { ...row }, data: { ...row } });
     await this.events.emit(trx, { name: 'database.deleted', workspaceId: row.workspace_id, actorId: principal?.user.id ?? null, payload: { database: toSummary(row) } });

@@ -15,6 +15,7 @@ import { optionRoutes } from './options.routes.ts';
 import { ConvertService } from './convert.service.ts';
 import { DatabasesOptionsSchema, type DatabasesOptions } from './options.ts';
 import { SYNC_JOB, ViewIndexService } from './view-indexes.ts';
+import { DROP_JOB, TableDrops } from './table-drops.ts';
 
 declare module '../../core/container.ts' {
   interface ServiceMap {
@@ -25,6 +26,7 @@ declare module '../../core/container.ts' {
     'databases.options': OptionService;
     'databases.convert': ConvertService;
     'databases.viewIndexes': ViewIndexService;
+    'databases.tableDrops': TableDrops;
   }
 }
 
@@ -35,7 +37,7 @@ export default definePlugin<DatabasesOptions>({
   dependsOn: { workspaces: '^1.0.0', spaces: '^1.0.0' },
   migrations: path.join(path.dirname(fileURLToPath(import.meta.url)), 'migrations'),
   optionsSchema: DatabasesOptionsSchema,
-  exports: ['databases.fieldTypes', 'databases.service', 'databases.fields', 'databases.viewIndexes'],
+  exports: ['databases.fieldTypes', 'databases.service', 'databases.fields', 'databases.viewIndexes', 'databases.tableDrops'],
   register(ctx) {
     const types = new FieldTypeRegistry();
     for (const type of BUILTIN_FIELD_TYPES) types.add(type);
@@ -43,7 +45,8 @@ export default definePlugin<DatabasesOptions>({
     const hooks = ctx.defineHooks('fieldTypes', createFieldTypeHooks());
     ctx.provide('fieldTypes', () => types);
     ctx.provide('locator', (r) => new DatabaseLocator(r('database'), r('caches')));
-    ctx.provide('service', (r) => new DatabaseService(r('db'), r('hooks'), r('events'), r('authz'), r('workspaces.service'), types));
+    ctx.provide('tableDrops', (r) => new TableDrops(r('db'), r('jobs')));
+    ctx.provide('service', (r) => new DatabaseService(r('db'), r('hooks'), r('events'), r('authz'), r('workspaces.service'), types, r('databases.tableDrops')));
     ctx.provide('fields', (r) => new FieldService(r('db'), r('events'), r('workspaces.service'), types));
     ctx.provide('options', (r) => new OptionService(r('db'), r('events'), r('workspaces.service'), types));
     ctx.provide('convert', (r) => new ConvertService(r('db'), r('events'), r('workspaces.service'), types));
@@ -54,6 +57,16 @@ export default definePlugin<DatabasesOptions>({
       handler: async ({ database_id }) => {
         const { created, dropped } = await ctx.resolve('databases.viewIndexes').sync(database_id);
         if (created.length || dropped.length) ctx.logger.info({ database_id, created, dropped }, 'view indexes synchronised');
+      },
+    });
+    // Enqueued by TableDrops.later in the transaction that forgets a table (a database's, a relation's);
+    // hourly too, for a queue left behind by a job that ran out of retries.
+    ctx.job({
+      name: DROP_JOB,
+      schedule: '41 * * * *',
+      handler: async () => {
+        const dropped = await ctx.resolve('databases.tableDrops').dropQueued();
+        if (dropped > 0) ctx.logger.debug({ dropped }, 'tables of deleted databases and relations dropped');
       },
     });
 

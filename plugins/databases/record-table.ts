@@ -51,6 +51,3 @@ export async function dropMatchKeyIndex(trx: Db, table: string, column: string):
   return true;
 }
 
-export async function dropRecordTable(trx: Db, table: string): Promise<void> {
-  await trx.raw('DROP TABLE IF EXISTS ??', [table]);
-}

@@ -1,4 +1,4 @@
-import type { Db } from '../../core/db.ts';
+import { afterCommit, type Db } from '../../core/db.ts';
 import type { MailMessage } from './types.ts';
 
 export const DELIVER_JOB = 'deliver';
@@ -26,8 +26,6 @@ export class MailSender {
       ...(message.html !== undefined ? { html: message.html } : {}),
     };
     await this.enqueue({ message: queued }, trx);
-    const t = trx as (Db & { isTransaction?: boolean; executionPromise?: Promise<unknown> }) | undefined;
-    if (t?.isTransaction && t.executionPromise) t.executionPromise.then(() => this.wakeWorker(), () => {});
-    else this.wakeWorker();
+    afterCommit(trx, this.wakeWorker);
   }
 }

@@ -26,7 +26,3 @@ export async function createJunction(trx: Db, table: string, kind: RelationKind)
   const unique = kind === 'one_to_many' ? 'UNIQUE ' : '';
   await trx.raw(`CREATE ${unique}INDEX ?? ON ?? (to_id${kind === 'one_to_many' ? '' : ', from_id'})`, [`${table}_to`, table]);
 }
-
-export async function dropJunction(trx: Db, table: string): Promise<void> {
-  await trx.raw('DROP TABLE IF EXISTS ??', [table]);
-}

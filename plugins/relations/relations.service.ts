@@ -11,9 +11,10 @@ import { FIELD_COLUMNS, toField, type FieldRow } from '../databases/fields.view.
 import { deriveApiName } from '../databases/names.ts';
 import { beginSchemaChange } from '../databases/schema-change.ts';
 import type { WorkspaceService } from '../workspaces/workspaces.service.ts';
-import { createJunction, dropJunction, junctionNameOf, type RelationKind } from './junction.ts';
+import { createJunction, junctionNameOf, type RelationKind } from './junction.ts';
 import { releaseMatchIndexes } from './auto-link.ts';
 import type { LinkOptions } from './link-type.ts';
+import type { TableDrops } from '../databases/table-drops.ts';
 import type { CreateRelationBody, Relation, RelationListQuery } from './schemas.ts';
 
 export interface RelationRow {
@@ -41,6 +42,7 @@ export class RelationService {
     private readonly authz: Authz,
     private readonly workspaces: WorkspaceService,
     private readonly types: FieldTypeRegistry,
+    private readonly tableDrops: TableDrops,
   ) {}
 
   async create(principal: UserPrincipal, access: WorkspaceAccess, body: CreateRelationBody): Promise<Relation> {
@@ -170,7 +172,7 @@ export class RelationService {
     const rules = ((await trx('fields').where({ id: row.from_field_id }).first('options')) as { options: LinkOptions } | undefined)?.options.auto_link ?? [];
     await trx('fields').whereRaw("options->>'link_field_id' IN (?, ?)", [row.from_field_id, row.to_field_id]).delete();
     await trx('fields').whereIn('id', [row.from_field_id, row.to_field_id]).delete();
-    await dropJunction(trx, row.junction_table);
+    await this.tableDrops.later(trx, [row.junction_table]);
     await trx('relations').where({ id: row.id }).delete();
     await releaseMatchIndexes(trx, rules);
   }

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { pointers, recordsWorld, type RecordsWorld } from '../records/setup.ts';
+import { waitUntil } from '../../fixtures/wait.ts';
 
 describe('relations: link fields between databases', () => {
   let w: RecordsWorld;
@@ -127,7 +128,8 @@ describe('relations: link fields between databases', () => {
     await w.t.request.delete(api(`/relations/${relation.id}`)).set(w.admin.auth).send({}).expect(422);
     await w.t.request.delete(api(`/relations/${relation.id}`)).set(w.admin.auth).send({ confirm: true }).expect(204);
     assert.equal(await w.t.db('fields').whereIn('id', [relation.from_field.id, relation.to_field.id]).first(), undefined);
-    assert.equal((await w.t.db.raw('SELECT to_regclass(?) AS t', [`lnk_${relation.id.replace(/-/g, '')}`])).rows[0].t, null);
+    // The junction table goes once the deletion has committed, dropped by a job.
+    await waitUntil('the junction table to be dropped', async () => (await w.t.db.raw('SELECT to_regclass(?) AS t', [`lnk_${relation.id.replace(/-/g, '')}`])).rows[0].t === null);
     const ann = await create(w.db, 'Ann');
     assert.equal('companies' in (await w.t.request.get(records(w.db, `/${ann}`)).set(w.member.auth).expect(200)).body.values, false);
   });
