@@ -25,7 +25,9 @@ export function fieldRoutes(): AnyRouteDef[] {
       method: 'POST',
       path: '/workspaces/{ws}/databases/{db}/fields',
       summary: 'Add a field (and its column)',
-      description: '`api_name` is derived from `name` when absent (`Due date` → `due_date`, `_2` on a clash).',
+      description:
+        '`api_name` is derived from `name` when absent (`Due date` → `due_date`, `_2` on a clash). ' +
+        'A database holds at most `maxFields` live fields (the databases plugin option, default 500), and its table at most 1,600 columns, deleted fields\' included: past either, 422 `limit_exceeded` with `limit`.',
       tags,
       auth: 'user',
       access: { role: 'creator', resource },

@@ -8,6 +8,7 @@ import type { FieldTypeRegistry } from './field-types/registry.ts';
 import { FIELD_COLUMNS, toField, type FieldRow } from './fields.view.ts';
 import { columnNameOf, deriveApiName } from './names.ts';
 import { addColumn } from './record-table.ts';
+import type { FieldLimits } from './field-limits.ts';
 import { checkOptions, findField, refuseManaged } from './field-lookup.ts';
 import { beginSchemaChange } from './schema-change.ts';
 import type { Field } from './schemas.ts';
@@ -20,6 +21,7 @@ export class FieldService {
     private readonly events: EventBus,
     private readonly workspaces: WorkspaceService,
     private readonly types: FieldTypeRegistry,
+    private readonly limits: FieldLimits,
   ) {}
 
   async list(databaseId: string, deleted: boolean): Promise<{ data: Field[] }> {
@@ -41,6 +43,7 @@ export class FieldService {
     return this.db.transaction(async (trx) => {
       await this.workspaces.hold(trx, workspaceId);
       const table = await beginSchemaChange(trx, databaseId);
+      await this.limits.assertRoom(trx, databaseId, { live: 1, columns: type.column ? 1 : 0 });
       const options = type.resolveOptions ? await type.resolveOptions(trx, databaseId, checked) : checked;
       const existing = (await trx('fields').where({ database_id: databaseId }).select('name', 'api_name', 'deleted_at', 'position')) as FieldRow[];
       const name = body.name.trim();
@@ -130,6 +133,7 @@ export class FieldService {
       const field = await findField(trx, databaseId, ref, { lock: true, includeDeleted: true });
       if (!field.deleted_at) return toField(field, this.types);
       refuseManaged(this.types, field, 'restored');
+      await this.limits.assertRoom(trx, databaseId, { live: 1, columns: 0 });
       const clash = await trx('fields').where({ database_id: databaseId }).whereNull('deleted_at').whereRaw('lower(name) = ?', [field.name.toLowerCase()]).first('id');
       if (clash) throw conflict(`A live field is named "${field.name}" now; rename it first.`);
       const [row] = (await trx('fields').where({ id: field.id }).update({ deleted_at: null, updated_at: trx.fn.now() }).returning(FIELD_COLUMNS)) as FieldRow[];

@@ -16,6 +16,7 @@ import { ConvertService } from './convert.service.ts';
 import { DatabasesOptionsSchema, type DatabasesOptions } from './options.ts';
 import { SYNC_JOB, ViewIndexService } from './view-indexes.ts';
 import { DROP_JOB, TableDrops } from './table-drops.ts';
+import { FieldLimits } from './field-limits.ts';
 
 declare module '../../core/container.ts' {
   interface ServiceMap {
@@ -27,6 +28,7 @@ declare module '../../core/container.ts' {
     'databases.convert': ConvertService;
     'databases.viewIndexes': ViewIndexService;
     'databases.tableDrops': TableDrops;
+    'databases.fieldLimits': FieldLimits;
   }
 }
 
@@ -37,7 +39,7 @@ export default definePlugin<DatabasesOptions>({
   dependsOn: { workspaces: '^1.0.0', spaces: '^1.0.0' },
   migrations: path.join(path.dirname(fileURLToPath(import.meta.url)), 'migrations'),
   optionsSchema: DatabasesOptionsSchema,
-  exports: ['databases.fieldTypes', 'databases.service', 'databases.fields', 'databases.viewIndexes', 'databases.tableDrops'],
+  exports: ['databases.fieldTypes', 'databases.service', 'databases.fields', 'databases.viewIndexes', 'databases.tableDrops', 'databases.fieldLimits'],
   register(ctx) {
     const types = new FieldTypeRegistry();
     for (const type of BUILTIN_FIELD_TYPES) types.add(type);
@@ -47,7 +49,8 @@ export default definePlugin<DatabasesOptions>({
     ctx.provide('locator', (r) => new DatabaseLocator(r('database'), r('caches')));
     ctx.provide('tableDrops', (r) => new TableDrops(r('db'), r('jobs')));
     ctx.provide('service', (r) => new DatabaseService(r('db'), r('hooks'), r('events'), r('authz'), r('workspaces.service'), types, r('databases.tableDrops')));
-    ctx.provide('fields', (r) => new FieldService(r('db'), r('events'), r('workspaces.service'), types));
+    ctx.provide('fieldLimits', () => new FieldLimits(ctx.options.maxFields));
+    ctx.provide('fields', (r) => new FieldService(r('db'), r('events'), r('workspaces.service'), types, r('databases.fieldLimits')));
     ctx.provide('options', (r) => new OptionService(r('db'), r('events'), r('workspaces.service'), types));
     ctx.provide('convert', (r) => new ConvertService(r('db'), r('events'), r('workspaces.service'), types));
     ctx.provide('viewIndexes', (r) => new ViewIndexService(r('database'), r('jobs'), types, ctx.options.maxViewIndexes));

@@ -2,6 +2,12 @@ import { Type, type Static } from '../../core/schema.ts';
 
 export const DatabasesOptionsSchema = Type.Object(
   {
+    maxFields: Type.Integer({
+      minimum: 1,
+      maximum: 1500,
+      default: 500,
+      description: 'At most this many live fields per database (links, lookups and rollups count).',
+    }),
     maxViewIndexes: Type.Integer({
       minimum: 0,
       maximum: 32,

@@ -39,7 +39,7 @@ export default definePlugin({
       registry.add(createRollupType(registry));
       registry.add(createCountType());
     });
-    ctx.provide('service', (r) => new RelationService(r('db'), r('events'), r('authz'), r('workspaces.service'), r('databases.fieldTypes'), r('databases.tableDrops')));
+    ctx.provide('service', (r) => new RelationService(r('db'), r('events'), r('authz'), r('workspaces.service'), r('databases.fieldTypes'), r('databases.tableDrops'), r('databases.fieldLimits')));
     ctx.provide('links', (r) => new LinkService(r('db'), r('events'), r('authz'), r('records.service')));
     ctx.provide('autoLinkRules', (r) => new AutoLinkRuleService(r('db'), r('events'), r('relations.service'), r('workspaces.service'), r('databases.fieldTypes')));
     ctx.provide('drift', (r) => new DriftService(r('db'), r('events'), r('authz'), r('relations.service'), r('records.service')));

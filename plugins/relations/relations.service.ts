@@ -15,6 +15,7 @@ import { createJunction, junctionNameOf, type RelationKind } from './junction.ts
 import { releaseMatchIndexes } from './auto-link.ts';
 import type { LinkOptions } from './link-type.ts';
 import type { TableDrops } from '../databases/table-drops.ts';
+import type { FieldLimits } from '../databases/field-limits.ts';
 import type { CreateRelationBody, Relation, RelationListQuery } from './schemas.ts';
 
 export interface RelationRow {
@@ -43,6 +44,7 @@ export class RelationService {
     private readonly workspaces: WorkspaceService,
     private readonly types: FieldTypeRegistry,
     private readonly tableDrops: TableDrops,
+    private readonly limits: FieldLimits,
   ) {}
 
   async create(principal: UserPrincipal, access: WorkspaceAccess, body: CreateRelationBody): Promise<Relation> {
@@ -55,6 +57,9 @@ export class RelationService {
     await this.db.transaction(async (trx) => {
       await this.workspaces.hold(trx, workspaceId);
       await changeBothDatabases(trx, body.from_database_id, body.to_database_id);
+      // A link field on each side (two on one database related to itself); they have no column.
+      if (body.from_database_id === body.to_database_id) await this.limits.assertRoom(trx, body.from_database_id, { live: 2, columns: 0 });
+      else for (const side of [body.from_database_id, body.to_database_id]) await this.limits.assertRoom(trx, side, { live: 1, columns: 0 });
       const fromFields = await this.fieldsOf(trx, body.from_database_id);
       const toFields = body.to_database_id === body.from_database_id ? fromFields : await this.fieldsOf(trx, body.to_database_id);
       const errors: ErrorDetail[] = [];

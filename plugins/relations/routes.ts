@@ -19,7 +19,7 @@ export function relationRoutes(): AnyRouteDef[] {
       method: 'POST',
       path: '/workspaces/{ws}/relations',
       summary: 'Relate two databases: a link field on each side, one junction table',
-      description: 'Needs `creator` on both databases (403 otherwise); an unknown or invisible database → 422 at its pointer. The two databases may be the same one.',
+      description: 'Needs `creator` on both databases (403 otherwise); an unknown or invisible database → 422 at its pointer; a database holding `maxFields` fields already (databases plugin option) → 422 `limit_exceeded`. The two databases may be the same one.',
       tags,
       auth: 'user',
       access: member,

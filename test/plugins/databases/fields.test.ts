@@ -102,3 +102,67 @@ describe('fields', () => {
     await t.request.post(fields('/twin/restore')).set(admin.auth).expect(409);
   });
 });
+
+describe('fields: how many a database may hold', () => {
+  let t: TestKernel;
+  let admin: SignedUpUser;
+  let ws: string;
+  let space: string;
+
+  const api = (path: string) => `/api/v1/workspaces/${ws}${path}`;
+  const newDatabase = async (name: string) => (await t.request.post(api('/databases')).set(admin.auth).send({ name, space_id: space }).expect(201)).body as { id: string; fields: unknown[] };
+  const add = (db: string, body: object) => t.request.post(api(`/databases/${db}/fields`)).set(admin.auth).send(body);
+  const live = async (db: string) => (await t.db('fields').where({ database_id: db }).whereNull('deleted_at').count({ n: '*' }))[0].n;
+  const columns = async (db: string) => {
+    const { table_name } = await t.db('databases').where({ id: db }).first('table_name');
+    return (await t.db('information_schema.columns').where({ table_schema: t.db.raw('current_schema()'), table_name }).pluck('column_name')).length;
+  };
+
+  before(async () => {
+    t = await startTestKernel({ config: { plugins: { databases: { options: { maxFields: 8 } } } } });
+    admin = await signUp(t);
+    ws = (await createWorkspace(t, admin)).id;
+    space = (await t.request.post(api('/spaces')).set(admin.auth).send({ name: 'S' }).expect(201)).body.id;
+  });
+  after(() => t.stop());
+
+  it('refuses a field past maxFields live fields (422 limit_exceeded), adding no column; deleting one makes room, restoring it past the limit is refused', async () => {
+    const { id: db, fields } = await newDatabase('Full');
+    for (let i = fields.length; i < 8; i++) await add(db, { name: `F${i}`, type: 'number' }).expect(201);
+    const before = await columns(db);
+    const refused = await add(db, { name: 'One more', type: 'number' }).expect(422);
+    assert.equal(refused.body.code, 'limit_exceeded');
+    assert.equal(refused.body.limit, 8);
+    assert.match(refused.body.detail, /at most 8/);
+    assert.equal(await columns(db), before, 'no column added');
+    assert.equal(Number(await live(db)), 8);
+
+    await t.request.delete(api(`/databases/${db}/fields/f7`)).set(admin.auth).expect(200);
+    await add(db, { name: 'Instead', type: 'text' }).expect(201);
+    assert.equal((await t.request.post(api(`/databases/${db}/fields/f7/restore`)).set(admin.auth).expect(422)).body.code, 'limit_exceeded');
+  });
+
+  it('counts a relation\'s link fields: a full database cannot be related', async () => {
+    const { id: full, fields } = await newDatabase('Full too');
+    for (let i = fields.length; i < 8; i++) await add(full, { name: `F${i}`, type: 'checkbox' }).expect(201);
+    const { id: other, fields: otherFields } = await newDatabase('Other');
+    const relate = (from: string, to: string) =>
+      t.request.post(api('/relations')).set(admin.auth).send({ from_database_id: from, to_database_id: to, kind: 'many_to_many', from_field_name: 'Others', to_field_name: 'Fulls' });
+    assert.equal((await relate(other, full).expect(422)).body.code, 'limit_exceeded');
+    assert.equal((await t.db('relations').where({ workspace_id: ws })).length, 0);
+    assert.equal(Number(await live(other)), otherFields.length, 'no link field left on the other side');
+    await relate(other, other).expect(201);
+  });
+
+  it('refuses a field once the records table holds the 1,600 columns PostgreSQL allows (deleted fields keep theirs)', async () => {
+    const { id: db } = await newDatabase('Wide');
+    const { table_name } = await t.db('databases').where({ id: db }).first('table_name');
+    // Columns as deleted fields leave them, made by SQL: 1,600 fields through the API would take minutes.
+    const room = 1600 - (await columns(db));
+    await t.db.raw(`ALTER TABLE ?? ${Array.from({ length: room }, (_, i) => `ADD COLUMN c${i} boolean`).join(', ')}`, [table_name]);
+    const refused = await add(db, { name: 'Wider', type: 'number' }).expect(422);
+    assert.equal(refused.body.code, 'limit_exceeded');
+    assert.match(refused.body.detail, /1600 columns/);
+    assert.equal((await t.db('fields').where({ database_id: db, name: 'Wider' })).length, 0);
+  });
+});
