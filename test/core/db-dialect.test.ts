@@ -25,3 +25,22 @@ describe('database dialect parity', () => {
     assert.equal(row.n, 2);
   });
 });
+
+describe('PostgreSQL sessions', () => {
+  const jitOf = async (url: string) => {
+    const db = await openDatabase({ url });
+    try {
+      return (await db.knex.raw('SHOW jit')).rows[0].jit;
+    } finally {
+      await db.close();
+    }
+  };
+
+  it('run without JIT compilation, unless the connection string asks for it', async function () {
+    if (!process.env.DATABASE_URL) return this.skip(); // PGlite has no JIT
+    assert.equal(await jitOf(process.env.DATABASE_URL), 'off');
+    const url = new URL(process.env.DATABASE_URL);
+    url.searchParams.set('options', '-c jit=on');
+    assert.equal(await jitOf(url.toString()), 'on');
+  });
+});
