@@ -7,7 +7,7 @@ import type { SqlCondition } from '../databases/field-types/field-type.ts';
 import { acrossOf, compileFilter, type LinkedTables } from './filter-compiler.ts';
 import type { RecordViewHooks } from './hooks.ts';
 import { afterCursor, decodeQueryCursor, encodeQueryCursor, fingerprint, orderBy } from './query-cursor.ts';
-import { computedAlias, TEXT_DATES, type LiveField, type RecordRow, type RecordTable } from './record-table.ts';
+import { computedReads, TEXT_DATES, type LiveField, type RecordRow, type RecordTable } from './record-table.ts';
 import type { RecordService } from './records.service.ts';
 import type { QueryPage, RecordQuery } from './schemas.ts';
 import { ID_KEY, sortKeys, type SortInput } from './sort-keys.ts';
@@ -89,15 +89,17 @@ export class QueryService {
       picked.whereRaw(after.sql, after.bindings as Knex.RawBinding[]);
     }
     picked.orderByRaw(orderBy(keys)).limit(limit + 1);
+    // Links, lookups, rollups: computed for the page's rows in the same statement.
+    const computed = computedReads(fields, 'r');
     const page = this.db
       .with('page', picked)
       .from({ r: table.table })
       .join('page', 'page.id', 'r.id')
       .select(table.columnsOf(fields).map((c) => `r.${c}`))
-      // Links, lookups, rollups: computed for the page's rows in the same statement.
-      .select(fields.flatMap((f) => (!f.column_name && f.fieldType.select ? [this.db.raw(`${f.fieldType.select(f, 'r')} AS ??`, [computedAlias(f)])] : [])))
+      .select(computed.cells.map((cell) => this.db.raw(cell)))
       .options(TEXT_DATES)
       .orderByRaw(orderBy(keys.map((k, i) => ({ ...k, expr: `"page"."${alias(i)}"` }))));
+    for (const join of computed.joins) page.joinRaw(join);
     keys.forEach((_, i) => page.select(this.db.raw('??::text AS ??', [`page.${alias(i)}`, `__k${i}`])));
 
     // Without conditions the best plan does not depend on the values (limit, cursor): prepared.

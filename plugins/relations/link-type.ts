@@ -1,9 +1,8 @@
 import { Type, type Static } from '../../core/schema.ts';
-import { columnNameOf, tableNameOf } from '../databases/names.ts';
-import { defineFieldType, InvalidCell, type CellStore, type FieldMeta, type FieldSortKey, type WriteReaction } from '../databases/field-types/field-type.ts';
+import { columnNameOf } from '../databases/names.ts';
+import { defineFieldType, InvalidCell, type CellAggregate, type CellStore, type FieldMeta, type FieldSortKey, type WriteReaction } from '../databases/field-types/field-type.ts';
 import { UUID_PATTERN } from '../../core/schema.ts';
-import { junctionNameOf } from './junction.ts';
-import { acrossLinks, linkedRows } from './linked-fields.ts';
+import { acrossLinks, cellOf, linkedRows, overLinked } from './linked-fields.ts';
 
 export const AutoLinkRule = Type.Object(
   {
@@ -40,15 +39,12 @@ export function linkEnds(options: LinkOptions): { mine: 'from_id' | 'to_id'; the
 export const titleSql = (o: Pick<LinkOptions, 'target_title_field_id'>, alias = 't') => `${alias}."${columnNameOf(o.target_title_field_id)}"::text`;
 
 /**
- * The live records linked to the record aliased `row`, oldest link first: `[{ id, title }]`
- * (the title as text). Links to records in the trash stay stored but are not shown.
+ * The live records linked to a record, oldest link first: `[{ id, title }]` (the title as text).
+ * Links to records in the trash stay stored but are not shown.
  */
-function linkCellSql(field: FieldMeta<LinkOptions>, row: string): string {
+function linkCell(field: FieldMeta<LinkOptions>): CellAggregate {
   const o = field.options;
-  const { mine, theirs } = linkEnds(o);
-  return `(SELECT coalesce(json_agg(json_build_object('id', t.id, 'title', ${titleSql(o)}) ORDER BY j.created_at, t.id), '[]'::json)
-     FROM "${junctionNameOf(o.relation_id)}" j JOIN "${tableNameOf(o.target_database_id)}" t ON t.id = j.${theirs} AND t.deleted_at IS NULL
-    WHERE j.${mine} = ${row}.id)`;
+  return overLinked(o, `coalesce(json_agg(json_build_object('id', t.id, 'title', ${titleSql(o)}) ORDER BY j.created_at, t.id), '[]'::json)`);
 }
 
 /** At most this many links in one cell, as in the link route. */
@@ -72,7 +68,8 @@ export function createLinkType(store: CellStore, reaction: WriteReaction<LinkOpt
     type: 'link',
     options: LinkOptions,
     managedBy: 'relations',
-    select: linkCellSql,
+    select: (field, row) => cellOf(linkCell(field), row),
+    aggregate: linkCell,
     /** By the title of the first linked record (the order the cell shows), as text fields sort. */
     sortKeyFor: (field, row): FieldSortKey => ({
       expr: `(SELECT lower(${titleSql(field.options)}) COLLATE "C" ${linkedRows(field.options, row)} ORDER BY j.created_at, t.id LIMIT 1)`,

@@ -2,7 +2,7 @@ import type { Db } from '../../core/db.ts';
 import { Type } from '../../core/schema.ts';
 import { findField } from '../databases/field-lookup.ts';
 import type { FieldRow } from '../databases/fields.view.ts';
-import type { Across, FieldMeta } from '../databases/field-types/field-type.ts';
+import type { Across, CellAggregate, FieldMeta } from '../databases/field-types/field-type.ts';
 import { tableNameOf } from '../databases/names.ts';
 import type { TargetField } from '../records/record-table.ts';
 import { junctionNameOf } from './junction.ts';
@@ -65,6 +65,16 @@ export async function resolveLinked<O extends LinkedOptions>(trx: Db, databaseId
   const ref = options.target_field_id ?? '';
   const target = await findField(trx, lo.target_database_id, ref, { pointer: '/options/target_field_id', missing: `No field "${ref}" in the linked database.` });
   return { ...resolved, target_field_id: target.id, target };
+}
+
+/** `value`, an aggregate over the live records linked to a record (`j`, `t` as in linkedRows). */
+export function overLinked(o: LinkEnd, value: string): CellAggregate {
+  return { from: (row) => linkedRows(o, row), value };
+}
+
+/** The cell of `aggregate` for the record aliased `row`, as a scalar subquery. */
+export function cellOf(aggregate: CellAggregate, row: string): string {
+  return `(SELECT ${aggregate.value} ${aggregate.from(row)})`;
 }
 
 /** How filters reach linked records, for links (by record) and lookups (by the field they read). */

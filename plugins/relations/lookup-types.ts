@@ -1,14 +1,14 @@
 import type { Db } from '../../core/db.ts';
 import { invalidField } from '../../core/errors.ts';
 import { Type } from '../../core/schema.ts';
-import { defineFieldType, InvalidCell, type FieldMeta, type FieldSortKey, type FieldType, type FilterCompiler, type FilterOps } from '../databases/field-types/field-type.ts';
+import { defineFieldType, InvalidCell, type CellAggregate, type FieldMeta, type FieldSortKey, type FieldType, type FilterCompiler, type FilterOps } from '../databases/field-types/field-type.ts';
 import { NUMBER_OPS, PRESENCE_OPS, TEXT_OPS } from '../databases/field-types/ops.ts';
 import type { FieldTypeRegistry } from '../databases/field-types/registry.ts';
 import { textFormSql } from '../databases/field-types/text-codec.ts';
 import { opsOf } from '../records/filter-compiler.ts';
 import type { TargetField } from '../records/record-table.ts';
 import { columnSortKey, valueTypeOf } from '../records/sort-keys.ts';
-import { acrossLinks, linkedOptionProperties, linkedRows, resolveLinked, targetColumn, targetFieldProperty, targetOf, type LinkedOptions } from './linked-fields.ts';
+import { acrossLinks, cellOf, linkedOptionProperties, linkedRows, overLinked, resolveLinked, targetColumn, targetFieldProperty, targetOf, type LinkedOptions } from './linked-fields.ts';
 
 const readOnly = (): never => {
   throw new InvalidCell('A computed field is read-only.');
@@ -40,6 +40,8 @@ function refuseComputedTarget(types: FieldTypeRegistry, target: { type: string }
   if (!type || (!type.column && !type.systemColumn)) throw invalidField('/options/target_field_id', `A ${target.type} field cannot be read across a link.`);
 }
 
+const countOf = (field: FieldMeta<LinkedOptions>) => overLinked(field.options, 'count(*)::int');
+
 /** `count`: how many live records the link field links to. Sortable and filterable as a number. */
 export function createCountType(): FieldType<LinkedOptions> {
   return defineFieldType<LinkedOptions>({
@@ -47,7 +49,8 @@ export function createCountType(): FieldType<LinkedOptions> {
     options: Type.Object(linkedOptionProperties, { additionalProperties: false }),
     readOnly: true,
     resolveOptions: (trx, databaseId, options) => resolveLinked(trx, databaseId, options, false).then(({ target: _t, ...o }) => o),
-    select: (field, row) => `(SELECT count(*)::int ${linkedRows(field.options, row)})`,
+    select: (field, row) => cellOf(countOf(field), row),
+    aggregate: countOf,
     sortExpr: (col) => col,
     sortType: 'integer',
     emptyValue: 0,
@@ -57,6 +60,13 @@ export function createCountType(): FieldType<LinkedOptions> {
     csv: noCsv,
     convertsTo: {},
   });
+}
+
+/** The read field's values over the linked records, oldest link first, empty cells left out; none when it reads nothing any more. */
+function lookupOf(field: FieldMeta<LinkedOptions>): CellAggregate | undefined {
+  const target = targetOf(field);
+  const col = target && targetColumn(target);
+  return col ? overLinked(field.options, `coalesce(json_agg(${col} ORDER BY j.created_at, t.id) FILTER (WHERE ${col} IS NOT NULL), '[]'::json)`) : undefined;
 }
 
 /** `lookup`: the values of a field of the linked records, oldest link first, empty cells left out. */
@@ -72,11 +82,10 @@ export function createLookupType(types: FieldTypeRegistry): FieldType<LinkedOpti
     },
     across: acrossLinks(true),
     select(field, row) {
-      const target = targetOf(field);
-      const col = target && targetColumn(target);
-      if (!col) return `'[]'::json`;
-      return `(SELECT coalesce(json_agg(${col} ORDER BY j.created_at, t.id) FILTER (WHERE ${col} IS NOT NULL), '[]'::json) ${linkedRows(field.options, row)})`;
+      const values = lookupOf(field);
+      return values ? cellOf(values, row) : `'[]'::json`;
     },
+    aggregate: lookupOf,
     /** By its first value, oldest link first (the order the cell shows), with the read field's sort key. */
     sortKeyFor(field, row) {
       const target = targetOf(field);
@@ -153,8 +162,9 @@ export function createRollupType(types: FieldTypeRegistry): FieldType<RollupOpti
     const col = target && targetColumn(target);
     return col && fits(field.options.function, target) ? { target, col } : undefined;
   };
-  const cell = (field: FieldMeta<RollupOptions>, row: string, read: { target: TargetField; col: string }) =>
-    `(SELECT ${aggregate(field.options.function, read.col, read.target)} ${linkedRows(field.options, row)})`;
+  const rolled = (field: FieldMeta<RollupOptions>, read: { target: TargetField; col: string }) =>
+    overLinked(field.options, aggregate(field.options.function, read.col, read.target));
+  const cell = (field: FieldMeta<RollupOptions>, row: string, read: { target: TargetField; col: string }) => cellOf(rolled(field, read), row);
   return defineFieldType<RollupOptions>({
     type: 'rollup',
     options: Type.Object(
@@ -174,6 +184,10 @@ export function createRollupType(types: FieldTypeRegistry): FieldType<RollupOpti
       const read = reading(field);
       // A sum over what is now text is empty, not an error.
       return read ? cell(field, row, read) : 'NULL';
+    },
+    aggregate(field) {
+      const read = reading(field);
+      return read && rolled(field, read);
     },
     // `unique` shows the linked values themselves: filtered like a lookup, through the links.
     across: { ...acrossLinks<RollupOptions>(true), applies: (field) => field.options.function === 'unique' },

@@ -98,6 +98,12 @@ export interface Across<O = any> {
   applies?(field: FieldMeta<O>): boolean;
 }
 
+/** A computed cell as an aggregate over rows: see `FieldType.aggregate`. */
+export interface CellAggregate {
+  from(row: string): string;
+  value: string;
+}
+
 /** A sort key computed per field (`FieldType.sortKeyFor`). */
 export interface FieldSortKey {
   /** SQL of the key; NULL sorts last in both directions. */
@@ -164,6 +170,14 @@ export interface FieldType<O = any> {
    * beside the columns in every read of records (an array or object arrives as JSON).
    */
   select?(field: FieldMeta<O>, row: string): string;
+  /**
+   * Computed types whose cell is one aggregate over rows that other fields aggregate over too (a
+   * link, and the lookups, rollups and counts through it): those rows' `FROM … WHERE …` for the
+   * record aliased `row`, and the aggregate. Reads of records compute the fields whose `from` is
+   * the same text in one LATERAL subquery, visiting those rows once instead of once per field;
+   * `select` stays the cell alone (filters, and fields alone on their rows).
+   */
+  aggregate?(field: FieldMeta<O>): CellAggregate | undefined;
   /**
    * Options naming other fields (a lookup's link field and the field across it): checked and
    * completed (ids, the linked database) in the transaction that creates the field.
