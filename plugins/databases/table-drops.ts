@@ -13,6 +13,9 @@ const QUEUE = 'databases_table_drops';
  * a queued table: the rows that named it are gone.
  */
 export class TableDrops {
+  /** Transactions that have enqueued the job already: one job drains the queue (a workspace's 1,000 databases need one). */
+  private readonly enqueuedIn = new WeakSet<Db>();
+
   constructor(
     private readonly db: Db,
     private readonly jobs: Jobs,
@@ -22,6 +25,8 @@ export class TableDrops {
   async later(trx: Db, tables: string[]): Promise<void> {
     if (tables.length === 0) return;
     await trx(QUEUE).insert(tables.map((table_name) => ({ table_name }))).onConflict('table_name').ignore();
+    if (this.enqueuedIn.has(trx)) return;
+    this.enqueuedIn.add(trx);
     await this.jobs.send(DROP_JOB, {}, trx);
     afterCommit(trx, () => this.jobs.notifyWorker(DROP_JOB));
   }

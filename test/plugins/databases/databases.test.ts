@@ -132,8 +132,14 @@ describe('databases', () => {
         await trx('databases').insert(batch.map((id, k) => ({ id, workspace_id: big, space_id: bigSpace, name: `Many ${i + k}`, table_name: tableOf(id), created_by: admin.id })));
       });
     }
+    const dropJobs = async () => {
+      const boss = t.storage.schema ? `${t.storage.schema}_jobs` : 'pgboss';
+      return Number((await t.db(`${boss}.job`).where({ name: 'databases.drop-tables' }).count({ n: '*' }))[0].n);
+    };
+    const jobsBefore = await dropJobs();
     await t.request.delete(`/api/v1/workspaces/${big}`).set(admin.auth).expect(204);
     assert.equal(await t.db('databases').where({ workspace_id: big }).first(), undefined);
+    assert.equal((await dropJobs()) - jobsBefore, 1, 'one job drains the queue');
     await tablesDropped(first, ...ids);
   });
 
