@@ -181,6 +181,18 @@ async function measureLarge(run: Run): Promise<void> {
   await measureQuery(run, 'query: sort by due (no index), no filter', UNINDEXED_SORT, ms(150));
   await measureRead(run, `search: GET R?q=${q}&limit=100`, { method: 'GET', path: `${R}?q=${q}&limit=100` }, ms(25), Math.min(100, run.seeded.qMatches));
   await measurePaging(run);
+  await measureTrash(run);
+}
+
+/** The trash page after deleting the 2,000 spread records through the API (last: the other lines count live records). */
+async function measureTrash(run: Run): Promise<void> {
+  const { ids } = run.seeded;
+  for (let i = 0; i < ids.length; i += 200) {
+    const answer = await run.client.request('POST', `${run.bench.records}/delete`, JSON.stringify({ ids: ids.slice(i, i + 200) }));
+    if (answer.status !== 200) throw new Error(`deleting for the trash: ${answer.status} ${answer.text.slice(0, 300)}`);
+  }
+  const trash = run.bench.records.replace(/\/records$/, '/trash');
+  await measureRead(run, `trash: GET trash?limit=100 (${fmt(ids.length)} deleted)`, { method: 'GET', path: `${trash}?limit=100` }, []);
 }
 
 /** Every record in manual order, 1,000 a page: the last pages should cost what the first did. */

@@ -7,6 +7,8 @@ import type { Db } from './db.ts';
 export interface Migration {
   up(knex: Knex): Promise<void>;
   down?(knex: Knex): Promise<void>;
+  /** `{ transaction: false }`: each statement commits on its own (DDL on many tables, whose locks one transaction could not hold). */
+  config?: { transaction?: boolean };
 }
 
 /** Lists `*.ts`/`*.js` files of a directory in name order and imports them (works under tsx). */
@@ -28,7 +30,7 @@ class DirectorySource implements Knex.MigrationSource<string> {
   async getMigration(file: string): Promise<Knex.Migration> {
     const mod = (await import(pathToFileURL(path.join(this.dir, file)).href)) as Migration & { default?: Migration };
     const m = mod.default ?? mod;
-    return { up: m.up, down: m.down ?? (async () => {}) };
+    return { up: m.up, down: m.down ?? (async () => {}), ...(m.config ? { config: m.config } : {}) };
   }
 }
 

@@ -34,6 +34,15 @@ describe('records: trash and purge', () => {
     await w.t.request.get(trash()).set(w.outsider.auth).expect(404);
   });
 
+  it('keeps the trash indexed in its order, on new records tables and, by a migration, on older ones', async () => {
+    const trashIndex = async () => (await w.t.db.raw('SELECT to_regclass(?) AS i', [`${w.table}_trash`])).rows[0].i;
+    assert.ok(await trashIndex(), 'made with the table');
+    await w.t.db.raw('DROP INDEX ??', [`${w.table}_trash`]);
+    await w.t.db('knex_migrations_databases').where('name', 'like', '%_trash_index').delete();
+    await w.t.kernel.migrate();
+    assert.ok(await trashIndex(), 'made again by the migration');
+  });
+
   it('defines the daily purge job', () => {
     assert.ok(w.t.kernel.jobs.has('records.trash-purge'));
   });
