@@ -97,6 +97,10 @@ try {
     const through = query(tasksDb, { filter: { field: 'project.status', op: 'eq', value: STATUS_LABELS[1] }, sorts: [{ field: 'amount' }], limit: 100 });
     await check(through, 100);
     report.latency('filter project.status = x, sort amount', await sample(client, options, () => through), p50(100));
+    // A correlated subquery per task (its project's status key), then a top-100 sort: seconds at 1M, so few samples.
+    const byLookup = query(tasksDb, { sorts: [{ field: 'project_status' }], limit: 100 });
+    await check(byLookup, 100);
+    report.latency('sort tasks by a lookup (project status; no target)', await sample(client, { ...options, warmup: 2, minimum: 5 }, () => byLookup), []);
 
     // Writes: bulk creates of tasks naming their project in `notes`, without and then with an auto-link rule.
     const bulks = Array.from({ length: 10 }, (_, b) => ({

@@ -81,6 +81,7 @@ export class QueryService {
     // moves less data, and manual order is an index-only scan), then its rows by primary key,
     // with the keys as text for the cursor computed for those rows only.
     const picked = where(this.db(table.table).select('id'));
+    for (const join of new Set(keys.flatMap((k) => (k.join ? [k.join] : [])))) picked.joinRaw(join);
     // The id key is the picked id itself: a second copy made every sorted tuple wider.
     const alias = (i: number) => (keys[i] === ID_KEY ? 'id' : `__k${i}`);
     keys.forEach((k, i) => k !== ID_KEY && picked.select(this.db.raw(`${k.expr} AS ??`, [alias(i)])));

@@ -12,6 +12,8 @@ export interface SortKey {
   direction: 'asc' | 'desc';
   /** Whether the key can be NULL (nulls sort last in both directions). */
   nullable: boolean;
+  /** A LEFT JOIN the key reads from (FieldSortKey.join). */
+  join?: string;
 }
 
 export interface SortInput {

@@ -2,7 +2,7 @@ import { Type, type Static } from '../../core/schema.ts';
 import { columnNameOf } from '../databases/names.ts';
 import { defineFieldType, InvalidCell, type CellAggregate, type CellStore, type FieldMeta, type FieldSortKey, type WriteReaction } from '../databases/field-types/field-type.ts';
 import { UUID_PATTERN } from '../../core/schema.ts';
-import { acrossLinks, cellOf, linkedRows, overLinked } from './linked-fields.ts';
+import { acrossLinks, cellOf, linkedRows, oneLinkedKey, overLinked, reachesOne, sortAliasOf } from './linked-fields.ts';
 
 export const AutoLinkRule = Type.Object(
   {
@@ -71,10 +71,11 @@ export function createLinkType(store: CellStore, reaction: WriteReaction<LinkOpt
     select: (field, row) => cellOf(linkCell(field), row),
     aggregate: linkCell,
     /** By the title of the first linked record (the order the cell shows), as text fields sort. */
-    sortKeyFor: (field, row): FieldSortKey => ({
-      expr: `(SELECT lower(${titleSql(field.options)}) COLLATE "C" ${linkedRows(field.options, row)} ORDER BY j.created_at, t.id LIMIT 1)`,
-      type: 'text',
-    }),
+    sortKeyFor(field, row): FieldSortKey {
+      const title = `lower(${titleSql(field.options)}) COLLATE "C"`;
+      if (reachesOne(field.options)) return oneLinkedKey(field.options, row, { expr: title, type: 'text' }, sortAliasOf(field));
+      return { expr: `(SELECT ${title} ${linkedRows(field.options, row)} ORDER BY j.created_at, t.id LIMIT 1)`, type: 'text' };
+    },
     across: acrossLinks<LinkOptions>(false),
     store,
     reaction,

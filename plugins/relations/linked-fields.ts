@@ -2,7 +2,7 @@ import type { Db } from '../../core/db.ts';
 import { Type } from '../../core/schema.ts';
 import { findField } from '../databases/field-lookup.ts';
 import type { FieldRow } from '../databases/fields.view.ts';
-import type { Across, CellAggregate, FieldMeta } from '../databases/field-types/field-type.ts';
+import type { Across, CellAggregate, FieldMeta, FieldSortKey } from '../databases/field-types/field-type.ts';
 import { tableNameOf } from '../databases/names.ts';
 import type { TargetField } from '../records/record-table.ts';
 import { junctionNameOf } from './junction.ts';
@@ -19,6 +19,7 @@ export interface LinkedOptions {
   relation_id?: string;
   side?: 'from' | 'to';
   target_database_id?: string;
+  kind?: 'one_to_many' | 'many_to_many';
 }
 
 export const linkedOptionProperties = {
@@ -26,6 +27,7 @@ export const linkedOptionProperties = {
   relation_id: Type.Optional(Type.String({ format: 'uuid', description: 'Filled in from the link field.' })),
   side: Type.Optional(Type.Union([Type.Literal('from'), Type.Literal('to')], { description: 'Filled in from the link field.' })),
   target_database_id: Type.Optional(Type.String({ format: 'uuid', description: 'Filled in from the link field.' })),
+  kind: Type.Optional(Type.Union([Type.Literal('one_to_many'), Type.Literal('many_to_many')], { description: "Filled in from the link field: the relation's kind." })),
 };
 
 export const targetFieldProperty = {
@@ -33,7 +35,7 @@ export const targetFieldProperty = {
 };
 
 /** What locates a link's junction and linked records: a link's own options, or a lookup's copy of them. */
-type LinkEnd = Pick<LinkedOptions, 'relation_id' | 'side' | 'target_database_id'>;
+type LinkEnd = Pick<LinkedOptions, 'relation_id' | 'side' | 'target_database_id' | 'kind'>;
 
 /** The field a computed field reads across the link: what `READ_FIELDS` attached to it. */
 export function targetOf(field: FieldMeta<any>): TargetField | undefined {
@@ -60,11 +62,37 @@ export async function resolveLinked<O extends LinkedOptions>(trx: Db, databaseId
     missing: `No link field "${options.link_field_id}" in this database.`,
   });
   const lo = link.options as LinkOptions;
-  const resolved = { ...options, link_field_id: link.id, relation_id: lo.relation_id, side: lo.side, target_database_id: lo.target_database_id };
+  const resolved = { ...options, link_field_id: link.id, relation_id: lo.relation_id, side: lo.side, target_database_id: lo.target_database_id, kind: lo.kind };
   if (!needsTarget) return { ...resolved, target: null };
   const ref = options.target_field_id ?? '';
   const target = await findField(trx, lo.target_database_id, ref, { pointer: '/options/target_field_id', missing: `No field "${ref}" in the linked database.` });
   return { ...resolved, target_field_id: target.id, target };
+}
+
+/** The alias of a field's joined sort key (oneLinkedKey): its own, so two such keys never clash. */
+export const sortAliasOf = (field: Pick<FieldMeta, 'id'>) => `sk_${field.id.replace(/-/g, '')}`;
+
+/** Whether a record reaches one record at most through this end: the `to` side of a one-to-many. */
+export function reachesOne(o: LinkEnd): boolean {
+  return o.kind === 'one_to_many' && o.side === 'to';
+}
+
+/**
+ * `key` (SQL over the linked row `t`) of the one live record linked to the record aliased `row`
+ * (reachesOne), as a LEFT JOIN of the links instead of a subquery per record: PostgreSQL may then
+ * hash-join a million records with their links. A top-100 sort of 1,000,000 tasks by their
+ * project's status took 3.8 s with a subquery per task, 0.38 s joined. The join exposes `__rid`
+ * and `__key` under `alias` only.
+ */
+export function oneLinkedKey(o: LinkEnd, row: string, key: FieldSortKey, alias: string): FieldSortKey {
+  const { mine, theirs } = linkEnds({ side: o.side! } as LinkOptions);
+  return {
+    expr: `"${alias}".__key`,
+    type: key.type,
+    join:
+      `LEFT JOIN (SELECT j.${mine} AS __rid, ${key.expr} AS __key FROM "${junctionNameOf(o.relation_id!)}" j ` +
+      `JOIN "${tableNameOf(o.target_database_id!)}" t ON t.id = j.${theirs} AND t.deleted_at IS NULL) AS "${alias}" ON "${alias}".__rid = ${row}.id`,
+  };
 }
 
 /** `value`, an aggregate over the live records linked to a record (`j`, `t` as in linkedRows). */

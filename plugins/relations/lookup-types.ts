@@ -8,7 +8,7 @@ import { textFormSql } from '../databases/field-types/text-codec.ts';
 import { opsOf } from '../records/filter-compiler.ts';
 import type { TargetField } from '../records/record-table.ts';
 import { columnSortKey, valueTypeOf } from '../records/sort-keys.ts';
-import { acrossLinks, cellOf, linkedOptionProperties, linkedRows, overLinked, resolveLinked, targetColumn, targetFieldProperty, targetOf, type LinkedOptions } from './linked-fields.ts';
+import { acrossLinks, cellOf, linkedOptionProperties, linkedRows, oneLinkedKey, overLinked, reachesOne, resolveLinked, sortAliasOf, targetColumn, targetFieldProperty, targetOf, type LinkedOptions } from './linked-fields.ts';
 
 const readOnly = (): never => {
   throw new InvalidCell('A computed field is read-only.');
@@ -22,9 +22,11 @@ const NO_KEY: FieldSortKey = { expr: 'NULL::text', type: 'text' };
  * The key of `target`'s first value among the records linked to `row` in `order` (an SQL order
  * on the linked rows; `1`: the key itself), empty cells left out as the cells leave them out.
  */
-function firstValueKey(options: LinkedOptions, row: string, target: TargetField, col: string, order: string): FieldSortKey {
+function firstValueKey(field: FieldMeta<LinkedOptions>, row: string, target: TargetField, col: string, order: string): FieldSortKey {
   const key = columnSortKey(target, col);
-  return { expr: `(SELECT ${key.expr} ${linkedRows(options, row)} AND ${col} IS NOT NULL ORDER BY ${order} LIMIT 1)`, type: key.type };
+  // Through a link that reaches one record, that record's value is the first: joined, not looked up per record.
+  if (reachesOne(field.options)) return oneLinkedKey(field.options, row, key, sortAliasOf(field));
+  return { expr: `(SELECT ${key.expr} ${linkedRows(field.options, row)} AND ${col} IS NOT NULL ORDER BY ${order} LIMIT 1)`, type: key.type };
 }
 
 /** The people a list of the read field's values names (a lookup, a rollup's distinct values), so that their names are loaded. */
@@ -90,7 +92,7 @@ export function createLookupType(types: FieldTypeRegistry): FieldType<LinkedOpti
     sortKeyFor(field, row) {
       const target = targetOf(field);
       const col = target && targetColumn(target);
-      return col ? firstValueKey(field.options, row, target, col, 'j.created_at, t.id') : NO_KEY;
+      return col ? firstValueKey(field, row, target, col, 'j.created_at, t.id') : NO_KEY;
     },
     usersIn: peopleIn,
     emptyValue: [],
@@ -206,8 +208,9 @@ export function createRollupType(types: FieldTypeRegistry): FieldType<RollupOpti
         case 'sum': case 'avg': return { expr: value, type: 'numeric' };
         case 'concat': return { expr: `lower(${value}) COLLATE "C"`, type: 'text' };
         // Its first value as the cell shows the distinct values: the least by the read field's key.
-        case 'unique': return firstValueKey(field.options, row, read.target, read.col, '1');
-        default: return columnSortKey(read.target, value);
+        case 'unique': return firstValueKey(field, row, read.target, read.col, '1');
+        // min, max, earliest, latest: of one record, its value.
+        default: return reachesOne(field.options) ? firstValueKey(field, row, read.target, read.col, '1') : columnSortKey(read.target, value);
       }
     },
     // Only `unique` shows people (min and max do not read user fields).

@@ -110,6 +110,12 @@ export interface FieldSortKey {
   expr: string;
   /** SQL type of its value (a query cursor carries it as text and casts it back). */
   type: string;
+  /**
+   * A `LEFT JOIN` that `expr` reads from, added once to the step of a query that picks a page's
+   * records (a key from the one record a link reaches, joined rather than looked up per record).
+   * It must expose only names of its own, so the query's unqualified columns stay unambiguous.
+   */
+  join?: string;
 }
 
 /** Who writes, for stores that check what the writer may see. */

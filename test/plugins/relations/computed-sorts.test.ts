@@ -179,4 +179,56 @@ describe('relations: sorting and filtering by links, lookups and rollups', () =>
     assert.deepEqual(pointers(bad), ['/filter/and/0/op', '/filter/and/1/op', '/filter/and/2/op', '/filter/and/3/op', '/filter/and/4/value', '/filter/and/5/value', '/filter/and/6/value', '/filter/and/7/field']);
     assert.match(bad.body.errors[0].detail, /rollup field does not support "contains"; it supports eq, neq, gt/);
   });
+
+  it('sorts records by what their one linked record holds (the many side of a one-to-many), in every page, a trashed one counting as empty', async () => {
+    await w.t.request.post(api(`/databases/${companies}/fields`)).set(w.admin.auth).send({ name: 'Rank', type: 'number' }).expect(201);
+    for (const [name, rank] of [['Acme', 3], ['Globex', 1], ['Initech', 2]] as const) {
+      await w.t.request.patch(records(companies, `/${id[name]}`)).set(w.editor.auth).send({ values: { rank } }).expect(200);
+    }
+    const peopleFields = api(`/databases/${w.db}/fields`);
+    await w.t.request.post(peopleFields).set(w.admin.auth).send({ name: 'Company rank', type: 'lookup', options: { link_field_id: 'company', target_field_id: 'rank' } }).expect(201);
+    await w.t.request.post(peopleFields).set(w.admin.auth).send({ name: 'Company best', type: 'rollup', options: { link_field_id: 'company', target_field_id: 'rank', function: 'max' } }).expect(201);
+    id.Gus = (await w.t.request.post(records(w.db)).set(w.editor.auth).send({ values: { name: 'Gus' } }).expect(201)).body.id;
+    const people = async (sorts: object[]) => {
+      const pages: string[][] = [];
+      for (const limit of [1000, 1, 2]) {
+        const names: string[] = [];
+        let cursor: string | null = null;
+        do {
+          const page: Page = (await w.t.request.post(records(w.db, '/query')).set(w.member.auth).send({ sorts, limit, ...(cursor ? { cursor } : {}) }).expect(200)).body;
+          names.push(...page.data.map((r) => r.values.name));
+          cursor = page.next_cursor;
+        } while (cursor);
+        pages.push(names);
+      }
+      assert.deepEqual(pages[1], pages[0], 'pages of 1');
+      assert.deepEqual(pages[2], pages[0], 'pages of 2');
+      return pages[0];
+    };
+    try {
+      // Fay's company has no rank and Gus has no company: both empty, last in both directions
+      const ascending = ['cid', ...byId('Dan', 'eve'), ...byId('Bob', 'ann'), ...byId('Fay', 'Gus')];
+      assert.deepEqual(await people([{ field: 'company_rank' }]), ascending);
+      assert.deepEqual(await people([{ field: 'company_best' }]), ascending);
+      assert.deepEqual(await people([{ field: 'company_rank', direction: 'desc' }]), [...byId('Bob', 'ann'), ...byId('Dan', 'eve'), 'cid', ...byId('Fay', 'Gus')]);
+      assert.deepEqual(await people([{ field: 'company' }, { field: 'name' }]), ['ann', 'Bob', 'cid', 'Dan', 'eve', 'Fay', 'Gus']);
+      await w.t.request.post(records(companies, '/delete')).set(w.editor.auth).send({ ids: [id.Globex] }).expect(200);
+      assert.deepEqual(await people([{ field: 'company_rank' }]), [...byId('Dan', 'eve'), ...byId('Bob', 'ann'), ...byId('cid', 'Fay', 'Gus')]);
+      assert.deepEqual(await people([{ field: 'company' }, { field: 'name' }]), ['ann', 'Bob', 'Dan', 'eve', 'Fay', 'cid', 'Gus']);
+    } finally {
+      await w.t.request.post(records(companies, '/restore')).set(w.editor.auth).send({ ids: [id.Globex] }).expect(200);
+      await w.t.request.post(records(w.db, '/delete')).set(w.editor.auth).send({ ids: [id.Gus] }).expect(200);
+    }
+  });
+
+  it('gives lookups made before they stored their relation\'s kind that kind, by a migration, and they sort the same', async () => {
+    const before = await w.t.request.post(records(w.db, '/query')).set(w.member.auth).send({ sorts: [{ field: 'company_rank' }] }).expect(200);
+    await w.t.db('fields').whereIn('type', ['lookup', 'rollup', 'count']).update({ options: w.t.db.raw(`options - 'kind'`) });
+    await w.t.db('knex_migrations_relations').where('name', 'like', '%_linked_kind').delete();
+    await w.t.kernel.migrate();
+    const kinds = (await w.t.db('fields').whereIn('type', ['lookup', 'rollup', 'count']).select(w.t.db.raw(`options->>'kind' AS kind`))).map((r: { kind: string }) => r.kind);
+    assert.ok(kinds.length > 0 && kinds.every((k: string) => k === 'one_to_many'), `kinds: ${kinds}`);
+    const after = await w.t.request.post(records(w.db, '/query')).set(w.member.auth).send({ sorts: [{ field: 'company_rank' }] }).expect(200);
+    assert.deepEqual(after.body.data.map((r: { id: string }) => r.id), before.body.data.map((r: { id: string }) => r.id));
+  });
 });
