@@ -247,9 +247,8 @@ function fieldConditionArb(field: RefField, linked: RefField[]): fc.Arbitrary<Fi
   }
 }
 
-/** The reference has no filters on rollups, nor sort keys of links, lookups and rollups (yet). */
+/** The reference has no filters on rollups (yet). */
 const filterable = (f: RefField) => f.type !== 'rollup';
-const sortable = (f: RefField) => f.type !== 'link' && f.type !== 'lookup' && f.type !== 'rollup';
 const viaLink = (f: RefField) => f.type === 'link' || f.type === 'lookup' || f.type === 'count';
 
 /**
@@ -279,8 +278,12 @@ function someFilterArb(schema: Schema): fc.Arbitrary<FilterNode> {
   return fc.oneof(conditionArb(schema), conditionArb(schema), filterArb(schema));
 }
 
+/** Half the sort keys of a scenario with a link read through it (links, lookups, rollups, counts). */
 function sortsArb(fields: RefField[]): fc.Arbitrary<SortSpec[]> {
-  const sort = fc.record({ field: fc.constantFrom(...fields.filter(sortable).map((f) => f.api_name)), direction: fc.constantFrom<'asc' | 'desc'>('asc', 'desc') }, { requiredKeys: ['field'] });
+  const linked = (f: RefField) => viaLink(f) || f.type === 'rollup';
+  const groups = [fields.filter((f) => !linked(f)), fields.filter(linked)].filter((g) => g.length > 0);
+  const field = fc.constantFrom(...groups).chain((group) => fc.constantFrom(...group.map((f) => f.api_name)));
+  const sort = fc.record({ field, direction: fc.constantFrom<'asc' | 'desc'>('asc', 'desc') }, { requiredKeys: ['field'] });
   return fc.array(sort, { maxLength: 5 });
 }
 

@@ -1,4 +1,5 @@
-import { cellOf, fieldOf, type RefRecord, type RefWorld } from './model.ts';
+import { cellOf, fieldOf, linkedRecords, type Cell, type RefField, type RefRecord, type RefWorld } from './model.ts';
+import { rollupOf } from './rollups.ts';
 
 export interface SortSpec {
   field: string;
@@ -29,7 +30,11 @@ export function directionsOf(sorts: SortSpec[] | undefined): Array<'asc' | 'desc
  */
 function sortValue(world: RefWorld, apiName: string, record: RefRecord): KeyValue {
   const field = fieldOf(world, apiName);
-  const cell = cellOf(world, record, field);
+  if (field.type === 'link' || field.type === 'lookup' || field.type === 'rollup') return linkedSortValue(world, field, record);
+  return keyOf(world, field, cellOf(world, record, field));
+}
+
+function keyOf(world: RefWorld, field: RefField, cell: Cell): KeyValue {
   if (cell === null) return null;
   const index = (id: string) => field.choices!.findIndex((c) => c.id === id);
   switch (field.type) {
@@ -47,6 +52,36 @@ function sortValue(world: RefWorld, apiName: string, record: RefRecord): KeyValu
     }
     default:
       return cell as KeyValue;
+  }
+}
+
+/**
+ * As the relations README says: a link by its first linked record's title (empty or not); a
+ * lookup by its first non-empty value's key, in link order; a rollup by its value — `unique`,
+ * `min` and `earliest` by the least key, `max` and `latest` by the greatest, the others by what
+ * they compute (concat lower-cased).
+ */
+function linkedSortValue(world: RefWorld, field: RefField, record: RefRecord): KeyValue {
+  const records = linkedRecords(world, record, field.type === 'link' ? field.api_name : field.via!);
+  if (field.type === 'link') {
+    const title = records[0]?.cells.name;
+    return title === undefined || title === null ? null : (title as string).toLowerCase();
+  }
+  const linked = world.linked!;
+  const target = fieldOf(linked, field.target!);
+  const cells = records.map((r) => cellOf(linked, r, target)).filter((c): c is string | number => c !== null);
+  const keys = cells.map((c) => keyOf(linked, target, c)).filter((k): k is string | number | bigint => k !== null);
+  const least = () => (keys.length === 0 ? null : keys.reduce((a, b) => (b < a ? b : a)));
+  const greatest = () => (keys.length === 0 ? null : keys.reduce((a, b) => (b > a ? b : a)));
+  if (field.type === 'lookup') return keys[0] ?? null;
+  switch (field.fn) {
+    case 'unique': case 'min': case 'earliest': return least();
+    case 'max': case 'latest': return greatest();
+    case 'concat': {
+      const text = rollupOf('concat', target, cells);
+      return text === null ? null : (text as string).toLowerCase();
+    }
+    default: return rollupOf(field.fn!, target, cells);
   }
 }
 
