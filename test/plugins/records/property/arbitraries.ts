@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import type { FilterNode } from '../reference/filter.ts';
+import { rollupValueField, type FilterNode } from '../reference/filter.ts';
 import { FIXED_ZONES, type FieldKind, type FixedZone, type RefField, type RollupFunction } from '../reference/model.ts';
 import type { SortSpec } from '../reference/order.ts';
 
@@ -242,21 +242,23 @@ function fieldConditionArb(field: RefField, linked: RefField[]): fc.Arbitrary<Fi
       return fc.oneof(conditionOn(field.api_name, linkLeaves), fc.constantFrom(...linked).chain((f) => conditionOn(`${field.api_name}.${f.api_name}`, leavesOf(f))));
     case 'lookup':
       return conditionOn(field.api_name, leavesOf(linked.find((f) => f.api_name === field.target)!));
+    case 'rollup': {
+      const target = linked.find((f) => f.api_name === field.target)!;
+      return conditionOn(field.api_name, leavesOf(field.fn === 'unique' ? target : rollupValueField(field, target)));
+    }
     default:
       return conditionOn(field.api_name, leavesOf(field));
   }
 }
 
-/** The reference has no filters on rollups (yet). */
-const filterable = (f: RefField) => f.type !== 'rollup';
-const viaLink = (f: RefField) => f.type === 'link' || f.type === 'lookup' || f.type === 'count';
+const viaLink = (f: RefField) => f.type === 'link' || f.type === 'lookup' || f.type === 'count' || f.type === 'rollup';
 
 /**
  * A field, then one of its ops: each field as likely as any other, whatever its number of ops,
  * except that half the conditions of a scenario with a link go through it.
  */
 function conditionArb({ fields, linked = [] }: Schema): fc.Arbitrary<FilterNode> {
-  const groups = [fields.filter((f) => filterable(f) && !viaLink(f)), fields.filter(viaLink)].filter((g) => g.length > 0);
+  const groups = [fields.filter((f) => !viaLink(f)), fields.filter(viaLink)].filter((g) => g.length > 0);
   return fc.constantFrom(...groups).chain((group) => fc.constantFrom(...group)).chain((f) => fieldConditionArb(f, linked));
 }
 
@@ -280,8 +282,7 @@ function someFilterArb(schema: Schema): fc.Arbitrary<FilterNode> {
 
 /** Half the sort keys of a scenario with a link read through it (links, lookups, rollups, counts). */
 function sortsArb(fields: RefField[]): fc.Arbitrary<SortSpec[]> {
-  const linked = (f: RefField) => viaLink(f) || f.type === 'rollup';
-  const groups = [fields.filter((f) => !linked(f)), fields.filter(linked)].filter((g) => g.length > 0);
+  const groups = [fields.filter((f) => !viaLink(f)), fields.filter(viaLink)].filter((g) => g.length > 0);
   const field = fc.constantFrom(...groups).chain((group) => fc.constantFrom(...group.map((f) => f.api_name)));
   const sort = fc.record({ field, direction: fc.constantFrom<'asc' | 'desc'>('asc', 'desc') }, { requiredKeys: ['field'] });
   return fc.array(sort, { maxLength: 5 });

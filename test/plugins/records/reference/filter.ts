@@ -1,6 +1,7 @@
 import { choiceId } from './cells.ts';
 import { dayStartUs, instantUs, nextDay } from './instants.ts';
 import { cellOf, fieldOf, linkedRecords, type Cell, type RefField, type RefRecord, type RefWorld } from './model.ts';
+import { rollupOf } from './rollups.ts';
 
 export type FilterNode = { and: FilterNode[] } | { or: FilterNode[] } | { not: FilterNode } | Condition;
 export interface Condition {
@@ -23,8 +24,33 @@ const NEGATIVE: Record<string, string> = { neq: 'eq', not_contains: 'contains', 
 function conditionHolds(world: RefWorld, c: Condition, record: RefRecord): boolean {
   const [name, path] = c.field.split('.');
   const field = fieldOf(world, name);
-  if (field.type === 'link' || field.type === 'lookup') return acrossHolds(world, field, path, c, record);
-  const cell = cellOf(world, record, field);
+  if (field.type === 'link' || field.type === 'lookup' || (field.type === 'rollup' && field.fn === 'unique')) return acrossHolds(world, field, path, c, record);
+  if (field.type === 'rollup') return rollupHolds(world, field, c, record);
+  return cellHolds(world, field, c, cellOf(world, record, field));
+}
+
+/**
+ * A rollup other than `unique` is tested on its value with the ops of that value: counts, sums
+ * and averages as numbers, concat as text, the others as the field they read.
+ */
+function rollupHolds(world: RefWorld, field: RefField, c: Condition, record: RefRecord): boolean {
+  const linked = world.linked!;
+  const target = fieldOf(linked, field.target!);
+  const cells = linkedRecords(world, record, field.via!)
+    .map((r) => cellOf(linked, r, target))
+    .filter((cell): cell is string | number => cell !== null);
+  const value = rollupOf(field.fn!, target, cells);
+  return cellHolds(linked, rollupValueField(field, target), c, value);
+}
+
+/** The field a rollup's value is tested (and generated) as. */
+export function rollupValueField(field: RefField, target: RefField): RefField {
+  if (field.fn === 'count' || field.fn === 'sum' || field.fn === 'avg') return { api_name: field.api_name, type: field.fn === 'count' ? 'count' : 'number' };
+  if (field.fn === 'concat') return { api_name: field.api_name, type: 'text' };
+  return target;
+}
+
+function cellHolds(world: RefWorld, field: RefField, c: Condition, cell: Cell): boolean {
   if (c.op === 'is_empty') return cell === null;
   if (c.op === 'is_not_empty') return cell !== null;
   const positive = NEGATIVE[c.op];
