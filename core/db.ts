@@ -149,20 +149,22 @@ export async function openDatabase(opts: DatabaseOptions): Promise<Database> {
   const searchPath = schema === 'public' ? ['public'] : [schema, 'public'];
   const signals = new EventEmitter();
   if (opts.url) {
+    // JIT off unless the URL's own `options` speak for the session: PostgreSQL compiles any
+    // statement estimated above jit_above_cost, and a page of records with lookups over a link is
+    // one (correlated subqueries): 15–18 ms of compiling per page of 100 projects showing ~100
+    // tasks each, out of ~97 ms, for at most ~5 ms won on a full scan of a million rows. A SET, not
+    // a startup `options`: connection poolers (PgBouncer) refuse startup parameters they do not know.
+    const session = urlSetsOptions(opts.url) ? '' : 'SET jit = off; ';
     const knex = knexFactory({
       client: 'pg',
-      // JIT off unless the URL's own `options` say otherwise (they win): PostgreSQL compiles any
-      // statement estimated above jit_above_cost, and a page of records with lookups over a link
-      // is one (correlated subqueries): 15–18 ms of compiling per page of 100 projects showing
-      // ~100 tasks each, out of ~97 ms, for at most ~5 ms won on a full scan of a million rows.
-      connection: { connectionString: opts.url, options: '-c jit=off' },
+      connection: opts.url,
       searchPath,
       pool: {
         min: 0,
         max: opts.poolMax ?? 10,
         afterCreate: (conn: pg.Client, done: (err: Error | null, conn: pg.Client) => void) => {
           conn.on('notification', (msg) => msg.channel === SIGNAL_CHANNEL && signals.emit('signal', msg.payload ?? ''));
-          conn.query(`LISTEN ${SIGNAL_CHANNEL}`).then(() => done(null, conn), (err: Error) => done(err, conn));
+          conn.query(`${session}LISTEN ${SIGNAL_CHANNEL}`).then(() => done(null, conn), (err: Error) => done(err, conn));
         },
       },
       log: knexLog(opts.logger),
@@ -199,6 +201,15 @@ export async function openDatabase(opts: DatabaseOptions): Promise<Database> {
   } catch (err) {
     unlock();
     throw err;
+  }
+}
+
+/** Whether a connection string carries `options` (`-c name=value` for the session). */
+function urlSetsOptions(url: string): boolean {
+  try {
+    return new URL(url).searchParams.has('options');
+  } catch {
+    return false;
   }
 }
 
