@@ -62,16 +62,21 @@ export const View = Type.Object({
 });
 export type View = Static<typeof View>;
 
+/** The settings a create or a patch may send, each optional. */
+const sentSettings = {
+  filter: Type.Optional(settings.filter),
+  sorts: Type.Optional(settings.sorts),
+  hidden_fields: Type.Optional(settings.hidden_fields),
+  field_order: Type.Optional(settings.field_order),
+  group_by: Type.Optional(settings.group_by),
+  options: Type.Optional(settings.options),
+};
+
 export const CreateViewBody = Type.Object(
   {
     name: Name,
     type: Type.Union(VIEW_TYPES.map((t) => Type.Literal(t))),
-    filter: Type.Optional(settings.filter),
-    sorts: Type.Optional(settings.sorts),
-    hidden_fields: Type.Optional(settings.hidden_fields),
-    field_order: Type.Optional(settings.field_order),
-    group_by: Type.Optional(settings.group_by),
-    options: Type.Optional(settings.options),
+    ...sentSettings,
     is_default: Type.Optional(Type.Boolean({ description: 'true makes it the default (the previous default stops being one).' })),
   },
   { additionalProperties: false },
@@ -81,12 +86,7 @@ export type CreateViewBody = Static<typeof CreateViewBody>;
 export const PatchViewBody = Type.Object(
   {
     name: Type.Optional(Name),
-    filter: Type.Optional(settings.filter),
-    sorts: Type.Optional(settings.sorts),
-    hidden_fields: Type.Optional(settings.hidden_fields),
-    field_order: Type.Optional(settings.field_order),
-    group_by: Type.Optional(settings.group_by),
-    options: Type.Optional(settings.options),
+    ...sentSettings,
     is_default: Type.Optional(Type.Boolean({ description: 'true makes it the default; false is refused (422): make another view the default instead.' })),
   },
   { additionalProperties: false, minProperties: 1, description: 'A view keeps its type; send only what changes.' },
