@@ -31,7 +31,7 @@ export const LinkOptions = Type.Object(
 export type LinkOptions = Static<typeof LinkOptions>;
 
 /** A link field's end of its junction table: its own record's column and the target's. */
-export function linkEnds(options: LinkOptions): { mine: 'from_id' | 'to_id'; theirs: 'from_id' | 'to_id' } {
+export function linkEnds(options: Pick<LinkOptions, 'side'>): { mine: 'from_id' | 'to_id'; theirs: 'from_id' | 'to_id' } {
   return options.side === 'from' ? { mine: 'from_id', theirs: 'to_id' } : { mine: 'to_id', theirs: 'from_id' };
 }
 

@@ -50,7 +50,7 @@ export function targetColumn(target: TargetField): string | undefined {
 
 /** `FROM … WHERE …` of the live records linked to the record aliased `row` (junction `j`, linked row `t`). */
 export function linkedRows(o: LinkEnd, row: string): string {
-  const { mine, theirs } = linkEnds({ side: o.side! } as LinkOptions);
+  const { mine, theirs } = linkEnds({ side: o.side! });
   return `FROM "${junctionNameOf(o.relation_id!)}" j JOIN "${tableNameOf(o.target_database_id!)}" t ON t.id = j.${theirs} AND t.deleted_at IS NULL WHERE j.${mine} = ${row}.id`;
 }
 
@@ -85,7 +85,7 @@ export function reachesOne(o: LinkEnd): boolean {
  * and `__key` under `alias` only.
  */
 export function oneLinkedKey(o: LinkEnd, row: string, key: FieldSortKey, alias: string): FieldSortKey {
-  const { mine, theirs } = linkEnds({ side: o.side! } as LinkOptions);
+  const { mine, theirs } = linkEnds({ side: o.side! });
   return {
     expr: `"${alias}".__key`,
     type: key.type,
