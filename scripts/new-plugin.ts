@@ -20,12 +20,24 @@ function namesOf(id: string): Names {
   return { id, snake: words.join('_'), camel: pascal[0].toLowerCase() + pascal.slice(1), pascal };
 }
 
-/** Relative imports that leave the template (the kernel) are re-aimed from the new location. */
-function reaimImports(text: string, from: string, to: string): string {
-  return text.replace(/(['"])(\.\.?\/[^'"]*)\1/g, (match, quote: string, spec: string) => {
+/** Where the scaffold puts the template's files: its `test/` folder goes where the tests of such a plugin live. */
+interface Layout {
+  plugin: string;
+  tests: string;
+}
+
+function destinationOf(templatePath: string, layout: Layout): string {
+  const rel = path.relative(TEMPLATE, templatePath);
+  if (rel === 'test' || rel.startsWith(`test${path.sep}`)) return path.join(layout.tests, path.relative(path.join(TEMPLATE, 'test'), templatePath));
+  return path.join(layout.plugin, rel);
+}
+
+/** Relative imports are re-aimed from the new location: at the kernel where it is, at the template's files where they were copied. */
+function reaimImports(text: string, from: string, to: string, layout: Layout): string {
+  return text.replace(/(['"])(\.\.?\/[^'"]*)\1/g, (_match, quote: string, spec: string) => {
     const target = path.resolve(path.dirname(from), spec);
-    if (!path.relative(TEMPLATE, target).startsWith('..')) return match;
-    let rel = path.relative(path.dirname(to), target).split(path.sep).join('/');
+    const inTemplate = !path.relative(TEMPLATE, target).startsWith('..');
+    let rel = path.relative(path.dirname(to), inTemplate ? destinationOf(target, layout) : target).split(path.sep).join('/');
     if (!rel.startsWith('.')) rel = `./${rel}`;
     return `${quote}${rel}${quote}`;
   });
@@ -66,8 +78,8 @@ Replace the greetings with what this plugin is for, and keep this file telling i
 `;
 }
 
-/** Copies the example into `target` under the new id; returns the files written. */
-function scaffold(n: Names, target: string, external: boolean): string[] {
+/** Copies the example under the new id; returns the files written. */
+function scaffold(n: Names, layout: Layout, external: boolean): string[] {
   const written: string[] = [];
   const stamp = migrationStamp();
   const copy = (dir: string) => {
@@ -79,10 +91,10 @@ function scaffold(n: Names, target: string, external: boolean): string[] {
         copy(from);
         continue;
       }
-      let name = entry.name.replace(/hello/g, n.snake);
+      let name = entry.name.endsWith('.test.ts') ? `${n.id}.test.ts` : entry.name.replace(/hello/g, n.snake);
       if (path.basename(dir) === 'migrations') name = name.replace(/^\d{14}/, stamp);
-      const to = path.join(target, path.relative(TEMPLATE, dir), name);
-      let text = rename(reaimImports(fs.readFileSync(from, 'utf8'), from, to), n);
+      const to = path.join(path.dirname(destinationOf(from, layout)), name);
+      let text = rename(reaimImports(fs.readFileSync(from, 'utf8'), from, to, layout), n);
       if (entry.name === 'package.json') text = text.replace(/"version": "[^"]*"/, '"version": "0.1.0"').replace(/"description": "[^"]*"/, `"description": "Tessera plugin ${n.id}"`);
       fs.mkdirSync(path.dirname(to), { recursive: true });
       fs.writeFileSync(to, text);
@@ -90,9 +102,30 @@ function scaffold(n: Names, target: string, external: boolean): string[] {
     }
   };
   copy(TEMPLATE);
-  const doc = path.join(target, 'README.md');
+  const doc = path.join(layout.plugin, 'README.md');
   fs.writeFileSync(doc, readme(n));
   return [...written, doc];
+}
+
+function nextSteps(n: Names, layout: Layout, external: boolean, shown: (f: string) => string): string {
+  const test = shown(path.join(layout.tests, `${n.id}.test.ts`));
+  if (external) {
+    return [
+      'Next:',
+      `  1. Enable it in tessera.config.json: { "plugins": { "${n.id}": { "resolve": "${layout.plugin}" } } }`,
+      `  2. Run its test from the Tessera checkout: npx mocha ${test}`,
+      `  3. Replace the greetings with what the plugin is for; keep ${shown(path.join(layout.plugin, 'README.md'))} telling its story.`,
+      '',
+    ].join('\n');
+  }
+  return [
+    'Next:',
+    `  1. Make it a built-in: in plugins/index.ts, import ${n.camel} from './${n.id}/index.ts' and add it to builtinPlugins.`,
+    `  2. npm test runs ${test}, and the authorization matrix takes this plugin's rows from`,
+    `     ${shown(path.join(layout.tests, 'matrix.rows.ts'))}: one row per route, updated with every route you add.`,
+    `  3. Replace the greetings with what the plugin is for; keep plugins/${n.id}/README.md telling its story.`,
+    '',
+  ].join('\n');
 }
 
 const program = new Command()
@@ -106,14 +139,13 @@ const program = new Command()
     // npm runs scripts from the package root; INIT_CWD is where the user typed the command.
     const target = opts.dir ? path.resolve(process.env.INIT_CWD ?? process.cwd(), opts.dir) : path.join(ROOT, 'plugins', id);
     if (fs.existsSync(target) && fs.readdirSync(target).length > 0) program.error(`error: ${target} already exists and is not empty.`);
-    const files = scaffold(namesOf(id), target, !!opts.dir);
+    const layout: Layout = { plugin: target, tests: opts.dir ? path.join(target, 'test') : path.join(ROOT, 'test', 'plugins', id) };
+    if (!opts.dir && fs.existsSync(layout.tests)) program.error(`error: ${layout.tests} already exists.`);
+    const names = namesOf(id);
+    const files = scaffold(names, layout, !!opts.dir);
     const shown = (f: string) => (path.relative(process.cwd(), f).startsWith('..') ? f : path.relative(process.cwd(), f));
     process.stdout.write(`Created plugin "${id}":\n${files.map((f) => `  ${shown(f)}\n`).join('')}\n`);
-    process.stdout.write(
-      opts.dir
-        ? `Enable it in tessera.config.json:\n  { "plugins": { "${id}": { "resolve": "${target}" } } }\n`
-        : `Make it a built-in: import it in plugins/index.ts and add it to builtinPlugins.\n`,
-    );
+    process.stdout.write(nextSteps(names, layout, !!opts.dir, shown));
   });
 
 program.parse();

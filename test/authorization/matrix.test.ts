@@ -1,8 +1,12 @@
 import assert from 'node:assert/strict';
 import { startTestKernel, type TestKernel } from '../../core/testing.ts';
 import { API_PREFIX } from '../../core/router.ts';
-import { ROWS, type MatrixRequest } from './rows.ts';
+import { builtinPlugins } from '../../plugins/index.ts';
+import { ROWS as KERNEL_ROWS, type MatrixRequest } from './rows.ts';
+import { pluginRows } from './plugin-rows.ts';
 import { buildWorld, CALLERS, createPat, createPeople, credentialOf, PASSWORD, personOf, type Caller, type People, type World } from './world.ts';
+
+const ROWS = [...KERNEL_ROWS, ...(await pluginRows(builtinPlugins.map((p) => p.id)))];
 
 /** `/workspaces/{ws}/spaces/{id}` → a pattern its concrete paths match. */
 function templateRegex(template: string): RegExp {
@@ -42,7 +46,11 @@ describe('authorization matrix: every route × every kind of caller', function (
   it('has exactly one row per route of the enabled plugins', () => {
     const routes = t.kernel.routes.filter((r) => t.kernel.isActive(r.pluginId)).map((r) => `${r.def.method} ${r.def.path}`);
     const rows = ROWS.map((r) => r.route);
-    assert.deepEqual(routes.filter((r) => !rows.includes(r)), [], 'routes without a matrix row');
+    assert.deepEqual(
+      routes.filter((r) => !rows.includes(r)),
+      [],
+      'routes without a matrix row: add one per route, in test/authorization/rows.ts or in test/plugins/<plugin id>/matrix.rows.ts (see examples/hello-plugin/test/matrix.rows.ts)',
+    );
     assert.deepEqual(rows.filter((r) => !routes.includes(r)), [], 'rows naming no route');
     assert.deepEqual(rows.filter((r, i) => rows.indexOf(r) !== i), [], 'routes with two rows');
   });

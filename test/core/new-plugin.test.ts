@@ -13,10 +13,14 @@ import { signUp } from '../helpers.ts';
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const EXAMPLE = path.join(ROOT, 'examples', 'hello-plugin');
 
-/** Runs `npm run new-plugin -- <args>` the way npm would, without npm. */
+/** Runs `npm run new-plugin -- <args>` the way npm would, without npm, in the checkout at `root`. */
 async function newPlugin(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  return newPluginIn(ROOT, ...args);
+}
+
+async function newPluginIn(root: string, ...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
   try {
-    const { stdout, stderr } = await promisify(execFile)(process.execPath, ['--import', 'tsx', 'scripts/new-plugin.ts', ...args], { cwd: ROOT });
+    const { stdout, stderr } = await promisify(execFile)(process.execPath, ['--import', 'tsx', 'scripts/new-plugin.ts', ...args], { cwd: root });
     return { code: 0, stdout, stderr };
   } catch (err) {
     const e = err as { code: number; stdout: string; stderr: string };
@@ -35,8 +39,8 @@ describe('npm run new-plugin', () => {
 
   before(async () => {
     tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'tessera-new-plugin-'));
-    target = path.join(tmp, 'acme-crm');
-    const res = await newPlugin('acme-crm', '--dir', target);
+    target = path.join(tmp, 'scaffold-probe');
+    const res = await newPlugin('scaffold-probe', '--dir', target);
     assert.equal(res.code, 0, res.stderr);
   });
   after(async () => {
@@ -47,44 +51,79 @@ describe('npm run new-plugin', () => {
   it('copies the example as a package renamed to the new id', () => {
     const files = filesUnder(target).sort();
     const migration = files.find((f) => f.startsWith('migrations'))!;
-    assert.match(migration, /^migrations[/\\]\d{14}_acme_crm_greetings\.ts$/);
-    assert.deepEqual(files.filter((f) => f !== migration), ['README.md', 'greetings.service.ts', 'hooks.ts', 'index.ts', 'package.json', 'routes.ts', 'schemas.ts']);
+    assert.match(migration, /^migrations[/\\]\d{14}_scaffold_probe_greetings\.ts$/);
+    assert.deepEqual(
+      files.filter((f) => f !== migration),
+      ['README.md', 'greetings.service.ts', 'hooks.ts', 'index.ts', 'package.json', 'routes.ts', 'schemas.ts', path.join('test', 'scaffold-probe.test.ts'), path.join('test', 'matrix.rows.ts')],
+    );
     const pkg = JSON.parse(fs.readFileSync(path.join(target, 'package.json'), 'utf8'));
-    assert.equal(pkg.name, 'tessera-plugin-acme-crm');
+    assert.equal(pkg.name, 'tessera-plugin-scaffold-probe');
     assert.equal(pkg.type, 'module');
     assert.equal(pkg.main, 'index.ts');
     for (const file of files.filter((f) => f.endsWith('.ts'))) {
       const text = fs.readFileSync(path.join(target, file), 'utf8');
-      // Only the default greeting and the pointer to the guide may still say hello.
-      const leftovers = text.split('\n').filter((line) => /hello/i.test(line) && !line.includes("default: 'Hello'") && !line.includes('examples/hello-plugin/README.md'));
+      // Only the default greeting (and what it reads as) and the pointer to the guide may still say hello.
+      const leftovers = text.split('\n').filter((line) => /hello/i.test(line) && !line.includes("default: 'Hello'") && !line.includes("'Hello, Ada!'") && !line.includes('examples/hello-plugin/README.md'));
       assert.deepEqual(leftovers, [], file);
     }
     const index = fs.readFileSync(path.join(target, 'index.ts'), 'utf8');
-    assert.match(index, /id: 'acme-crm'/);
-    assert.match(index, /AcmeCrmOptions/);
+    assert.match(index, /id: 'scaffold-probe'/);
+    assert.match(index, /ScaffoldProbeOptions/);
   });
 
   it('scaffolds a plugin that loads through resolve next to the example, and answers on its own route and table', async () => {
     t = await startTestKernel({
       plugins: [system, auth],
-      config: { plugins: { 'acme-crm': { resolve: target }, hello: { resolve: EXAMPLE, options: { greeting: 'Hi' } } } },
+      config: { plugins: { 'scaffold-probe': { resolve: target }, hello: { resolve: EXAMPLE, options: { greeting: 'Hi' } } } },
     });
     const u = await signUp(t);
-    const created = await t.request.post('/api/v1/acme-crm/greetings').set(u.auth).send({ name: 'Ada' }).expect(201);
+    const created = await t.request.post('/api/v1/scaffold-probe/greetings').set(u.auth).send({ name: 'Ada' }).expect(201);
     assert.equal(created.body.message, 'Hello, Ada!');
-    assert.equal(created.headers['x-acme-crm'], 'Hello');
+    assert.equal(created.headers['x-scaffold-probe'], 'Hello');
     assert.equal(created.headers['x-hello'], 'Hi');
-    const list = await t.request.get('/api/v1/acme-crm/greetings').set(u.auth).expect(200);
+    const list = await t.request.get('/api/v1/scaffold-probe/greetings').set(u.auth).expect(200);
     assert.deepEqual(list.body.data.map((g: { id: string }) => g.id), [created.body.id]);
-    assert.equal((await t.db('acme_crm_greetings').where({ id: created.body.id })).length, 1);
+    assert.equal((await t.db('scaffold_probe_greetings').where({ id: created.body.id })).length, 1);
     assert.equal((await t.db('hello_greetings')).length, 0);
-    assert.equal((await t.db('knex_migrations_acme_crm')).length, 1);
-    const statuses = t.kernel.pluginStatuses().filter((s) => s.id === 'acme-crm' || s.id === 'hello');
-    assert.deepEqual(statuses.map((s) => [s.id, s.state]), [['acme-crm', 'active'], ['hello', 'active']]);
+    assert.equal((await t.db('knex_migrations_scaffold_probe')).length, 1);
+    const statuses = t.kernel.pluginStatuses().filter((s) => s.id === 'scaffold-probe' || s.id === 'hello');
+    assert.deepEqual(statuses.map((s) => [s.id, s.state]), [['scaffold-probe', 'active'], ['hello', 'active']]);
+  });
+
+  it('writes a built-in whose own test and matrix rows keep the typecheck, its test and the authorization matrix green once wired in', async function () {
+    this.timeout(300_000);
+    // A copy of the checkout: the scaffold writes into the tree it runs from.
+    const copy = path.join(tmp, 'checkout');
+    for (const dir of ['core', 'plugins', 'scripts', 'examples', 'test', 'migrations', 'bench']) fs.cpSync(path.join(ROOT, dir), path.join(copy, dir), { recursive: true });
+    for (const file of ['package.json', 'tsconfig.json', '.mocharc.json']) fs.copyFileSync(path.join(ROOT, file), path.join(copy, file));
+    fs.symlinkSync(path.join(ROOT, 'node_modules'), path.join(copy, 'node_modules'));
+
+    const res = await newPluginIn(copy, 'scaffold-probe');
+    assert.equal(res.code, 0, res.stderr);
+    for (const file of ['plugins/scaffold-probe/index.ts', 'plugins/scaffold-probe/README.md', 'test/plugins/scaffold-probe/scaffold-probe.test.ts', 'test/plugins/scaffold-probe/matrix.rows.ts']) {
+      assert.ok(fs.existsSync(path.join(copy, file)), file);
+    }
+    assert.match(res.stdout, /Next:\n {2}1\. Make it a built-in: in plugins\/index\.ts, import scaffoldProbe from '\.\/scaffold-probe\/index\.ts'/);
+    assert.match(res.stdout, /test\/plugins\/scaffold-probe\/matrix\.rows\.ts/);
+
+    const index = path.join(copy, 'plugins', 'index.ts');
+    const wired = fs
+      .readFileSync(index, 'utf8')
+      .replace(/^(import system from .*)$/m, `$1\nimport scaffoldProbe from './scaffold-probe/index.ts';`)
+      .replace(/builtinPlugins: Plugin\[\] = \[([^\]]*)\]/, 'builtinPlugins: Plugin[] = [$1, scaffoldProbe]');
+    assert.notEqual(wired, fs.readFileSync(index, 'utf8'));
+    fs.writeFileSync(index, wired);
+
+    const run = (file: string, args: string[]) => promisify(execFile)(process.execPath, [path.join(ROOT, 'node_modules', file), ...args], { cwd: copy, maxBuffer: 1 << 24 });
+    await run('typescript/bin/tsc', ['--noEmit']);
+    const mocha = await run('mocha/bin/mocha.js', ['test/plugins/scaffold-probe/scaffold-probe.test.ts', 'test/authorization/matrix.test.ts', '--grep', 'scaffold-probe|exactly one row']);
+    assert.match(mocha.stdout, /✔ has exactly one row per route of the enabled plugins/);
+    assert.match(mocha.stdout, /✔ POST \/scaffold-probe\/greetings/);
+    assert.match(mocha.stdout, / 6 passing/);
   });
 
   it('refuses an id that is not kebab-case, writing nothing', async () => {
-    const ids = ['AcmeCrm', 'acme_crm', '9lives', 'acme--crm'];
+    const ids = ['ScaffoldProbe', 'scaffold_probe', '9lives', 'acme--crm'];
     const results = await Promise.all(ids.map((id) => newPlugin(id, '--dir', path.join(tmp, 'bad'))));
     results.forEach((res, i) => {
       assert.equal(res.code, 1, ids[i]);
