@@ -54,7 +54,7 @@ describe('npm run new-plugin', () => {
     assert.match(migration, /^migrations[/\\]\d{14}_scaffold_probe_greetings\.ts$/);
     assert.deepEqual(
       files.filter((f) => f !== migration),
-      ['README.md', 'greetings.service.ts', 'hooks.ts', 'index.ts', 'package.json', 'routes.ts', 'schemas.ts', path.join('test', 'scaffold-probe.test.ts'), path.join('test', 'matrix.rows.ts')],
+      ['README.md', 'greetings.service.ts', 'hooks.ts', 'index.ts', 'package.json', 'routes.ts', 'schemas.ts', path.join('test', 'matrix.rows.ts'), path.join('test', 'scaffold-probe.test.ts')],
     );
     const pkg = JSON.parse(fs.readFileSync(path.join(target, 'package.json'), 'utf8'));
     assert.equal(pkg.name, 'tessera-plugin-scaffold-probe');
@@ -87,7 +87,7 @@ describe('npm run new-plugin', () => {
     assert.equal((await t.db('hello_greetings')).length, 0);
     assert.equal((await t.db('knex_migrations_scaffold_probe')).length, 1);
     const statuses = t.kernel.pluginStatuses().filter((s) => s.id === 'scaffold-probe' || s.id === 'hello');
-    assert.deepEqual(statuses.map((s) => [s.id, s.state]), [['scaffold-probe', 'active'], ['hello', 'active']]);
+    assert.deepEqual(statuses.map((s) => [s.id, s.state]).sort(), [['hello', 'active'], ['scaffold-probe', 'active']]);
   });
 
   it('writes a built-in whose own test and matrix rows keep the typecheck, its test and the authorization matrix green once wired in', async function () {
