@@ -12,6 +12,7 @@ import { SCOPED_KEYS, type KernelContainer, type Resolve } from './container.ts'
 import type { KernelHooks } from './hooks.ts';
 import type { AccessGrant, Authz } from './authz.ts';
 import { isIdempotentRoute, type Idempotency } from './idempotency.ts';
+import { findHostileInput } from './input-guard.ts';
 
 
 export const API_PREFIX = '/api/v1';
@@ -54,6 +55,12 @@ function validator(schema: object | undefined, coerce: boolean): ValidateFunctio
 
 function check(fn: ValidateFunction | null, value: unknown, base: string): void {
   if (fn && !fn(value)) throw validationFailed(toErrorDetails(fn.errors, base));
+}
+
+/** Refused once here, for every route: what no column can store and what would exhaust recursive code. */
+function refuseHostile(value: unknown, base: string): void {
+  const problem = findHostileInput(value, base);
+  if (problem) throw validationFailed([problem]);
 }
 
 /**
@@ -145,17 +152,19 @@ export function buildRouter(routes: RegisteredRoute[], opts: MountOptions): Rout
       await authorizeRoute(def, state.principal, opts.hooks);
       const params = { ...ctx.params };
       // A path that names no resource, malformed id included, is an unknown id: 404 (API.md), never a hint of shape.
-      if (validateParams && !validateParams(params)) throw notFound();
+      if ((validateParams && !validateParams(params)) || findHostileInput(params)) throw notFound();
       let access: AccessGrant | undefined;
       if (def.access) {
         const rule = def.access;
         access = await opts.authz.require(state.principal, params[rule.workspaceParam ?? 'ws'], rule, rule.resource && params[rule.resource.param]);
       }
       const query = { ...ctx.query };
+      refuseHostile(query, '/query');
       check(validateQuery, query, '/query');
       let body: unknown;
       if (parseBody) {
         body = await parseBody(ctx);
+        refuseHostile(body, '');
         if (def.bodyType !== 'multipart') {
           if (body === undefined && def.body) body = {};
           check(validateBody, body, '');
