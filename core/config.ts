@@ -150,5 +150,10 @@ export function loadConfig(opts: LoadConfigOptions = {}): KernelConfig {
     const first = toErrorDetails(validate.errors)[0];
     throw new StartupError(`Invalid configuration at "${first.pointer || '/'}": ${first.detail}`, 'config_invalid');
   }
-  return { ...(raw as Static<typeof ConfigSchema>), baseDir };
+  const config = raw as Static<typeof ConfigSchema>;
+  // Credentials with any origin would let every site act with the user's cookies and tokens.
+  if (config.http.cors.credentials && config.http.cors.origins.includes('*')) {
+    throw new StartupError('Invalid configuration at "/http/cors/credentials": credentials cannot be allowed for any origin ("*"); list the origins.', 'config_invalid');
+  }
+  return { ...config, baseDir };
 }

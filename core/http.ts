@@ -8,6 +8,7 @@ import type { KernelHooks, MiddlewareEntry } from './hooks.ts';
 import { API_PREFIX, type RouteState } from './router.ts';
 import type { HttpMetrics } from './metrics.ts';
 import type { KernelConfig } from './config.ts';
+import { securityHeaders } from './security-headers.ts';
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 const BEARER = /^Bearer\s+(\S+)\s*$/i;
@@ -52,7 +53,7 @@ function cors(origins: string[], credentials: boolean) {
   const any = origins.includes('*');
   return async (ctx: Context, next: Next) => {
     const origin = ctx.get('origin');
-    if (!origin || (!any && !origins.includes(origin))) return next();
+    if (!origin || origin === 'null' || (!any && !origins.includes(origin))) return next();
     ctx.set('Access-Control-Allow-Origin', any && !credentials ? '*' : origin);
     ctx.vary('Origin');
     if (credentials) ctx.set('Access-Control-Allow-Credentials', 'true');
@@ -86,6 +87,7 @@ function authenticate(hooks: KernelHooks) {
 export function createApp(opts: AppOptions): Koa {
   const app = new Koa({ proxy: opts.config.http.trustProxy });
   app.silent = true;
+  app.use(securityHeaders());
   app.use(requestContext(opts.logger, opts.metrics));
   if (opts.config.http.cors.origins.length > 0) app.use(cors(opts.config.http.cors.origins, opts.config.http.cors.credentials));
   const entries: MiddlewareEntry[] = [

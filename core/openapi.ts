@@ -177,11 +177,15 @@ export function docsPage(): string {
 <body><div id="ui"></div>
 <script src="${API_PREFIX}/docs/assets/swagger-ui-bundle.js"></script>
 <script src="${API_PREFIX}/docs/assets/swagger-ui-standalone-preset.js"></script>
-<script>window.ui = SwaggerUIBundle({ url: '${API_PREFIX}/openapi.json', dom_id: '#ui', presets: [SwaggerUIBundle.presets.apis, SwaggerUIStandalonePreset], layout: 'StandaloneLayout' });</script>
+<script src="${API_PREFIX}/docs/assets/tessera-docs.js"></script>
 </body></html>`;
 }
 
-export function docsAsset(name: string): { body: fs.ReadStream; type: string } | null {
+/** The page's own start-up script, a file rather than inline so the page's CSP allows scripts from 'self' only. */
+const DOCS_SCRIPT = `window.ui = SwaggerUIBundle({ url: '${API_PREFIX}/openapi.json', dom_id: '#ui', deepLinking: true, filter: true, presets: [SwaggerUIBundle.presets.apis, SwaggerUIStandalonePreset], layout: 'StandaloneLayout' });`;
+
+export function docsAsset(name: string): { body: fs.ReadStream | string; type: string } | null {
+  if (name === 'tessera-docs.js') return { body: DOCS_SCRIPT, type: 'application/javascript' };
   if (!ASSETS.has(name)) return null;
   const type = name.endsWith('.css') ? 'text/css' : name.endsWith('.png') ? 'image/png' : 'application/javascript';
   return { body: fs.createReadStream(path.join(SWAGGER_DIR, name)), type };

@@ -122,6 +122,7 @@ export interface MountOptions {
 }
 
 function respond(ctx: Context, def: RouteDef, result: unknown): void {
+  if (def.secret) ctx.set('Cache-Control', 'no-store');
   if (result instanceof Reply) {
     ctx.status = result.status;
     for (const [k, v] of Object.entries(result.headers)) ctx.set(k, v);

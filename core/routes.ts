@@ -97,6 +97,8 @@ export interface RouteDef<
    * For responses that must never be stored, e.g. a secret shown only once.
    */
   idempotency?: false;
+  /** The answer shows a secret (a session, a token, an invite link): `Cache-Control: no-store`, so no cache keeps it. */
+  secret?: true;
   responses: Record<number, ResponseSpec>;
   /** Extension member documented on this route's errors, if any. */
   handler: (req: RouteRequest<Static<P>, Static<Q>, Static<B>, UserFor<A>, GrantFor<W>>) => unknown | Promise<unknown>;

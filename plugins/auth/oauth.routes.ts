@@ -57,6 +57,7 @@ export function oauthRoutes(): AnyRouteDef[] {
     defineRoute({
       method: 'GET',
       path: '/auth/oauth/{provider}/callback',
+      secret: true,
       summary: 'Finish an OAuth sign-in: the provider redirects here with `code` and `state`',
       description:
         'Exchanges the code, reads the provider account and signs in the user linked to it, else the user with its verified email ' +

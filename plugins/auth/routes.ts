@@ -13,6 +13,7 @@ export function accountRoutes(): AnyRouteDef[] {
     defineRoute({
       method: 'POST',
       path: '/auth/sign-up',
+      secret: true,
       summary: 'Create an account and a session; the first account of an instance is its instance admin',
       description: 'The session token is never stored in plaintext, so this response cannot be replayed.',
       auth: 'public',
@@ -31,6 +32,7 @@ export function accountRoutes(): AnyRouteDef[] {
     defineRoute({
       method: 'POST',
       path: '/auth/sign-in',
+      secret: true,
       summary: 'Exchange email and password for a session token',
       description:
         'Failed attempts are counted per email (any case) and per IP address; past the limit the answer is 429 `rate_limited` ' +

@@ -11,6 +11,7 @@ export function tokenRoutes(): AnyRouteDef[] {
     defineRoute({
       method: 'POST',
       path: '/me/tokens',
+      secret: true,
       summary: 'Create a personal access token for one workspace; the token is returned in this response only',
       description: 'The plaintext token is never stored, so this response cannot be replayed.',
       tags,

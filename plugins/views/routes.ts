@@ -115,6 +115,7 @@ export function viewRoutes(): AnyRouteDef[] {
     defineRoute({
       method: 'POST',
       path: `${V}/{view}/publish`,
+      secret: true,
       summary: 'Publish a form view: a public link for anonymous submissions',
       description: 'The token is shown once (stored hashed); publishing again replaces it and the previous link stops working. Other view types → 422.',
       tags,

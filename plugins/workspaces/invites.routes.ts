@@ -17,6 +17,7 @@ export function inviteRoutes(): AnyRouteDef[] {
     defineRoute({
       method: 'POST',
       path: '/workspaces/{ws}/invites',
+      secret: true,
       summary: 'Invite someone by email',
       description:
         '`guest` needs a non-empty `space_ids` (spaces of this workspace); other roles take none. Someone already a member → 409; ' +
@@ -51,6 +52,7 @@ export function inviteRoutes(): AnyRouteDef[] {
     defineRoute({
       method: 'POST',
       path: '/workspaces/{ws}/invites/{id}/resend',
+      secret: true,
       summary: 'Issue a fresh link for a pending invite (the previous link stops working at once) and mail it again',
       tags,
       auth: 'user',
