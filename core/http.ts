@@ -1,9 +1,11 @@
 import Koa, { type Context, type Next } from 'koa';
+import compress from 'koa-compress';
+import { constants as zlib } from 'node:zlib';
 import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
 import { renderProblem } from './problem.ts';
 import { notFound, unauthenticated } from './errors.ts';
-import { ANONYMOUS } from './principal.ts';
+import { ANONYMOUS, isUser } from './principal.ts';
 import type { KernelHooks, MiddlewareEntry } from './hooks.ts';
 import { API_PREFIX, type RouteState } from './router.ts';
 import type { HttpMetrics } from './metrics.ts';
@@ -44,7 +46,8 @@ function requestContext(logger: Logger, metrics?: HttpMetrics) {
     if (logger.isLevelEnabled('info')) {
       // A secret carried in the path (invite, form, inbound hook tokens) is named `{token}`: log the template instead.
       const path = state.route?.includes('{token}') ? state.route : ctx.path;
-      logger.info({ requestId, method: ctx.method, path, status: ctx.status, ms: Math.round(ms * 100) / 100 }, 'request');
+      const userId = isUser(state.principal) ? state.principal.user.id : undefined;
+      logger.info({ requestId, method: ctx.method, path, status: ctx.status, ms: Math.round(ms * 100) / 100, userId, ip: ctx.ip }, 'request');
     }
   };
 }
@@ -88,6 +91,8 @@ export function createApp(opts: AppOptions): Koa {
   const app = new Koa({ proxy: opts.config.http.trustProxy });
   app.silent = true;
   app.use(securityHeaders());
+  // Small answers are sent as they are: below ~1 KB compressing costs more than it saves. Quality 4 keeps brotli cheap.
+  app.use(compress({ threshold: 1024, br: { params: { [zlib.BROTLI_PARAM_QUALITY]: 4 } }, gzip: { level: 6 }, deflate: false }));
   app.use(requestContext(opts.logger, opts.metrics));
   if (opts.config.http.cors.origins.length > 0) app.use(cors(opts.config.http.cors.origins, opts.config.http.cors.credentials));
   const entries: MiddlewareEntry[] = [
@@ -97,6 +102,10 @@ export function createApp(opts: AppOptions): Koa {
   entries.sort((a, b) => (a.stage ?? 0) - (b.stage ?? 0));
   for (const e of entries) app.use(e.middleware);
   app.use(async (ctx, next) => {
+    if (ctx.path === '/' && (ctx.method === 'GET' || ctx.method === 'HEAD')) {
+      ctx.body = { name: 'Tessera', api: API_PREFIX, docs: `${API_PREFIX}/docs`, openapi: `${API_PREFIX}/openapi.json` };
+      return;
+    }
     if (!ctx.path.startsWith(API_PREFIX)) throw notFound(`No route matches ${ctx.method} ${ctx.path}.`);
     return next();
   });

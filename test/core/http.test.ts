@@ -64,7 +64,7 @@ describe('HTTP edge: problem+json, request ids, CORS', () => {
     });
 
     it('404 not_found for an unknown route, inside and outside /api/v1', async () => {
-      for (const path of ['/api/v1/no-such-thing', '/api/v1/health/extra', '/', '/favicon.ico']) {
+      for (const path of ['/api/v1/no-such-thing', '/api/v1/health/extra', '/index.html', '/favicon.ico']) {
         assertProblem(await t.request.get(path), 404, 'not_found');
       }
       assertProblem(await t.request.delete('/api/v1/no-such-thing'), 404, 'not_found');
