@@ -2,7 +2,7 @@ import Router from '@koa/router';
 import { koaBody } from 'koa-body';
 import type { Context } from 'koa';
 import type { ValidateFunction } from 'ajv';
-import { compile, toErrorDetails } from './schema.ts';
+import { compile, toErrorDetails, Type } from './schema.ts';
 import { forbidden, notFound, payloadTooLarge, unauthenticated, unsupportedMediaType, validationFailed, malformedJson } from './errors.ts';
 import { isUser, scopeAllows, type Principal } from './principal.ts';
 import { discardUploads } from './uploads.ts';
@@ -16,6 +16,9 @@ import { findHostileInput } from './input-guard.ts';
 
 
 export const API_PREFIX = '/api/v1';
+
+/** What a route without a body schema accepts: nothing, or an empty object. */
+const NO_BODY = Type.Object({}, { additionalProperties: false });
 
 export function koaPath(path: string): string {
   return path.replace(/\{([A-Za-z0-9_]+)\}/g, ':$1');
@@ -142,8 +145,10 @@ export function buildRouter(routes: RegisteredRoute[], opts: MountOptions): Rout
   for (const { pluginId, def } of routes) {
     const validateParams = validator(def.params, true);
     const validateQuery = validator(def.query, true);
-    const validateBody = def.body || def.bodyType === 'multipart' ? validator(def.body, false) : null;
-    const parseBody = def.body || def.bodyType === 'multipart' ? bodyParser(def, opts.jsonLimit) : null;
+    // A write that takes no body still reads one, to refuse what a client thought it could set (`{ "copies": 3 }`).
+    const takesNoBody = !def.body && def.bodyType !== 'multipart' && def.method !== 'GET';
+    const validateBody = def.body || def.bodyType === 'multipart' || takesNoBody ? validator(def.body ?? NO_BODY, false) : null;
+    const parseBody = def.body || def.bodyType === 'multipart' || takesNoBody ? bodyParser(def, opts.jsonLimit) : null;
     const template = `${API_PREFIX}${def.path}`;
     const rootResolve = opts.container.resolverFor(pluginId);
     const idempotency = isIdempotentRoute(def) ? opts.idempotency : null;
@@ -168,7 +173,7 @@ export function buildRouter(routes: RegisteredRoute[], opts: MountOptions): Rout
         refuseHostile(body, '');
         if (def.bodyType !== 'multipart') {
           if (body === undefined && def.body) body = {};
-          check(validateBody, body, '');
+          if (body !== undefined) check(validateBody, body, '');
         }
       }
       // Most handlers resolve singletons only: the request scope is built when one asks for a scoped key.

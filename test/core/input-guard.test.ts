@@ -80,3 +80,34 @@ describe('hostile input is refused at the edge, for every route', () => {
     assert.match(findHostileInput(value)!.detail, /deeper than 64/);
   });
 });
+
+describe('a write that takes no body refuses one', () => {
+  let t: TestKernel;
+  let ada: SignedUpUser;
+  let records: string;
+
+  before(async () => {
+    t = await startTestKernel();
+    ada = await signUp(t);
+    const ws = (await createWorkspace(t, ada)).id;
+    const space = (await t.request.post(`/api/v1/workspaces/${ws}/spaces`).set(ada.auth).send({ name: 'S' }).expect(201)).body.id;
+    const db = (await t.request.post(`/api/v1/workspaces/${ws}/databases`).set(ada.auth).send({ name: 'D', space_id: space }).expect(201)).body.id;
+    records = `/api/v1/workspaces/${ws}/databases/${db}/records`;
+  });
+  after(() => t.stop());
+
+  it('answers 422 at the member it does not take, copying nothing', async () => {
+    const record = (await t.request.post(records).set(ada.auth).send({ values: { name: 'One' } }).expect(201)).body;
+    const res = await t.request.post(`${records}/${record.id}/duplicate`).set(ada.auth).send({ copies: 3 }).expect(422);
+    assert.equal(res.body.code, 'validation_failed');
+    assert.deepEqual(res.body.errors.map((e: { pointer: string }) => e.pointer), ['/copies']);
+    const list = await t.request.get(records).set(ada.auth).expect(200);
+    assert.equal(list.body.data.length, 1);
+  });
+
+  it('accepts no body and an empty object', async () => {
+    const record = (await t.request.post(records).set(ada.auth).send({ values: { name: 'Two' } }).expect(201)).body;
+    await t.request.post(`${records}/${record.id}/duplicate`).set(ada.auth).expect(201);
+    await t.request.post(`${records}/${record.id}/duplicate`).set(ada.auth).send({}).expect(201);
+  });
+});
