@@ -4,9 +4,10 @@ import { roundDecimal, toPlainDecimal } from './decimal.ts';
 import { sqlTrim, trimText } from './sql.ts';
 
 /**
- * What the numeric types (number, currency, percent, rating, duration) share: every value is
- * rounded half away from zero to the field's resolution, then must fit the field's range. The
- * JS and SQL forms sit together so a conversion keeps exactly what the API would store.
+ * What the numeric types (number, currency, percent, rating, duration) share. A value written through the
+ * API is stored exactly or refused: it must be at the field's resolution (its precision; whole stars;
+ * milliseconds for a duration, whatever its display format) and fit the field's range. Conversions round
+ * half away from zero to that resolution and report what they change. The JS and SQL forms sit together.
  */
 
 /** |value| must stay below this, so that the API's JSON numbers still hold every stored digit. */
@@ -26,7 +27,7 @@ interface NumericOptions {
 export const DEFAULT_PRECISION: Record<string, number> = { number: 0, currency: 2, percent: 0 };
 export const DEFAULT_RATING_MAX = 5;
 
-/** Decimal places kept by a duration format (h:mm keeps whole minutes: see `roundValue`). */
+/** Decimal places a duration format shows (h:mm shows whole minutes: see `roundValue`). */
 export function durationDecimals(format: DurationFormat | undefined): number {
   return Math.max(0, (format ?? 'h:mm').split('.')[1]?.length ?? 0);
 }
@@ -35,23 +36,37 @@ function optionsOf(field: FieldMeta<any>): NumericOptions {
   return (field.options ?? {}) as NumericOptions;
 }
 
-/** Decimal places a field keeps; a percent is stored as a fraction, so two more than it shows. */
-function placesOf(field: FieldMeta<any>): number {
+/** A duration keeps milliseconds whatever its format: the format only says how it is written. */
+const DURATION_PLACES = 3;
+
+/** Decimal places a field stores; a percent is stored as a fraction, so two more than it shows. */
+export function placesOf(field: FieldMeta<any>): number {
   const o = optionsOf(field);
   switch (field.type) {
     case 'percent': return (o.precision ?? DEFAULT_PRECISION.percent) + 2;
     case 'rating': return 0;
-    case 'duration': return durationDecimals(o.format);
+    case 'duration': return DURATION_PLACES;
     default: return o.precision ?? DEFAULT_PRECISION[field.type] ?? 0;
+  }
+}
+
+/** The limit a value finer than the field's resolution breaks, as a 422 says it. */
+function resolutionLimit(field: FieldMeta<any>): string {
+  const o = optionsOf(field);
+  switch (field.type) {
+    case 'percent': return `Must have at most ${placesOf(field)} decimal places: a percent is a fraction (0.5 is 50 %), and this field's precision is ${o.precision ?? DEFAULT_PRECISION.percent}.`;
+    case 'rating': return `Must be a whole number from 0 to ${o.max ?? DEFAULT_RATING_MAX}.`;
+    case 'duration': return 'Must be a number of seconds with at most 3 decimal places (milliseconds).';
+    default: return `Must have at most ${placesOf(field)} decimal places (the field's precision).`;
   }
 }
 
 const wholeMinutes = (field: FieldMeta<any>) => field.type === 'duration' && (optionsOf(field).format ?? 'h:mm') === 'h:mm';
 
-/** Rounds a plain decimal to the field's resolution. */
+/** Rounds a plain decimal as the field shows it (a duration to its format's unit); never applied to what is stored. */
 export function roundValue(plain: string, field: FieldMeta<any>): string {
   if (wholeMinutes(field)) return (BigInt(roundDecimal(toPlainDecimal(Number(plain) / 60), 0)) * 60n).toString();
-  return roundDecimal(plain, placesOf(field));
+  return roundDecimal(plain, field.type === 'duration' ? durationDecimals(optionsOf(field).format) : placesOf(field));
 }
 
 /** Why a rounded value does not fit the field, or undefined when it does. */
@@ -68,10 +83,12 @@ export function misfit(rounded: string, field: FieldMeta<any>): string | undefin
 
 /**
  * A finite number → the stored value (a decimal string; a number for rating), or null for a
- * rating of 0 (no stars). Throws InvalidCell when it does not fit.
+ * rating of 0 (no stars). Throws InvalidCell when it is finer than the field's resolution or does not fit:
+ * a write never rounds.
  */
 export function numericIn(x: number, field: FieldMeta<any>): string | number | null {
-  const rounded = roundValue(toPlainDecimal(x), field);
+  const rounded = roundDecimal(toPlainDecimal(x), placesOf(field));
+  if (Number(rounded) !== x) throw new InvalidCell(resolutionLimit(field));
   const why = misfit(rounded, field);
   if (why) throw new InvalidCell(why);
   if (field.type === 'rating') return Number(rounded) === 0 ? null : Number(rounded);
@@ -85,7 +102,7 @@ export function requireNumber(value: unknown): number {
 
 /** SQL twin of `numericIn`: `expr` (numeric) rounded to the field's resolution, NULL where numericIn refuses (and for 0 stars). */
 export function fitNumericSql(expr: string, field: FieldMeta<any>): string {
-  const r = wholeMinutes(field) ? `(round((${expr}) / 60) * 60)` : `round(${expr}, ${placesOf(field)})`;
+  const r = `round(${expr}, ${placesOf(field)})`;
   if (field.type === 'rating') {
     return `CASE WHEN ${r} BETWEEN 1 AND ${optionsOf(field).max ?? DEFAULT_RATING_MAX} THEN ${r}::smallint END`;
   }
@@ -139,7 +156,7 @@ export function numericCellSql(expr: string, field: FieldMeta<any>): string {
   return fitNumericSql(numberTextSql(sqlTrim(expr)), field);
 }
 
-/** The field's own resolution, as text: "3.50" for a 2-decimal number. */
+/** The field's value as it shows it, as text: "3.50" for a 2-decimal number. */
 export function formatFixed(value: unknown, field: FieldMeta<any>): string {
   return roundValue(toPlainDecimal(Number(value)), field);
 }

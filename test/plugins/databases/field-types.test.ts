@@ -6,6 +6,8 @@ import { startTestKernel, type TestKernel } from '../../../core/testing.ts';
 import { BUILTIN_FIELD_TYPES } from '../../../plugins/databases/field-types/builtins.ts';
 import { FILTER_OPS, InvalidCell, type FieldMeta, type FieldType, type OutputContext } from '../../../plugins/databases/field-types/field-type.ts';
 import { FieldTypeRegistry } from '../../../plugins/databases/field-types/registry.ts';
+import { roundDecimal, toPlainDecimal } from '../../../plugins/databases/field-types/decimal.ts';
+import { placesOf } from '../../../plugins/databases/field-types/numeric-base.ts';
 
 const types = new Map(BUILTIN_FIELD_TYPES.map((t) => [t.type, t]));
 const typeOf = (name: string): FieldType => types.get(name)!;
@@ -164,59 +166,61 @@ describe('field types: text-like values', () => {
 });
 
 describe('field types: numbers', () => {
-  it('number takes JSON numbers only and rounds half away from zero to its precision', () => {
+  it('number stores exactly what was sent, refusing digits past its precision instead of rounding them', () => {
     const f = field('number', { precision: 2 });
-    assert.equal(readBack(f, 1.005), 1.01, '1.005 is rounded as written, not as its binary approximation');
-    assert.equal(write(f, 1.005), '1.01');
-    assert.equal(readBack(f, -1.005), -1.01);
+    assert.equal(readBack(f, 1.01), 1.01);
+    assert.equal(write(f, 1.5), '1.50');
+    assert.equal(readBack(f, -41.5), -41.5);
     assert.equal(readBack(f, 3), 3);
+    refuses(f, 1.005, /at most 2 decimal places/);
+    refuses(f, 0.1 + 0.2, /at most 2 decimal places/);
     const whole = field('number');
-    assert.equal(readBack(whole, 2.5), 3);
-    assert.equal(readBack(whole, -2.5), -3);
-    assert.equal(readBack(whole, 1e-7), 0);
-    assert.equal(readBack(whole, 0.011), 0, 'more digits dropped than the value has');
-    assert.equal(readBack(whole, 0.0999), 0);
-    assert.equal(readBack(whole, 0.5), 1);
-    assert.equal(readBack(f, 0.00999), 0.01);
-    assert.equal(readBack(field('number', { precision: 1 }), 0.00999), 0);
+    assert.equal(readBack(whole, -42), -42);
+    for (const bad of [1.5, -41.5, 2.5, 1e-7, 0.0999]) refuses(whole, bad, /at most 0 decimal places \(the field's precision\)/);
     for (const bad of ['12', null, true, Number.NaN, Number.POSITIVE_INFINITY]) refuses(whole, bad, /number/);
     refuses(whole, 1e15, /10\^15/);
     assert.equal(readBack(whole, -999_999_999_999_999), -999_999_999_999_999);
     const positive = field('number', { allow_negative: false });
     refuses(positive, -1, /negative/);
-    assert.equal(readBack(positive, -0.4), 0, 'rounds to 0 first, which is not negative');
+    assert.equal(readBack(positive, -0), 0);
     assert.equal(typeOf('number').toApi('12.50', f, ctx), 12.5);
   });
 
-  it('currency keeps 2 decimals by default; percent stores the fraction rounded to its shown precision', () => {
-    assert.equal(write(field('currency'), 19.999), '20.00');
-    assert.equal(readBack(field('currency', { precision: 0 }), 19.5), 20);
+  it('currency and percent store exactly what was sent; percent is a fraction with two more places than it shows', () => {
+    assert.equal(write(field('currency'), 19.99), '19.99');
+    refuses(field('currency'), 1.234, /at most 2 decimal places/);
+    refuses(field('currency', { precision: 0 }), 19.5, /at most 0 decimal places/);
     const pct = field('percent', { precision: 1 });
-    assert.equal(readBack(pct, 0.12345), 0.123, '12.345% shown with one decimal is 12.3%');
+    assert.equal(readBack(pct, 0.123), 0.123, '12.3 % with one decimal');
+    refuses(pct, 0.12345, /at most 3 decimal places: a percent is a fraction/);
     assert.equal(readBack(pct, 1.5), 1.5);
-    assert.equal(readBack(field('percent'), 0.555), 0.56);
+    assert.equal(readBack(field('percent'), 0.55), 0.55);
+    refuses(field('percent'), 0.555, /at most 2 decimal places/);
   });
 
-  it('rating counts stars from 1 to max; 0 is an empty cell', () => {
+  it('rating counts whole stars from 1 to max; 0 is an empty cell', () => {
     const f = field('rating', { max: 3 });
     assert.equal(readBack(f, 3), 3);
     assert.equal(write(f, 0), null);
-    assert.equal(readBack(f, 2.5), 3);
+    refuses(f, 2.5, /whole number from 0 to 3/);
     refuses(f, 4, /0 to 3/);
     refuses(f, -1, /0 to 3/);
     refuses(f, '2', /number/);
   });
 
-  it('duration takes seconds or "h:mm[:ss[.f]]" and keeps the resolution of its format', () => {
+  it('duration takes seconds or "h:mm[:ss[.f]]" and keeps milliseconds whatever its format, which only says how it is written', () => {
     const minutes = field('duration');
     assert.equal(readBack(minutes, 5400), 5400);
     assert.equal(readBack(minutes, '1:30'), 5400);
-    assert.equal(readBack(minutes, 89), 60, 'h:mm keeps whole minutes');
-    assert.equal(readBack(minutes, 90), 120);
+    assert.equal(readBack(minutes, 89), 89, 'h:mm shows whole minutes, and stores the seconds sent');
+    assert.equal(readBack(minutes, 90), 90);
+    assert.equal(readBack(minutes, 1.5), 1.5);
+    assert.equal(readBack(minutes, -5), -5);
     assert.equal(readBack(minutes, '-0:45'), -2700);
+    refuses(minutes, 1.0005, /at most 3 decimal places \(milliseconds\)/);
     const tenths = field('duration', { format: 'h:mm:ss.s' });
     assert.equal(readBack(tenths, '1:30:15.55'.slice(0, 9)), 5415.5);
-    assert.equal(readBack(tenths, 1.25), 1.3);
+    assert.equal(readBack(tenths, 1.25), 1.25);
     assert.equal(readBack(tenths, '25:00:00'), 90_000);
     for (const bad of ['1:75', '90', 'soon', '1:30:15.1234', true]) refuses(tenths, bad, /seconds|duration/);
   });
@@ -494,7 +498,7 @@ describe('field types on a real database', () => {
     email: ['Bob@Example.com', 'ann@c.de'],
     url: ['https://example.com/a?b=c#d', 'http://localhost:3000'],
     phone: ['+33 1 23 45 67 89', '(555) 010-0199'],
-    number: [0, 12.25, -3, 1234567.8, 0.04, 4.5],
+    number: [0, 12.3, -3, 1234567.8, 0.4, 4.5],
     currency: [1234.5, -0.5, 0, 3],
     percent: [0.125, -0.5, 1, 0.05],
     rating: [1, 3, 5],
@@ -520,6 +524,12 @@ describe('field types on a real database', () => {
     }
   }
 
+  /** What a conversion stores in a numeric cell: the value rounded half away from zero to the target's resolution (a write would refuse it). */
+  function converted(to: FieldMeta<any>, value: unknown): unknown {
+    if (!NUMERIC.includes(to.type) || typeof value !== 'number') return cell(to, value);
+    return cell(to, Number(roundDecimal(toPlainDecimal(value), placesOf(to))));
+  }
+
   /** What converting one cell must give, computed from the types' JS (CSV parse/format, fromApi). */
   function expected(from: FieldMeta<any>, to: FieldMeta<any>, value: unknown): unknown {
     const [S, T] = [from.type, to.type];
@@ -539,15 +549,15 @@ describe('field types on a real database', () => {
         return cell(to, text.split(',').map((token) => token.trim()).filter(known));
       }
       try {
-        return cell(to, typeOf(T).csv.parse(text, to));
+        return converted(to, typeOf(T).csv.parse(text, to));
       } catch (err) {
         if (err instanceof InvalidCell) return null;
         throw err;
       }
     }
     if (TEXT_LIKE.includes(T)) return cell(to, typeOf(S).csv.format(value, from));
-    if (NUMERIC.includes(S) && NUMERIC.includes(T)) return cell(to, value);
-    if (S === 'checkbox') return cell(to, value ? 1 : 0);
+    if (NUMERIC.includes(S) && NUMERIC.includes(T)) return converted(to, value);
+    if (S === 'checkbox') return converted(to, value ? 1 : 0);
     if (T === 'checkbox') return value !== 0;
     if (S === 'date') return cell(to, value); // a bare date is midnight in the datetime's zone
     if (S === 'datetime') return new Intl.DateTimeFormat('en-CA', { timeZone: from.options.time_zone }).format(new Date(value as string));
@@ -648,7 +658,7 @@ describe('field types on a real database', () => {
     assert.deepEqual(await order('single_select'), ['To do', 'Done', `It's "odd"?`, 'Blocked']);
     assert.deepEqual(await order('multi_select'), [['Done', 'To do'], [`It's "odd"?`, 'Done'], ['Later']]);
     assert.deepEqual(await order('email'), ['ann@c.de', 'Bob@Example.com'], 'case-insensitive');
-    assert.deepEqual(await order('number'), [-3, 0, 0.04, 4.5, 12.25, 1234567.8]);
+    assert.deepEqual(await order('number'), [-3, 0, 0.4, 4.5, 12.3, 1234567.8]);
     await t.db('users').insert([
       { id: ann, email: `${ann}@example.com`, name: 'zed' },
       { id: samples.user[1], email: `${samples.user[1]}@example.com`, name: 'Amy' },

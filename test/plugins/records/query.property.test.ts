@@ -95,11 +95,12 @@ const CREATED_AT: RefField = { api_name: 'created_at', type: 'created_at', zone:
 
 /** Cases this test once found, run first on every run. */
 const FOUND: Scenario[] = [
-  // 0.011 kept to 0 places is 0 (it was stored as 1: digits dropped past the decimal point).
+  // Once 0.011 was stored as 1 (digits dropped past the decimal point); writes no longer round at all, and a
+  // filter value finer than the field compares with what is stored.
   {
     fields: [NAME, CREATED_AT, { api_name: 'number_0', type: 'number', precision: 0 }],
-    batches: [[{ number_0: 0.011 }, { number_0: 0.0999 }]],
-    probes: [{ filter: { field: 'number_0', op: 'eq', value: 0 } }],
+    batches: [[{ number_0: 0 }, { number_0: 1 }]],
+    probes: [{ filter: { field: 'number_0', op: 'eq', value: 0 } }, { filter: { field: 'number_0', op: 'gt', value: 0.011 } }],
     walks: [],
   },
   // A checkbox never written is unchecked: it sorts with false, and a cursor may stop on it.

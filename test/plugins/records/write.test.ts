@@ -16,7 +16,7 @@ describe('records: writing', () => {
     const res = await w.t.request
       .post(w.url())
       .set(w.editor.auth)
-      .send({ values: { name: 'First', score: 1.25, done: true, owner: w.member.id, stage: 'Open' } })
+      .send({ values: { name: 'First', score: 1.3, done: true, owner: w.member.id, stage: 'Open' } })
       .expect(201);
     const r = res.body;
     assert.match(r.id, /^[0-9a-f-]{36}$/);
@@ -41,6 +41,20 @@ describe('records: writing', () => {
     assert.equal(row[w.column.done], true);
     assert.equal(row[w.column.owner], w.member.id);
     assert.equal(row.created_by, w.editor.id);
+  });
+
+  it('refuses a number finer than its field\'s precision at its pointer, storing nothing, and finds what it stored exactly', async () => {
+    const res = await w.t.request.post(w.url()).set(w.editor.auth).send({ values: { name: 'Fine', score: 1.25 } }).expect(422);
+    assert.deepEqual(res.body.errors.map((e: { pointer: string }) => e.pointer), ['/values/score']);
+    assert.match(res.body.errors[0].detail, /at most 1 decimal places/);
+    assert.equal((await w.t.db(w.table).where(w.column.name, 'Fine')).length, 0);
+    const bulk = await w.t.request.post(w.url()).set(w.editor.auth).send({ records: [{ values: { name: 'Fine', score: 2 } }, { values: { name: 'Fine', score: -41.55 } }] }).expect(422);
+    assert.deepEqual(bulk.body.errors.map((e: { pointer: string }) => e.pointer), ['/records/1/values/score']);
+    assert.equal((await w.t.db(w.table).where(w.column.name, 'Fine')).length, 0);
+    const stored = (await w.t.request.post(w.url()).set(w.editor.auth).send({ values: { name: 'Exact', score: -41.5 } }).expect(201)).body;
+    assert.equal(stored.values.score, -41.5);
+    const found = await w.t.request.post(`${w.url()}/query`).set(w.editor.auth).send({ filter: { field: 'score', op: 'eq', value: -41.5 } }).expect(200);
+    assert.deepEqual(found.body.data.map((r: { id: string }) => r.id), [stored.id]);
   });
 
   it('reads empty cells as null, and an unticked checkbox as false', async () => {

@@ -143,8 +143,17 @@ function linksMany(field: RefField): boolean {
 }
 
 const textArb = (minLength: number) => fc.string({ unit: fc.constantFrom(...TEXT_UNITS), minLength, maxLength: 3 });
-/** Short decimals (up to 3 places) so rounding to 0–2 places meets its halfway cases. */
+/** Filter values: short decimals (up to 3 places), finer than some fields store, so comparisons meet values between stored ones. */
 const numberArb = fc.record({ m: fc.integer({ min: -30, max: 30 }), d: fc.integer({ min: 0, max: 3 }) }).map(({ m, d }) => Number(`${m}e-${d}`));
+/**
+ * Cell values: exactly at the field's precision (a write never rounds; finer values are refused, see
+ * test/plugins/databases/field-types.test.ts), its last decimal included, and the largest magnitudes it stores.
+ */
+const cellNumberArb = (precision: number) =>
+  fc.oneof(
+    { weight: 9, arbitrary: fc.record({ m: fc.integer({ min: -30, max: 30 }), d: fc.integer({ min: 0, max: precision }) }).map(({ m, d }) => Number(`${m}e-${d}`)) },
+    { weight: 1, arbitrary: fc.constantFrom(999_999_999_999_999, -999_999_999_999_999) },
+  );
 const dayArb = fc.constantFrom(...DAYS);
 const instantArb = fc.oneof(dayArb, fc.tuple(dayArb, fc.constantFrom(...TIMES), fc.constantFrom(...OFFSETS)).map(([d, t, o]) => `${d}T${t}${o}`));
 const rangeArb = fc.tuple(dayArb, dayArb).map(([a, b]) => (a <= b ? { from: a, to: b } : { from: b, to: a }));
@@ -163,7 +172,7 @@ function cellArb(field: RefField): fc.Arbitrary<unknown> {
   const value = ((): fc.Arbitrary<unknown> => {
     switch (field.type) {
       case 'text': return textArb(0);
-      case 'number': return numberArb;
+      case 'number': return cellNumberArb(field.precision ?? 0);
       case 'checkbox': return fc.boolean();
       case 'date': return dayArb;
       case 'datetime': return instantArb;

@@ -1,6 +1,5 @@
 import { instantUs } from './instants.ts';
 import type { Cell, RefChoice, RefField } from './model.ts';
-import { roundHalfAwayFromZero } from './rounding.ts';
 
 /** An option id (any case) or an exact label → the option id. */
 export function choiceId(field: RefField, value: string): string {
@@ -17,7 +16,8 @@ export function storedCell(field: RefField, value: unknown): Cell {
     case 'text':
       return value === '' ? null : (value as string);
     case 'number':
-      return roundHalfAwayFromZero(String(value), field.precision ?? 0);
+      // Stored as sent (+ 0: the API never says -0).
+      return (value as number) + 0;
     case 'checkbox':
       return value as boolean;
     case 'date':
