@@ -3,7 +3,7 @@ import { koaBody } from 'koa-body';
 import type { Context } from 'koa';
 import type { ValidateFunction } from 'ajv';
 import { compile, toErrorDetails, Type } from './schema.ts';
-import { forbidden, notFound, payloadTooLarge, unauthenticated, unsupportedMediaType, validationFailed, malformedJson } from './errors.ts';
+import { StartupError, forbidden, notFound, payloadTooLarge, unauthenticated, unsupportedMediaType, validationFailed, malformedJson } from './errors.ts';
 import { isUser, scopeAllows, type Principal } from './principal.ts';
 import { discardUploads } from './uploads.ts';
 import { Reply, type RegisteredRoute, type RouteDef } from './routes.ts';
@@ -41,7 +41,7 @@ async function authorizeRoute(def: RouteDef, principal: Principal, hooks: Kernel
       if (!principal.user.is_instance_admin) throw forbidden('Only instance admins may do this.');
     }
     if (principal.kind === 'pat') {
-      const need = def.scope ?? (def.method === 'GET' ? 'read' : 'write');
+      const need = def.scope ?? (def.method === 'GET' || def.readOnly ? 'read' : 'write');
       if (!scopeAllows(principal.scope, need)) throw forbidden(`This token's scope "${principal.scope}" does not allow this; it needs "${need}".`);
     }
   }
@@ -143,6 +143,10 @@ function respond(ctx: Context, def: RouteDef, result: unknown): void {
 export function buildRouter(routes: RegisteredRoute[], opts: MountOptions): Router {
   const router = new Router({ prefix: API_PREFIX });
   for (const { pluginId, def } of routes) {
+    // A `read` token is read only: a route that writes cannot lower its scope to `read`.
+    if (def.scope === 'read' && def.method !== 'GET' && !def.readOnly) {
+      throw new StartupError(`Plugin "${pluginId}": ${def.method} ${def.path} writes, so it cannot take scope "read" (declare readOnly: true if it writes nothing).`, 'route_invalid');
+    }
     const validateParams = validator(def.params, true);
     const validateQuery = validator(def.query, true);
     // A write that takes no body still reads one, to refuse what a client thought it could set (`{ "copies": 3 }`).

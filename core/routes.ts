@@ -76,8 +76,10 @@ export interface RouteDef<
   description?: string;
   tags?: string[];
   auth: A;
-  /** Minimum PAT scope; defaults to `read` for GET and `write` otherwise. */
+  /** Minimum PAT scope; defaults to `read` for GET and read-only routes, `write` otherwise. Never `read` on a route that writes. */
   scope?: TokenScope;
+  /** A POST that writes nothing (a query with a body): `read` tokens may call it like a GET. */
+  readOnly?: true;
   /**
    * Workspace permission, checked by the kernel's `authz` before the body is read:
    * 404 when the caller cannot see the workspace or resource, 403 when its role is too weak.

@@ -13,7 +13,7 @@ export function queryRoutes(): AnyRouteDef[] {
         'The cursor is bound to the filter, sorts, q and view_id it was made with (another query → 422). Counts only when asked.',
       tags: ['records'],
       auth: 'user',
-      scope: 'read',
+      readOnly: true,
       access: { role: 'member', resource: { type: 'database', param: 'db' } },
       params: RecordsParams,
       body: RecordQuery,

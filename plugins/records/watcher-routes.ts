@@ -10,7 +10,7 @@ const NOT_LIVE = { description: 'No live record with this id in the database' };
 
 /**
  * Watching is the caller's own subscription, not a change to the record: whoever can read the
- * record may watch it, a `read` token included (`scope: 'read'`).
+ * record may watch it. It is still a write, so a token needs the `write` scope.
  */
 export function watcherRoutes(): AnyRouteDef[] {
   return [
@@ -21,7 +21,6 @@ export function watcherRoutes(): AnyRouteDef[] {
       description: 'No body. 201 when the caller starts watching, 200 when it already did (nothing changes).',
       tags,
       auth: 'user',
-      scope: 'read',
       access: read,
       params: RecordParams,
       responses: {
@@ -41,7 +40,6 @@ export function watcherRoutes(): AnyRouteDef[] {
       description: 'Not watching it is no error (204 too).',
       tags,
       auth: 'user',
-      scope: 'read',
       access: read,
       params: RecordParams,
       responses: { 204: { description: 'Not watching' }, 404: NOT_LIVE },

@@ -93,7 +93,6 @@ export function viewRoutes(): AnyRouteDef[] {
       auth: 'user',
       access: read,
       // One person's own settings, like watching a record: a `read` token may keep them.
-      scope: 'read',
       params: ViewParams,
       body: PutOverrideBody,
       responses: { 200: { description: 'Your override', schema: Override } },
@@ -107,7 +106,6 @@ export function viewRoutes(): AnyRouteDef[] {
       auth: 'user',
       access: read,
       // One person's own settings, like watching a record: a `read` token may keep them.
-      scope: 'read',
       params: ViewParams,
       responses: { 204: { description: 'No override any more' } },
       handler: ({ principal, params, resolve }) => resolve('views.overrides').delete(principal, params.ws, params.db, params.view),

@@ -55,6 +55,16 @@ describe('authorization matrix: every route × every kind of caller', function (
     assert.deepEqual(rows.filter((r, i) => rows.indexOf(r) !== i), [], 'routes with two rows');
   });
 
+  it('refuses read tokens on every route that writes', () => {
+    const defs = new Map(t.kernel.routes.map((r) => [`${r.def.method} ${r.def.path}`, r.def]));
+    const patRead = CALLERS.indexOf('pat_read');
+    const writable = ROWS.filter((row) => {
+      const def = defs.get(row.route);
+      return def && def.method !== 'GET' && def.auth !== 'public' && !def.readOnly && /^2/.test(row.expect.split(' ')[patRead]);
+    });
+    assert.deepEqual(writable.map((row) => row.route), [], 'write routes whose row lets a read token through');
+  });
+
   for (const row of ROWS) {
     it(row.route, async () => {
       const [method, template] = row.route.split(' ');

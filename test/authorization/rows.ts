@@ -465,7 +465,7 @@ export const ROWS: MatrixRow[] = [
   // so that each caller (the tokens are all the admin's) watches it for the first time.
   {
     route: 'PUT /workspaces/{ws}/databases/{db}/records/{id}/watch',
-    expect: '404 201 201 201 201 201 404 201 201 201 404 401',
+    expect: '404 201 201 201 201 201 404 403 201 201 404 401',
     request: async (w, _c, t) => {
       const record = await creatorCall(t, w, `/workspaces/${w.ws}/databases/${w.databaseD}/records`, { values: { name: 'Watch me' } });
       return { path: `/workspaces/${w.ws}/databases/${w.databaseD}/records/${record.id}/watch` };
@@ -474,7 +474,7 @@ export const ROWS: MatrixRow[] = [
   },
   {
     route: 'DELETE /workspaces/{ws}/databases/{db}/records/{id}/watch',
-    expect: '404 204 204 204 204 204 404 204 204 204 404 401',
+    expect: '404 204 204 204 204 204 404 403 204 204 404 401',
     request: async (w, caller, t) => {
       const record = await creatorCall(t, w, `/workspaces/${w.ws}/databases/${w.databaseD}/records`, { values: { name: 'Unwatch me' } });
       const person = personOf(caller);
@@ -533,13 +533,13 @@ export const ROWS: MatrixRow[] = [
   },
   {
     route: 'PUT /workspaces/{ws}/databases/{db}/views/{view}/overrides',
-    expect: '404 200 200 200 200 200 404 200 200 200 404 401',
+    expect: '404 200 200 200 200 200 404 403 200 200 404 401',
     request: async (w, _c, t) => ({ path: `${views(w)}/${await defaultView(t, w)}/overrides`, body: { sorts: [{ field: 'name' }] } }),
     foreign: (w) => ({ path: `${views(w, w.foreign.database)}/${randomUUID()}/overrides`, body: {} }),
   },
   {
     route: 'DELETE /workspaces/{ws}/databases/{db}/views/{view}/overrides',
-    expect: '404 204 204 204 204 204 404 204 204 204 404 401',
+    expect: '404 204 204 204 204 204 404 403 204 204 404 401',
     request: async (w, _c, t) => ({ path: `${views(w)}/${await defaultView(t, w)}/overrides` }),
     foreign: (w) => ({ path: `${views(w, w.foreign.database)}/${randomUUID()}/overrides` }),
   },

@@ -81,13 +81,17 @@ describe('records: watchers', () => {
     assert.deepEqual((await watchers(r.id).expect(200)).body.data.map((x: { user_id: string }) => x.user_id), [w.member.id]);
   });
 
-  it('lets anyone who reads the database watch, a read-scoped token included; an outsider gets 404', async () => {
+  it('lets anyone who reads the database watch, a token with the write scope too; a read token only lists; an outsider gets 404', async () => {
     const r = await create('Open');
     const pat = await createPat(w.t, w.member, { workspace_id: w.ws, scope: 'read' });
     await w.t.request.patch(w.url(`/${r.id}`)).set(pat.auth).send({ values: { name: 'no' } }).expect(403);
-    await watch(r.id, pat.auth).expect(201);
+    await watch(r.id, pat.auth).expect(403);
     await watchers(r.id, '', pat.auth).expect(200);
-    await unwatch(r.id, pat.auth).expect(204);
+    assert.deepEqual(await stored({ record_id: r.id }), []);
+    const writer = await createPat(w.t, w.member, { workspace_id: w.ws, scope: 'write' });
+    await watch(r.id, writer.auth).expect(201);
+    await unwatch(r.id, pat.auth).expect(403);
+    await unwatch(r.id, writer.auth).expect(204);
     await watch(r.id, w.outsider.auth).expect(404);
     await watchers(r.id, '', w.outsider.auth).expect(404);
     await w.t.request.put(w.url(`/${r.id}/watch`)).expect(401);
