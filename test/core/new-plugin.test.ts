@@ -116,7 +116,7 @@ describe('npm run new-plugin', () => {
 
     const run = (file: string, args: string[]) => promisify(execFile)(process.execPath, [path.join(ROOT, 'node_modules', file), ...args], { cwd: copy, maxBuffer: 1 << 24 });
     await run('typescript/bin/tsc', ['--noEmit']);
-    const mocha = await run('mocha/bin/mocha.js', ['test/plugins/scaffold-probe/scaffold-probe.test.ts', 'test/authorization/matrix.test.ts', '--grep', 'scaffold-probe|exactly one row']);
+    const mocha = await run('mocha/bin/mocha.js', ['test/plugins/scaffold-probe/scaffold-probe.test.ts', 'test/authorization/matrix.test.ts', '--grep', 'scaffold-probe|exactly one row', '--no-color']);
     assert.match(mocha.stdout, /✔ has exactly one row per route of the enabled plugins/);
     assert.match(mocha.stdout, /✔ POST \/scaffold-probe\/greetings/);
     assert.match(mocha.stdout, / 6 passing/);
