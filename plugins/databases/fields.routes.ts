@@ -1,3 +1,6 @@
+import type { AccessGrant } from '../../core/authz.ts';
+import type { Resolve } from '../../core/container.ts';
+import type { Principal } from '../../core/principal.ts';
 import { defineRoute, type AnyRouteDef } from '../../core/routes.ts';
 import { Type } from '../../core/schema.ts';
 import { DatabaseParams, Field } from './schemas.ts';
@@ -5,6 +8,11 @@ import { CreateFieldBody, DeletedField, FieldListQuery, FieldParams, PatchFieldB
 import { Conversion, ConvertFieldBody } from './convert.schemas.ts';
 
 const tags = ['fields'];
+
+/** A field as the caller is shown it (FieldSight). */
+async function shownOne(resolve: Resolve, principal: Principal, grant: AccessGrant, field: Field): Promise<Field> {
+  return (await resolve('databases.fieldSight').shown(principal, grant.access, [field]))[0];
+}
 const resource = { type: 'database', param: 'db' };
 
 export function fieldRoutes(): AnyRouteDef[] {
@@ -19,7 +27,9 @@ export function fieldRoutes(): AnyRouteDef[] {
       params: DatabaseParams,
       query: FieldListQuery,
       responses: { 200: { description: 'The fields (not paged: a database has at most a few hundred)', schema: Type.Object({ data: Type.Array(Field) }) } },
-      handler: ({ params, query, resolve }) => resolve('databases.fields').list(params.db, query.deleted ?? false),
+      handler: async ({ principal, access, params, query, resolve }) => ({
+        data: await resolve('databases.fieldSight').shown(principal, access.access, (await resolve('databases.fields').list(params.db, query.deleted ?? false)).data),
+      }),
     }),
     defineRoute({
       method: 'POST',
@@ -35,7 +45,7 @@ export function fieldRoutes(): AnyRouteDef[] {
       body: CreateFieldBody,
       status: 201,
       responses: { 201: { description: 'The field', schema: Field } },
-      handler: ({ principal, params, body, resolve }) => resolve('databases.fields').create(principal, params.ws, params.db, body),
+      handler: async ({ principal, access, params, body, resolve }) => shownOne(resolve, principal, access, await resolve('databases.fields').create(principal, params.ws, params.db, body)),
     }),
     defineRoute({
       method: 'GET',
@@ -46,7 +56,7 @@ export function fieldRoutes(): AnyRouteDef[] {
       access: { role: 'member', resource },
       params: FieldParams,
       responses: { 200: { description: 'The field', schema: Field } },
-      handler: ({ params, resolve }) => resolve('databases.fields').get(params.db, params.field),
+      handler: async ({ principal, access, params, resolve }) => shownOne(resolve, principal, access, await resolve('databases.fields').get(params.db, params.field)),
     }),
     defineRoute({
       method: 'PATCH',
@@ -59,7 +69,7 @@ export function fieldRoutes(): AnyRouteDef[] {
       params: FieldParams,
       body: PatchFieldBody,
       responses: { 200: { description: 'The field', schema: Field } },
-      handler: ({ principal, params, body, resolve }) => resolve('databases.fields').update(principal, params.ws, params.db, params.field, body),
+      handler: async ({ principal, access, params, body, resolve }) => shownOne(resolve, principal, access, await resolve('databases.fields').update(principal, params.ws, params.db, params.field, body)),
     }),
     defineRoute({
       method: 'DELETE',
@@ -83,7 +93,7 @@ export function fieldRoutes(): AnyRouteDef[] {
       access: { role: 'creator', resource },
       params: FieldParams,
       responses: { 200: { description: 'The field', schema: Field }, 409: { description: 'Its name is taken by a live field' } },
-      handler: ({ principal, params, resolve }) => resolve('databases.fields').restore(principal, params.ws, params.db, params.field),
+      handler: async ({ principal, access, params, resolve }) => shownOne(resolve, principal, access, await resolve('databases.fields').restore(principal, params.ws, params.db, params.field)),
     }),
     defineRoute({
       method: 'POST',

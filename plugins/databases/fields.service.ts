@@ -1,9 +1,11 @@
 import { randomUUID } from 'node:crypto';
+import type { Authz } from '../../core/authz.ts';
 import type { Db } from '../../core/db.ts';
 import type { EventBus } from '../../core/events.ts';
 import type { UserPrincipal } from '../../core/principal.ts';
 import { conflict, invalidField } from '../../core/errors.ts';
 import type { WorkspaceService } from '../workspaces/workspaces.service.ts';
+import type { OptionsWriter } from './field-types/field-type.ts';
 import type { FieldTypeRegistry } from './field-types/registry.ts';
 import { FIELD_COLUMNS, toField, type FieldRow } from './fields.view.ts';
 import { columnNameOf, deriveApiName } from './names.ts';
@@ -22,7 +24,15 @@ export class FieldService {
     private readonly workspaces: WorkspaceService,
     private readonly types: FieldTypeRegistry,
     private readonly limits: FieldLimits,
+    private readonly authz: Authz,
   ) {}
+
+  /** The caller as `resolveOptions` asks about it: what it sees, read in the writing transaction. */
+  private writer(principal: UserPrincipal, workspaceId: string, trx: Db): OptionsWriter {
+    return {
+      sees: async (databaseId) => this.authz.seesResource(principal, await this.authz.workspaceAccess(principal, workspaceId, trx), 'database', databaseId, trx),
+    };
+  }
 
   async list(databaseId: string, deleted: boolean): Promise<{ data: Field[] }> {
     const q = this.db('fields').where({ database_id: databaseId }).orderBy([{ column: 'is_title', order: 'desc' }, 'position']).select(FIELD_COLUMNS);
@@ -44,7 +54,7 @@ export class FieldService {
       await this.workspaces.hold(trx, workspaceId);
       const table = await beginSchemaChange(trx, databaseId);
       await this.limits.assertRoom(trx, databaseId, { live: 1, columns: type.column ? 1 : 0 });
-      const options = type.resolveOptions ? await type.resolveOptions(trx, databaseId, checked) : checked;
+      const options = type.resolveOptions ? await type.resolveOptions(trx, databaseId, checked, this.writer(principal, workspaceId, trx)) : checked;
       const existing = (await trx('fields').where({ database_id: databaseId }).select('name', 'api_name', 'deleted_at', 'position')) as FieldRow[];
       const name = body.name.trim();
       if (existing.some((f) => !f.deleted_at && f.name.toLowerCase() === name.toLowerCase())) throw invalidField('/name', `A field named "${name}" exists already.`);
@@ -93,7 +103,7 @@ export class FieldService {
       }
       if (body.options !== undefined) {
         const checked = checkOptions(type, body.options, before.options);
-        const options = type.resolveOptions ? await type.resolveOptions(trx, databaseId, checked) : checked;
+        const options = type.resolveOptions ? await type.resolveOptions(trx, databaseId, checked, this.writer(principal, workspaceId, trx)) : checked;
         // A different column type is a conversion, which says what it would lose first.
         if (type.column && type.column(options) !== type.column(before.options)) {
           throw invalidField('/options', 'These options change how values are stored; use POST …/convert.');

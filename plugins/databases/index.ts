@@ -17,6 +17,7 @@ import { DatabasesOptionsSchema, type DatabasesOptions } from './options.ts';
 import { SYNC_JOB, ViewIndexService } from './view-indexes.ts';
 import { DROP_JOB, TableDrops } from './table-drops.ts';
 import { FieldLimits } from './field-limits.ts';
+import { FieldSight } from './field-sight.ts';
 
 declare module '../../core/container.ts' {
   interface ServiceMap {
@@ -29,6 +30,7 @@ declare module '../../core/container.ts' {
     'databases.viewIndexes': ViewIndexService;
     'databases.tableDrops': TableDrops;
     'databases.fieldLimits': FieldLimits;
+    'databases.fieldSight': FieldSight;
   }
 }
 
@@ -50,7 +52,8 @@ export default definePlugin<DatabasesOptions>({
     ctx.provide('tableDrops', (r) => new TableDrops(r('db'), r('jobs')));
     ctx.provide('service', (r) => new DatabaseService(r('db'), r('hooks'), r('events'), r('authz'), r('workspaces.service'), types, r('databases.tableDrops')));
     ctx.provide('fieldLimits', () => new FieldLimits(ctx.options.maxFields));
-    ctx.provide('fields', (r) => new FieldService(r('db'), r('events'), r('workspaces.service'), types, r('databases.fieldLimits')));
+    ctx.provide('fieldSight', (r) => new FieldSight(r('authz'), types));
+    ctx.provide('fields', (r) => new FieldService(r('db'), r('events'), r('workspaces.service'), types, r('databases.fieldLimits'), r('authz')));
     ctx.provide('options', (r) => new OptionService(r('db'), r('events'), r('workspaces.service'), types));
     ctx.provide('convert', (r) => new ConvertService(r('db'), r('events'), r('workspaces.service'), types));
     ctx.provide('viewIndexes', (r) => new ViewIndexService(r('database'), r('jobs'), types, ctx.options.maxViewIndexes));

@@ -1,3 +1,6 @@
+import type { AccessGrant } from '../../core/authz.ts';
+import type { Resolve } from '../../core/container.ts';
+import type { Principal } from '../../core/principal.ts';
 import { defineRoute, type AnyRouteDef } from '../../core/routes.ts';
 import { pageOf } from '../../core/pagination.ts';
 import {
@@ -13,6 +16,11 @@ import {
 
 const tags = ['databases'];
 const resource = { type: 'database', param: 'db' };
+
+/** A database with its fields as the caller is shown them (FieldSight). */
+async function shownDatabase(resolve: Resolve, principal: Principal, grant: AccessGrant, database: Database): Promise<Database> {
+  return { ...database, fields: await resolve('databases.fieldSight').shown(principal, grant.access, database.fields) };
+}
 
 export function databaseRoutes(): AnyRouteDef[] {
   return [
@@ -52,7 +60,7 @@ export function databaseRoutes(): AnyRouteDef[] {
       access: { role: 'member', resource },
       params: DatabaseParams,
       responses: { 200: { description: 'The database', schema: Database } },
-      handler: ({ params, resolve }) => resolve('databases.service').get(params.ws, params.db),
+      handler: async ({ principal, access, params, resolve }) => shownDatabase(resolve, principal, access, await resolve('databases.service').get(params.ws, params.db)),
     }),
     defineRoute({
       method: 'PATCH',
@@ -64,7 +72,7 @@ export function databaseRoutes(): AnyRouteDef[] {
       params: DatabaseParams,
       body: PatchDatabaseBody,
       responses: { 200: { description: 'The database', schema: Database } },
-      handler: ({ principal, params, body, resolve }) => resolve('databases.service').update(principal, params.ws, params.db, body),
+      handler: async ({ principal, access, params, body, resolve }) => shownDatabase(resolve, principal, access, await resolve('databases.service').update(principal, params.ws, params.db, body)),
     }),
     defineRoute({
       method: 'DELETE',

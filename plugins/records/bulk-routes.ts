@@ -70,7 +70,7 @@ export function bulkRoutes(): AnyRouteDef[] {
       params: RecordsParams,
       query: pageQuery(1000),
       responses: { 200: { description: 'A page of deleted records, each with `deleted_at`', schema: pageOf(TrashedRecord) } },
-      handler: ({ params, query, resolve }) => resolve('records.trash').list(params.ws, params.db, query),
+      handler: ({ principal, params, query, resolve }) => resolve('records.trash').list(principal, params.ws, params.db, query),
     }),
   ];
 }

@@ -86,7 +86,7 @@ export class RecordBulkService {
           payload: { database_id: databaseId, before: changedBefore(shown[after.length + k], data[c.at]), after: data[c.at] },
         })),
       );
-      return { data, errors };
+      return { data: await this.records.shownTo(principal, trx, table, after, data), errors };
     });
   }
 

@@ -33,7 +33,7 @@ export class RecordDuplicateService {
       await table.reactToWrites(trx, [row], { workspaceId, userId });
       const [record] = await this.records.present(trx, table, [row]);
       await this.events.emit(trx, { name: 'record.created', workspaceId, actorId: userId, payload: { database_id: databaseId, record, duplicated_from: source.id } });
-      return record;
+      return (await this.records.shownTo(principal, trx, table, [row], [record]))[0];
     });
   }
 }

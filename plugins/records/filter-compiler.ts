@@ -124,9 +124,15 @@ function compileCondition(walk: Walk, n: Record<string, unknown>, pointer: strin
 function compileAcross(walk: Walk, field: LiveField, across: Across, path: string | undefined, op: FilterOp, n: Record<string, unknown>, pointer: string, fail: (detail: string, at?: string) => SqlCondition): SqlCondition {
   const row = `"${walk.table.table}"`;
   const exists = (condition: SqlCondition, negate = false): SqlCondition => ({ sql: `${negate ? 'NOT ' : ''}${across.exists(field, row, condition.sql)}`, bindings: condition.bindings });
-  const linkedTable = walk.linked(across.database(field));
   const targetId = across.field?.(field);
   if (path === undefined && targetId === undefined) return compileLink(field, op, n, pointer, fail, exists);
+  // Linked records the reader cannot see are no records: a condition on their fields holds as on
+  // an empty link (a negative one always, a positive one never), and says nothing of those fields.
+  if (field.unseen) {
+    if (!VALUELESS.includes(op) && !('value' in n)) return fail(`"${op}" needs a value.`, `${pointer}/value`);
+    return exists({ sql: 'true', bindings: [] }, POSITIVE_OF[op] !== undefined);
+  }
+  const linkedTable = walk.linked(across.database(field));
   if (path !== undefined && targetId !== undefined) return fail(`"${field.api_name}" is a ${field.type} field: filter on it, or through its link field.`, `${pointer}/field`);
   const target = path === undefined ? linkedTable?.field(targetId!) : linkedTable?.byApiName.get(path);
   if (!target) return fail(path === undefined ? `The field "${field.api_name}" reads is gone.` : `No field "${path}" in the linked database.`, `${pointer}/field`);

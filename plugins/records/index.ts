@@ -36,7 +36,7 @@ export default definePlugin({
   exports: ['records.service', 'records.query'],
   register(ctx) {
     const views = ctx.defineHooks('views', createRecordViewHooks());
-    ctx.provide('service', (r) => new RecordService(r('db'), r('events'), r('databases.fieldTypes'), r('database'), r('caches')));
+    ctx.provide('service', (r) => new RecordService(r('db'), r('events'), r('databases.fieldTypes'), r('database'), r('caches'), r('authz')));
     ctx.provide('bulk', (r) => new RecordBulkService(r('db'), r('events'), r('records.service')));
     ctx.provide('trash', (r) => new TrashService(r('db'), r('records.service'), r('records.watchers')));
     ctx.provide('duplicate', (r) => new RecordDuplicateService(r('db'), r('events'), r('records.service')));

@@ -44,7 +44,7 @@ export class RecordMoveService {
       await table.reactToWrites(trx, [{ id, columns: decoded.columns }], { workspaceId, userId });
       const [beforeRecord, afterRecord] = await this.records.present(trx, table, [before, after]);
       await this.events.emit(trx, { name: 'record.updated', workspaceId, actorId: userId, payload: { database_id: databaseId, before: changedBefore(beforeRecord, afterRecord), after: afterRecord } });
-      return afterRecord;
+      return (await this.records.shownTo(principal, trx, table, [after], [afterRecord]))[0];
     });
   }
 

@@ -47,7 +47,7 @@ export class QueryService {
 
   /** `base` is where the request's inputs are: `''` for a body, `/query` for a URL's query string. */
   async query(principal: UserPrincipal, workspaceId: string, databaseId: string, input: RecordQuery, base: string): Promise<QueryPage> {
-    const table = await this.records.readTable(workspaceId, databaseId);
+    const table = await this.records.seenBy(principal, await this.records.readTable(workspaceId, databaseId));
     const view = input.view_id
       ? await this.views.resolve.promise({ workspaceId, databaseId, viewId: input.view_id, userId: principal.user.id })
       : undefined;

@@ -163,6 +163,20 @@ export class RecordTable {
     return new RecordTable(databaseId, first.workspace_id, Number(first.schema_version), first.table_name, liveFields(rows, types));
   }
 
+  /** The other databases whose records fields of this one read (links, lookups, rollups, counts). */
+  reachedDatabases(): string[] {
+    const ids = this.fields.flatMap((f) => f.fieldType.reaches?.database(f) ?? []);
+    return [...new Set(ids)].filter((id) => id !== this.databaseId);
+  }
+
+  /** This table as read by someone who cannot see the `hidden` databases: the fields reaching them are `unseen`. */
+  unseenThrough(hidden: ReadonlySet<string>): RecordTable {
+    const fields = this.fields.map((f) => {
+      const reached = f.fieldType.reaches?.database(f);
+      return reached && hidden.has(reached) ? { ...f, unseen: true } : f;
+    });
+    return new RecordTable(this.databaseId, this.workspaceId, this.schemaVersion, this.table, fields);
+  }
 
   private live(db: Db): Knex.QueryBuilder {
     return db(this.table).whereNull('deleted_at').options(TEXT_DATES);
@@ -210,6 +224,16 @@ export class RecordTable {
       const found = byId.get(row.id);
       for (const f of computed) row[computedAlias(f)] = found?.[computedAlias(f)] ?? null;
     }
+  }
+
+  /** Copies of rows without their computed cells, to present them again as another reader sees them. */
+  withoutComputed(rows: RecordRow[]): RecordRow[] {
+    const aliases = this.fields.filter((f) => !f.column_name && f.fieldType.select).map(computedAlias);
+    return rows.map((row) => {
+      const copy = { ...row };
+      for (const alias of aliases) delete copy[alias];
+      return copy;
+    });
   }
 
   /** The position of the last live record in manual order, or null when there is none. */

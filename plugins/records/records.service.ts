@@ -1,3 +1,4 @@
+import type { Authz } from '../../core/authz.ts';
 import type { CacheSignals, LocalCache } from '../../core/cache.ts';
 import type { Database as Storage, Db } from '../../core/db.ts';
 import type { EventBus } from '../../core/events.ts';
@@ -32,6 +33,7 @@ export class RecordService {
     private readonly types: FieldTypeRegistry,
     private readonly storage: Storage,
     caches: CacheSignals,
+    private readonly authz: Authz,
   ) {
     this.readFields = storage.prepared('records.fields', READ_FIELDS);
     this.holdDatabase = storage.prepared('records.hold', HOLD_DATABASE);
@@ -47,13 +49,33 @@ export class RecordService {
     return table;
   }
 
-  async get(workspaceId: string, databaseId: string, id: string): Promise<ApiRecord> {
-    const table = await this.readTable(workspaceId, databaseId);
+  /**
+   * The table as `principal` reads it: a field reaching a database it cannot see (a link into a
+   * space a guest was not given, a lookup through it) reads, filters and sorts as an empty link.
+   * `trx`: asked inside a transaction, which must answer it (PGlite has one connection).
+   */
+  async seenBy(principal: UserPrincipal, table: RecordTable, trx?: Db): Promise<RecordTable> {
+    const reached = table.reachedDatabases();
+    if (reached.length === 0) return table;
+    const access = await this.authz.workspaceAccess(principal, table.workspaceId, trx);
+    const hidden = new Set<string>();
+    for (const id of reached) if (!(await this.authz.seesResource(principal, access, 'database', id, trx))) hidden.add(id);
+    return hidden.size === 0 ? table : table.unseenThrough(hidden);
+  }
+
+  /** The records a write presented in full (`full`, what its events carry) as `principal` is shown them. */
+  async shownTo(principal: UserPrincipal, trx: Db, table: RecordTable, rows: RecordRow[], full: ApiRecord[]): Promise<ApiRecord[]> {
+    const seen = await this.seenBy(principal, table, trx);
+    return seen === table ? full : this.present(trx, seen, table.withoutComputed(rows));
+  }
+
+  async get(principal: UserPrincipal, workspaceId: string, databaseId: string, id: string): Promise<ApiRecord> {
+    const table = await this.seenBy(principal, await this.readTable(workspaceId, databaseId));
     return this.presentOne(this.db, table, await table.read(this.db, { id }));
   }
 
-  async getByNumber(workspaceId: string, databaseId: string, number: number): Promise<ApiRecord> {
-    const table = await this.readTable(workspaceId, databaseId);
+  async getByNumber(principal: UserPrincipal, workspaceId: string, databaseId: string, number: number): Promise<ApiRecord> {
+    const table = await this.seenBy(principal, await this.readTable(workspaceId, databaseId));
     return this.presentOne(this.db, table, await table.read(this.db, { number }));
   }
 
@@ -77,7 +99,7 @@ export class RecordService {
       await table.reactToWrites(trx, rows, { workspaceId, userId });
       const records = await this.present(trx, table, rows);
       await this.events.emit(trx, records.map((record) => ({ name: 'record.created', workspaceId, actorId: userId, payload: { database_id: databaseId, record } })));
-      return records;
+      return this.shownTo(principal, trx, table, rows, records);
     });
   }
 
@@ -92,7 +114,7 @@ export class RecordService {
       if (Object.keys(decoded.columns).length === 0 && decoded.cells.length === 0) {
         const current = await table.read(trx, { id });
         if (current && body.version !== undefined && body.version !== current.version) throw versionConflict(current.version);
-        return this.presentOne(trx, table, current);
+        return this.presentOne(trx, await this.seenBy(principal, table, trx), current);
       }
       const updated = await table.updateOne(trx, id, decoded.columns, principal.user.id, body.version);
       if (!updated) {
@@ -108,7 +130,7 @@ export class RecordService {
       await table.reactToWrites(trx, [{ id, columns: decoded.columns }], { workspaceId, userId: principal.user.id });
       const [beforeRecord, afterRecord] = await this.present(trx, table, [updated.before, updated.after]);
       await this.events.emit(trx, { name: 'record.updated', workspaceId, actorId: principal.user.id, payload: { database_id: databaseId, before: changedBefore(beforeRecord, afterRecord), after: afterRecord } });
-      return afterRecord;
+      return (await this.shownTo(principal, trx, table, [updated.after], [afterRecord]))[0];
     });
   }
 

@@ -64,7 +64,7 @@ export function recordRoutes(): AnyRouteDef[] {
       access: read,
       params: NumberParams,
       responses: { 200: { description: 'The record', schema: ApiRecord }, 404: { description: 'No live record has that number' } },
-      handler: ({ params, resolve }) => resolve('records.service').getByNumber(params.ws, params.db, params.n),
+      handler: ({ principal, params, resolve }) => resolve('records.service').getByNumber(principal, params.ws, params.db, params.n),
     }),
     defineRoute({
       method: 'GET',
@@ -75,7 +75,7 @@ export function recordRoutes(): AnyRouteDef[] {
       access: read,
       params: RecordParams,
       responses: { 200: { description: 'The record', schema: ApiRecord } },
-      handler: ({ params, resolve }) => resolve('records.service').get(params.ws, params.db, params.id),
+      handler: ({ principal, params, resolve }) => resolve('records.service').get(principal, params.ws, params.db, params.id),
     }),
     defineRoute({
       method: 'PATCH',

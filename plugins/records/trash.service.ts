@@ -1,4 +1,5 @@
 import type { Db } from '../../core/db.ts';
+import type { UserPrincipal } from '../../core/principal.ts';
 import type { Page } from '../../core/pagination.ts';
 import type { RecordService } from './records.service.ts';
 import type { TrashedRecord } from './schemas.ts';
@@ -16,8 +17,8 @@ export class TrashService {
     private readonly watchers: WatcherService,
   ) {}
 
-  async list(workspaceId: string, databaseId: string, page: { limit?: number; cursor?: string }): Promise<Page<TrashedRecord>> {
-    const table = await this.records.readTable(workspaceId, databaseId);
+  async list(principal: UserPrincipal, workspaceId: string, databaseId: string, page: { limit?: number; cursor?: string }): Promise<Page<TrashedRecord>> {
+    const table = await this.records.seenBy(principal, await this.records.readTable(workspaceId, databaseId));
     const rows = await table.trash(this.db, page);
     const records = await this.records.present(this.db, table, rows.data);
     return { data: records.map((r, i) => ({ ...r, deleted_at: rows.data[i].deleted_at.toISOString() })), next_cursor: rows.next_cursor };

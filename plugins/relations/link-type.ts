@@ -2,7 +2,7 @@ import { Type, type Static } from '../../core/schema.ts';
 import { columnNameOf } from '../databases/names.ts';
 import { defineFieldType, InvalidCell, type CellAggregate, type CellStore, type FieldMeta, type FieldSortKey, type WriteReaction } from '../databases/field-types/field-type.ts';
 import { UUID_PATTERN } from '../../core/schema.ts';
-import { acrossLinks, cellOf, linkedRows, oneLinkedKey, overLinked, reachesOne, sortAliasOf } from './linked-fields.ts';
+import { acrossLinks, cellOf, linkedRows, oneLinkedKey, overLinked, reachesLinked, reachesOne, sortAliasOf } from './linked-fields.ts';
 
 export const AutoLinkRule = Type.Object(
   {
@@ -44,7 +44,7 @@ export const titleSql = (o: Pick<LinkOptions, 'target_title_field_id'>, alias = 
  */
 function linkCell(field: FieldMeta<LinkOptions>): CellAggregate {
   const o = field.options;
-  return overLinked(o, `coalesce(json_agg(json_build_object('id', t.id, 'title', ${titleSql(o)}) ORDER BY j.created_at, t.id), '[]'::json)`);
+  return overLinked(field, `coalesce(json_agg(json_build_object('id', t.id, 'title', ${titleSql(o)}) ORDER BY j.created_at, t.id), '[]'::json)`);
 }
 
 /** At most this many links in one cell, as in the link route. */
@@ -73,10 +73,11 @@ export function createLinkType(store: CellStore, reaction: WriteReaction<LinkOpt
     /** By the title of the first linked record (the order the cell shows), as text fields sort. */
     sortKeyFor(field, row): FieldSortKey {
       const title = `lower(${titleSql(field.options)}) COLLATE "C"`;
-      if (reachesOne(field.options)) return oneLinkedKey(field.options, row, { expr: title, type: 'text' }, sortAliasOf(field));
-      return { expr: `(SELECT ${title} ${linkedRows(field.options, row)} ORDER BY j.created_at, t.id LIMIT 1)`, type: 'text' };
+      if (reachesOne(field.options)) return oneLinkedKey(field, row, { expr: title, type: 'text' }, sortAliasOf(field));
+      return { expr: `(SELECT ${title} ${linkedRows(field, row)} ORDER BY j.created_at, t.id LIMIT 1)`, type: 'text' };
     },
     across: acrossLinks<LinkOptions>(false),
+    reaches: reachesLinked<LinkOptions>(['side', 'many', 'kind']),
     store,
     reaction,
     fromApi: linkIn,

@@ -1,8 +1,9 @@
 import type { Db } from '../../core/db.ts';
+import { invalidField } from '../../core/errors.ts';
 import { Type } from '../../core/schema.ts';
 import { findField } from '../databases/field-lookup.ts';
 import type { FieldRow } from '../databases/fields.view.ts';
-import type { Across, CellAggregate, FieldMeta, FieldSortKey } from '../databases/field-types/field-type.ts';
+import type { Across, CellAggregate, FieldMeta, FieldSortKey, OptionsWriter, Reach } from '../databases/field-types/field-type.ts';
 import { tableNameOf } from '../databases/names.ts';
 import type { TargetField } from '../records/record-table.ts';
 import { junctionNameOf } from './junction.ts';
@@ -48,20 +49,31 @@ export function targetColumn(target: TargetField): string | undefined {
   return column ? `t."${column}"` : undefined;
 }
 
-/** `FROM … WHERE …` of the live records linked to the record aliased `row` (junction `j`, linked row `t`). */
-export function linkedRows(o: LinkEnd, row: string): string {
+/** A field reading through a link: its own options or a lookup's copy of the link's, and whether its reader sees the linked database. */
+type ThroughLink = Pick<FieldMeta<LinkEnd>, 'options' | 'unseen'>;
+
+/**
+ * `FROM … WHERE …` of the live records linked to the record aliased `row` (junction `j`, linked
+ * row `t`); none for a reader who cannot see the linked database, so every cell, condition and
+ * sort key built on it reads as an empty link.
+ */
+export function linkedRows(field: ThroughLink, row: string): string {
+  const o = field.options;
   const { mine, theirs } = linkEnds({ side: o.side! });
-  return `FROM "${junctionNameOf(o.relation_id!)}" j JOIN "${tableNameOf(o.target_database_id!)}" t ON t.id = j.${theirs} AND t.deleted_at IS NULL WHERE j.${mine} = ${row}.id`;
+  const from = `FROM "${junctionNameOf(o.relation_id!)}" j JOIN "${tableNameOf(o.target_database_id!)}" t ON t.id = j.${theirs} AND t.deleted_at IS NULL WHERE j.${mine} = ${row}.id`;
+  return field.unseen ? `${from} AND false` : from;
 }
 
 /** Checks the link field (and the target field) the options name and fills in the link's facts. */
-export async function resolveLinked<O extends LinkedOptions>(trx: Db, databaseId: string, options: O, needsTarget: boolean): Promise<O & { target: FieldRow | null }> {
+export async function resolveLinked<O extends LinkedOptions>(trx: Db, databaseId: string, options: O, writer: OptionsWriter, needsTarget: boolean): Promise<O & { target: FieldRow | null }> {
   const link = await findField(trx, databaseId, options.link_field_id, {
     where: (f) => f.type === 'link',
     pointer: '/options/link_field_id',
     missing: `No link field "${options.link_field_id}" in this database.`,
   });
   const lo = link.options as LinkOptions;
+  // Before its fields are looked up: an error naming them would tell what the database holds.
+  if (!(await writer.sees(lo.target_database_id))) throw invalidField('/options/link_field_id', 'This link leads to a database you cannot see.');
   const resolved = { ...options, link_field_id: link.id, relation_id: lo.relation_id, side: lo.side, target_database_id: lo.target_database_id, kind: lo.kind };
   if (!needsTarget) return { ...resolved, target: null };
   const ref = options.target_field_id ?? '';
@@ -84,20 +96,21 @@ export function reachesOne(o: LinkEnd): boolean {
  * project's status took 3.8 s with a subquery per task, 0.38 s joined (EXPLAIN ANALYZE). It exposes `__rid`
  * and `__key` under `alias` only.
  */
-export function oneLinkedKey(o: LinkEnd, row: string, key: FieldSortKey, alias: string): FieldSortKey {
+export function oneLinkedKey(field: ThroughLink, row: string, key: FieldSortKey, alias: string): FieldSortKey {
+  const o = field.options;
   const { mine, theirs } = linkEnds({ side: o.side! });
   return {
     expr: `"${alias}".__key`,
     type: key.type,
     join:
       `LEFT JOIN (SELECT j.${mine} AS __rid, ${key.expr} AS __key FROM "${junctionNameOf(o.relation_id!)}" j ` +
-      `JOIN "${tableNameOf(o.target_database_id!)}" t ON t.id = j.${theirs} AND t.deleted_at IS NULL) AS "${alias}" ON "${alias}".__rid = ${row}.id`,
+      `JOIN "${tableNameOf(o.target_database_id!)}" t ON t.id = j.${theirs} AND t.deleted_at IS NULL${field.unseen ? ' WHERE false' : ''}) AS "${alias}" ON "${alias}".__rid = ${row}.id`,
   };
 }
 
 /** `value`, an aggregate over the live records linked to a record (`j`, `t` as in linkedRows). */
-export function overLinked(o: LinkEnd, value: string): CellAggregate {
-  return { from: (row) => linkedRows(o, row), value };
+export function overLinked(field: ThroughLink, value: string): CellAggregate {
+  return { from: (row) => linkedRows(field, row), value };
 }
 
 /** The cell of `aggregate` for the record aliased `row`, as a scalar subquery. */
@@ -110,6 +123,17 @@ export function acrossLinks<O extends LinkEnd & { target_field_id?: string }>(lo
   return {
     database: (field) => field.options.target_database_id!,
     ...(lookup ? { field: (field: FieldMeta<O>) => field.options.target_field_id! } : {}),
-    exists: (field, row, condition) => `EXISTS (SELECT 1 ${linkedRows(field.options, row)} AND (${condition}))`,
+    exists: (field, row, condition) => `EXISTS (SELECT 1 ${linkedRows(field, row)} AND (${condition}))`,
+  };
+}
+
+/**
+ * What links, lookups, rollups and counts reach: the linked database. Whoever cannot see it is
+ * not told which database, relation or fields they read (`keep`: the options that name none).
+ */
+export function reachesLinked<O extends LinkEnd>(keep: ReadonlyArray<keyof O>): Reach<O> {
+  return {
+    database: (field) => field.options.target_database_id,
+    unseenOptions: (options) => Object.fromEntries(keep.flatMap((k) => (k in options ? [[k, options[k]]] : []))) as Partial<O>,
   };
 }

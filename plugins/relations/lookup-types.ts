@@ -1,14 +1,14 @@
 import type { Db } from '../../core/db.ts';
 import { invalidField } from '../../core/errors.ts';
 import { Type } from '../../core/schema.ts';
-import { defineFieldType, InvalidCell, type CellAggregate, type FieldMeta, type FieldSortKey, type FieldType, type FilterCompiler, type FilterOps } from '../databases/field-types/field-type.ts';
+import { defineFieldType, InvalidCell, type CellAggregate, type FieldMeta, type FieldSortKey, type FieldType, type FilterCompiler, type FilterOps, type OptionsWriter } from '../databases/field-types/field-type.ts';
 import { NUMBER_OPS, PRESENCE_OPS, TEXT_OPS } from '../databases/field-types/ops.ts';
 import type { FieldTypeRegistry } from '../databases/field-types/registry.ts';
 import { textFormSql } from '../databases/field-types/text-codec.ts';
 import { opsOf } from '../records/filter-compiler.ts';
 import type { TargetField } from '../records/record-table.ts';
 import { columnSortKey, valueTypeOf } from '../records/sort-keys.ts';
-import { acrossLinks, cellOf, linkedOptionProperties, linkedRows, oneLinkedKey, overLinked, reachesOne, resolveLinked, sortAliasOf, targetColumn, targetFieldProperty, targetOf, type LinkedOptions } from './linked-fields.ts';
+import { acrossLinks, cellOf, linkedOptionProperties, linkedRows, oneLinkedKey, overLinked, reachesLinked, reachesOne, resolveLinked, sortAliasOf, targetColumn, targetFieldProperty, targetOf, type LinkedOptions } from './linked-fields.ts';
 
 const readOnly = (): never => {
   throw new InvalidCell('A computed field is read-only.');
@@ -25,8 +25,8 @@ const NO_KEY: FieldSortKey = { expr: 'NULL::text', type: 'text' };
 function firstValueKey(field: FieldMeta<LinkedOptions>, row: string, target: TargetField, col: string, order: string): FieldSortKey {
   const key = columnSortKey(target, col);
   // Through a link that reaches one record, that record's value is the first: joined, not looked up per record.
-  if (reachesOne(field.options)) return oneLinkedKey(field.options, row, key, sortAliasOf(field));
-  return { expr: `(SELECT ${key.expr} ${linkedRows(field.options, row)} AND ${col} IS NOT NULL ORDER BY ${order} LIMIT 1)`, type: key.type };
+  if (reachesOne(field.options)) return oneLinkedKey(field, row, key, sortAliasOf(field));
+  return { expr: `(SELECT ${key.expr} ${linkedRows(field, row)} AND ${col} IS NOT NULL ORDER BY ${order} LIMIT 1)`, type: key.type };
 }
 
 /** The people a list of the read field's values names (a lookup, a rollup's distinct values), so that their names are loaded. */
@@ -42,7 +42,10 @@ function refuseComputedTarget(types: FieldTypeRegistry, target: { type: string }
   if (!type || (!type.column && !type.systemColumn)) throw invalidField('/options/target_field_id', `A ${target.type} field cannot be read across a link.`);
 }
 
-const countOf = (field: FieldMeta<LinkedOptions>) => overLinked(field.options, 'count(*)::int');
+/** What a reader who cannot see the linked database is shown of a computed field's options: its own link field, and the kind of link. */
+const SHOWN_UNSEEN: Array<keyof LinkedOptions> = ['link_field_id', 'side', 'kind'];
+
+const countOf = (field: FieldMeta<LinkedOptions>) => overLinked(field, 'count(*)::int');
 
 /** `count`: how many live records the link field links to. Sortable and filterable as a number. */
 export function createCountType(): FieldType<LinkedOptions> {
@@ -50,7 +53,8 @@ export function createCountType(): FieldType<LinkedOptions> {
     type: 'count',
     options: Type.Object(linkedOptionProperties, { additionalProperties: false }),
     readOnly: true,
-    resolveOptions: (trx, databaseId, options) => resolveLinked(trx, databaseId, options, false).then(({ target: _t, ...o }) => o),
+    resolveOptions: (trx, databaseId, options, writer) => resolveLinked(trx, databaseId, options, writer, false).then(({ target: _t, ...o }) => o),
+    reaches: reachesLinked<LinkedOptions>(SHOWN_UNSEEN),
     select: (field, row) => cellOf(countOf(field), row),
     aggregate: countOf,
     sortExpr: (col) => col,
@@ -68,7 +72,7 @@ export function createCountType(): FieldType<LinkedOptions> {
 function lookupOf(field: FieldMeta<LinkedOptions>): CellAggregate | undefined {
   const target = targetOf(field);
   const col = target && targetColumn(target);
-  return col ? overLinked(field.options, `coalesce(json_agg(${col} ORDER BY j.created_at, t.id) FILTER (WHERE ${col} IS NOT NULL), '[]'::json)`) : undefined;
+  return col ? overLinked(field, `coalesce(json_agg(${col} ORDER BY j.created_at, t.id) FILTER (WHERE ${col} IS NOT NULL), '[]'::json)`) : undefined;
 }
 
 /** `lookup`: the values of a field of the linked records, oldest link first, empty cells left out. */
@@ -77,12 +81,13 @@ export function createLookupType(types: FieldTypeRegistry): FieldType<LinkedOpti
     type: 'lookup',
     options: Type.Object({ ...linkedOptionProperties, ...targetFieldProperty }, { additionalProperties: false }),
     readOnly: true,
-    async resolveOptions(trx: Db, databaseId: string, options: LinkedOptions) {
-      const { target, ...resolved } = await resolveLinked(trx, databaseId, options, true);
+    async resolveOptions(trx: Db, databaseId: string, options: LinkedOptions, writer: OptionsWriter) {
+      const { target, ...resolved } = await resolveLinked(trx, databaseId, options, writer, true);
       refuseComputedTarget(types, target!);
       return resolved;
     },
     across: acrossLinks(true),
+    reaches: reachesLinked<LinkedOptions>(SHOWN_UNSEEN),
     select(field, row) {
       const values = lookupOf(field);
       return values ? cellOf(values, row) : `'[]'::json`;
@@ -165,7 +170,7 @@ export function createRollupType(types: FieldTypeRegistry): FieldType<RollupOpti
     return col && fits(field.options.function, target) ? { target, col } : undefined;
   };
   const rolled = (field: FieldMeta<RollupOptions>, read: { target: TargetField; col: string }) =>
-    overLinked(field.options, aggregate(field.options.function, read.col, read.target));
+    overLinked(field, aggregate(field.options.function, read.col, read.target));
   const cell = (field: FieldMeta<RollupOptions>, row: string, read: { target: TargetField; col: string }) => cellOf(rolled(field, read), row);
   return defineFieldType<RollupOptions>({
     type: 'rollup',
@@ -174,8 +179,8 @@ export function createRollupType(types: FieldTypeRegistry): FieldType<RollupOpti
       { additionalProperties: false },
     ),
     readOnly: true,
-    async resolveOptions(trx: Db, databaseId: string, options: RollupOptions) {
-      const { target, ...resolved } = await resolveLinked(trx, databaseId, options, true);
+    async resolveOptions(trx: Db, databaseId: string, options: RollupOptions, writer: OptionsWriter) {
+      const { target, ...resolved } = await resolveLinked(trx, databaseId, options, writer, true);
       refuseComputedTarget(types, target!);
       if (!fits(options.function, { ...target!, fieldType: types.get(target!.type)! })) {
         throw invalidField('/options/function', `"${options.function}" does not apply to a ${target!.type} field.`);
@@ -193,6 +198,7 @@ export function createRollupType(types: FieldTypeRegistry): FieldType<RollupOpti
     },
     // `unique` shows the linked values themselves: filtered like a lookup, through the links.
     across: { ...acrossLinks<RollupOptions>(true), applies: (field) => field.options.function === 'unique' },
+    reaches: reachesLinked<RollupOptions>([...SHOWN_UNSEEN, 'function']),
     opsFor(field) {
       const read = reading(field);
       if (!read) return PRESENCE_OPS;

@@ -52,7 +52,7 @@ export class OverrideService {
   }
 
   async put(principal: UserPrincipal, workspaceId: string, databaseId: string, viewId: string, body: PutOverrideBody): Promise<Override> {
-    const table = await this.records.readTable(workspaceId, databaseId);
+    const table = await this.records.seenBy(principal, await this.records.readTable(workspaceId, databaseId));
     const errors: ErrorDetail[] = [];
     const filter = body.filter ?? null;
     const sorts = body.sorts ?? null;

@@ -5,6 +5,7 @@ import { conflict, invalidField, notFound, validationFailed, type ErrorDetail } 
 import type { ViewIndexService } from '../databases/view-indexes.ts';
 import type { QueryService } from '../records/query.service.ts';
 import type { RecordService } from '../records/records.service.ts';
+import type { LinkedTables } from '../records/filter-compiler.ts';
 import type { RecordTable } from '../records/record-table.ts';
 import type { CreateViewBody, PatchViewBody, View, ViewType } from './schemas.ts';
 import { checkSettings, toSettings, toStored, withDefaults, type StoredConfig, type ViewSettings } from './view-config.ts';
@@ -40,7 +41,7 @@ export class ViewService {
   }
 
   async create(principal: UserPrincipal, workspaceId: string, databaseId: string, body: CreateViewBody): Promise<View> {
-    const table = await this.records.readTable(workspaceId, databaseId);
+    const table = await this.records.seenBy(principal, await this.records.readTable(workspaceId, databaseId));
     const settings = withDefaults(table, body.type, {
       filter: body.filter ?? null,
       sorts: body.sorts ?? [],
@@ -49,7 +50,7 @@ export class ViewService {
       group_by: body.group_by ?? null,
       options: body.options ?? {},
     });
-    await this.check(principal, table, body.type, settings);
+    check(principal, table, body.type, settings, await this.query.linkedTables(principal, table));
     const config = toStored(table, settings);
     const id = await this.db.transaction(async (trx) => {
       const views = await this.holdViews(trx, databaseId);
@@ -76,10 +77,12 @@ export class ViewService {
   }
 
   async update(principal: UserPrincipal, workspaceId: string, databaseId: string, id: string, body: PatchViewBody): Promise<View> {
-    const table = await this.records.readTable(workspaceId, databaseId);
+    const table = await this.records.seenBy(principal, await this.records.readTable(workspaceId, databaseId));
     if (body.is_default === false) {
       throw invalidField('/is_default', 'A database always has one default view: make another view the default instead.');
     }
+    // Read before the transaction: on PGlite the transaction holds the only connection.
+    const linked = await this.query.linkedTables(principal, table);
     return this.db.transaction(async (trx) => {
       await this.holdViews(trx, databaseId);
       const before = await this.find(trx, databaseId, id);
@@ -92,7 +95,7 @@ export class ViewService {
         group_by: body.group_by !== undefined ? body.group_by : current.group_by,
         options: body.options ?? current.options,
       };
-      await this.check(principal, table, before.type, settings, body);
+      check(principal, table, before.type, settings, linked, body);
       const config = toStored(table, settings);
       const patch: Record<string, unknown> = { config: JSON.stringify(config), updated_at: trx.fn.now() };
       if (body.name !== undefined) patch.name = body.name.trim();
@@ -137,12 +140,12 @@ export class ViewService {
     if (!database) throw notFound();
     return trx('database_views').where({ database_id: databaseId }).forUpdate().select('id', 'position', 'created_at', 'is_default');
   }
+}
 
-  /** PATCH reports only the settings it was sent: a stale setting it did not touch is not its fault. */
-  private async check(principal: UserPrincipal, table: RecordTable, type: ViewType, settings: ViewSettings, sent?: PatchViewBody): Promise<void> {
-    const errors: ErrorDetail[] = [];
-    checkSettings(table, type, settings, principal.user.id, errors, await this.query.linkedTables(principal, table));
-    const reported = sent ? errors.filter((e) => (Object.keys(sent) as string[]).some((key) => e.pointer === `/${key}` || e.pointer.startsWith(`/${key}/`))) : errors;
-    if (reported.length > 0) throw validationFailed(reported);
-  }
+/** PATCH reports only the settings it was sent: a stale setting it did not touch is not its fault. */
+function check(principal: UserPrincipal, table: RecordTable, type: ViewType, settings: ViewSettings, linked: LinkedTables, sent?: PatchViewBody): void {
+  const errors: ErrorDetail[] = [];
+  checkSettings(table, type, settings, principal.user.id, errors, linked);
+  const reported = sent ? errors.filter((e) => (Object.keys(sent) as string[]).some((key) => e.pointer === `/${key}` || e.pointer.startsWith(`/${key}/`))) : errors;
+  if (reported.length > 0) throw validationFailed(reported);
 }

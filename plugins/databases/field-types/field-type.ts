@@ -41,6 +41,11 @@ export interface FieldMeta<O = Record<string, unknown>> {
   api_name: string;
   type: string;
   options: O;
+  /**
+   * The reader cannot see the database the field reaches (`FieldType.reaches`): its cell, its
+   * filters and its sort key read as if the field linked nothing.
+   */
+  unseen?: boolean;
 }
 
 /** A value refused by a type; the records plugin turns it into a 422 with a pointer at the cell. */
@@ -96,6 +101,19 @@ export interface Across<O = any> {
    * when it shows their values (`unique`); the others test its aggregate with `opsFor`.
    */
   applies?(field: FieldMeta<O>): boolean;
+}
+
+/** Who sets a field's options (`FieldType.resolveOptions`). */
+export interface OptionsWriter {
+  /** Whether the writer can see a database of the workspace, asked in the writing transaction. */
+  sees(databaseId: string): Promise<boolean>;
+}
+
+/** Which database a field reads the records of (see `FieldType.reaches`). */
+export interface Reach<O = any> {
+  database(field: FieldMeta<O>): string | undefined;
+  /** The options shown to whoever cannot see that database: nothing naming it or what is in it. */
+  unseenOptions(options: O): Partial<O>;
 }
 
 /** A computed cell as an aggregate over rows: see `FieldType.aggregate`. */
@@ -186,9 +204,10 @@ export interface FieldType<O = any> {
   aggregate?(field: FieldMeta<O>): CellAggregate | undefined;
   /**
    * Options naming other fields (a lookup's link field and the field across it): checked and
-   * completed (ids, the linked database) in the transaction that creates the field.
+   * completed (ids, the linked database) in the transaction that creates the field. A type
+   * reaching another database refuses one the writer cannot see (`sees`) before naming anything in it.
    */
-  resolveOptions?(trx: Db, databaseId: string, options: O): Promise<O>;
+  resolveOptions?(trx: Db, databaseId: string, options: O, writer: OptionsWriter): Promise<O>;
   /** User ids a computed cell shows (a lookup of people), so their names are loaded with the page. */
   usersIn?(value: unknown, field: FieldMeta<O>): string[];
   /**
@@ -196,6 +215,12 @@ export interface FieldType<O = any> {
    * (the records engine compiles the condition on the linked row `t`, with the linked field's ops).
    */
   readonly across?: Across<O>;
+  /**
+   * Types that read the records of another database (links, lookups, rollups, counts). A reader
+   * who cannot see that database gets the field `unseen`, so its SQL must honour that flag, and
+   * its options as `unseenOptions` leaves them.
+   */
+  readonly reaches?: Reach<O>;
   /** Computed types whose cells are written elsewhere (links: a junction table), after the record's row. */
   readonly store?: CellStore;
   /**

@@ -1,0 +1,33 @@
+import type { Authz, WorkspaceAccess } from '../../core/authz.ts';
+import type { Principal } from '../../core/principal.ts';
+import type { FieldTypeRegistry } from './field-types/registry.ts';
+import type { Field } from './schemas.ts';
+
+/**
+ * Fields as one reader is shown them. A field reaching a database the reader cannot see (a link
+ * into a space a guest was not given, a lookup or rollup through it) keeps only the options that
+ * name nothing there: not that database, its fields or the relation. Its cells read as an empty
+ * link (the records engine), so what is shown and what filters test agree.
+ */
+export class FieldSight {
+  constructor(
+    private readonly authz: Authz,
+    private readonly types: FieldTypeRegistry,
+  ) {}
+
+  async shown<F extends Field>(principal: Principal, access: WorkspaceAccess, fields: F[]): Promise<F[]> {
+    const seen = new Map<string, boolean>();
+    const out: F[] = [];
+    for (const field of fields) {
+      const reach = this.types.get(field.type)?.reaches;
+      const target = reach?.database(field);
+      if (!reach || !target || target === field.database_id) {
+        out.push(field);
+        continue;
+      }
+      if (!seen.has(target)) seen.set(target, await this.authz.seesResource(principal, access, 'database', target));
+      out.push(seen.get(target) ? field : { ...field, options: reach.unseenOptions(field.options) });
+    }
+    return out;
+  }
+}
