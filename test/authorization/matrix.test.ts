@@ -13,12 +13,13 @@ function templateRegex(template: string): RegExp {
   return new RegExp(`^${template.replace(/\./g, '\\.').replace(/\{[^}]+\}/g, '[^/]+')}$`);
 }
 
-async function send(t: TestKernel, method: string, req: MatrixRequest, auth: Record<string, string>): Promise<number> {
+async function send(t: TestKernel, method: string, req: MatrixRequest, auth: Record<string, string>): Promise<{ status: number; text: string }> {
   let r = (t.request as any)[method.toLowerCase()](`${API_PREFIX}${req.path}`).set(auth);
   if (req.query) r = r.query(req.query);
   if (req.file) r = r.attach('file', req.file.bytes, { filename: req.file.filename, contentType: req.file.type });
   else if (req.body) r = r.send(req.body);
-  return (await r).status;
+  const res = await r;
+  return { status: res.status, text: res.text ?? '' };
 }
 
 /** A credential nobody else uses: a new sign-in for a person, a new token of the same scope. */
@@ -75,7 +76,12 @@ describe('authorization matrix: every route × every kind of caller', function (
         const req = await row.request(w, caller, t);
         assert.match(req.path, matches, `the row for ${row.route} calls ${req.path}`);
         const auth = row.fresh === 'credential' ? await freshCredential(t, w, caller) : credentialOf(w, caller);
-        actual.push(String(await send(t, method, req, auth)));
+        const res = await send(t, method, req, auth);
+        actual.push(String(res.status));
+        // guest_in reads D, which links into Vault (space T): nothing of Vault may show through.
+        if (caller === 'guest_in') {
+          for (const secret of [w.vault.database, w.vault.marker]) assert.ok(!res.text.includes(secret), `${row.route} shows guest_in ${secret} of a space it cannot see`);
+        }
       }
       const expected = row.expect.split(' ');
       const wrong = CALLERS.flatMap((c, i) => (actual[i] === expected[i] ? [] : [`${c}: expected ${expected[i]}, got ${actual[i]}`]));
@@ -84,7 +90,7 @@ describe('authorization matrix: every route × every kind of caller', function (
       if (row.foreign) {
         const req = row.foreign(world);
         for (const caller of ['admin', 'pat_admin'] as const) {
-          assert.equal(await send(t, method, req, credentialOf(world, caller)), 404, `${caller} naming another workspace's resource in ${req.path}`);
+          assert.equal((await send(t, method, req, credentialOf(world, caller))).status, 404, `${caller} naming another workspace's resource in ${req.path}`);
         }
       }
     });

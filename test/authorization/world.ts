@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import type { TestKernel } from '../../core/testing.ts';
 import { createWorkspace, signUp, type SignedUpUser } from '../helpers.ts';
 
@@ -44,6 +45,12 @@ export interface World {
   /** The choice `Open` of `stage`. */
   optionOpen: string;
   pats: Record<'read' | 'write' | 'admin', string>;
+  /**
+   * Vault, a database in T that D links to (a link field `vault` and a lookup `vault_titles` on D):
+   * a record of D links Vault's record titled `marker`. `guest_in` reads D but not Vault, so no
+   * answer it gets may hold Vault's id or the marker.
+   */
+  vault: { database: string; marker: string };
   /** Resources of the outsider's workspace, to name under this one. */
   foreign: { space: string; folder: string; invite: string; grant: string; database: string };
 }
@@ -86,6 +93,12 @@ export async function buildWorld(t: TestKernel, people: People): Promise<World> 
   await call(t, people.creator, 'post', `/workspaces/${ws}/databases/${databaseD}/fields`, { name: 'Notes', type: 'text' });
   const stage = await call(t, people.creator, 'post', `/workspaces/${ws}/databases/${databaseD}/fields`, { name: 'Stage', type: 'single_select', options: { choices: [{ label: 'Open' }] } });
   const optionOpen = stage.options.choices[0].id;
+  const vault = (await call(t, people.admin, 'post', `/workspaces/${ws}/databases`, { name: 'Vault', space_id: spaceT })).id;
+  await call(t, people.admin, 'post', `/workspaces/${ws}/relations`, { from_database_id: databaseD, to_database_id: vault, kind: 'many_to_many', from_field_name: 'Vault', to_field_name: 'D items' });
+  await call(t, people.admin, 'post', `/workspaces/${ws}/databases/${databaseD}/fields`, { name: 'Vault titles', type: 'lookup', options: { link_field_id: 'vault', target_field_id: 'name' } });
+  const marker = `vault-${randomUUID()}`;
+  const secret = (await call(t, people.admin, 'post', `/workspaces/${ws}/databases/${vault}/records`, { values: { name: marker } })).id;
+  await call(t, people.admin, 'post', `/workspaces/${ws}/databases/${databaseD}/records`, { values: { name: 'Links the vault', vault: [secret] } });
   const pats = {
     read: await createPat(t, people.admin, ws, 'read'),
     write: await createPat(t, people.admin, ws, 'write'),
@@ -98,7 +111,7 @@ export async function buildWorld(t: TestKernel, people: People): Promise<World> 
   await t.db('workspace_members').insert({ workspace_id: otherWs, user_id: people.member.id, role: 'member' });
   const database = (await call(t, o, 'post', `/workspaces/${otherWs}/databases`, { name: 'Theirs', space_id: space })).id;
   const grant = (await call(t, o, 'put', `/workspaces/${otherWs}/access`, { scope_type: 'space', scope_id: space, user_id: people.member.id, role: 'editor' })).id;
-  return { ws, people, otherWs, spaceS, spaceT, folderF, databaseD, optionOpen, pats, foreign: { space, folder, invite, grant, database } };
+  return { ws, people, otherWs, spaceS, spaceT, folderF, databaseD, optionOpen, pats, vault: { database: vault, marker }, foreign: { space, folder, invite, grant, database } };
 }
 
 /** The Authorization header a caller sends in a world (none for anonymous). */
