@@ -16,6 +16,10 @@ export interface PropertyEnv {
   reader: SignedUpUser;
   /** `@user:i` in generated values. */
   users: SignedUpUser[];
+  /** The space linked databases are made in: `guest` is not given it. */
+  hiddenSpace: string;
+  /** A guest of `space` only: it reads the generated databases, never what they link to. */
+  guest: SignedUpUser;
 }
 
 export interface ApiPage {
@@ -75,9 +79,9 @@ export class PropertyDatabase {
   ) {}
 
   /** The database with its fields; with a link field, first the linked database and its records, then the relation. */
-  static async create(env: PropertyEnv, fields: RefField[], name: string, linked?: LinkedDatabase): Promise<PropertyDatabase> {
+  static async create(env: PropertyEnv, fields: RefField[], name: string, linked?: LinkedDatabase, space = env.space): Promise<PropertyDatabase> {
     const { t, ws, writer } = env;
-    const created = await t.request.post(`/api/v1/workspaces/${ws}/databases`).set(writer.auth).send({ name, space_id: env.space }).expect(201);
+    const created = await t.request.post(`/api/v1/workspaces/${ws}/databases`).set(writer.auth).send({ name, space_id: space }).expect(201);
     const id = created.body.id;
     const addField = (field: RefField) =>
       t.request.post(`/api/v1/workspaces/${ws}/databases/${id}/fields`).set(writer.auth).send({ name: field.api_name, api_name: field.api_name, type: field.type, options: fieldOptions(field) }).expect(201);
@@ -88,7 +92,7 @@ export class PropertyDatabase {
     const field = fields.find((f) => f.type === 'link');
     if (!field || !linked) return new PropertyDatabase(env, id, table, world);
 
-    const target = await PropertyDatabase.create(env, linked.fields, `${name}L`);
+    const target = await PropertyDatabase.create(env, linked.fields, `${name}L`, undefined, env.hiddenSpace);
     await target.createRecords(linked.records);
     const { kind, side } = field.relation!;
     const [here, there] = [field.api_name, 'back'];
@@ -198,8 +202,8 @@ export class PropertyDatabase {
     return [record.id];
   }
 
-  async page(via: 'get' | 'post', query: object, limit: number, cursor: string | null): Promise<ApiPage> {
-    const { t, reader } = this.env;
+  async page(via: 'get' | 'post', query: object, limit: number, cursor: string | null, reader = this.env.reader): Promise<ApiPage> {
+    const { t } = this.env;
     const res =
       via === 'get'
         ? await t.request.get(this.url()).query({ ...query, limit, ...(cursor ? { cursor } : {}) }).set(reader.auth)
