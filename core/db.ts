@@ -4,6 +4,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import knexFactory, { type Knex } from 'knex';
 import ClientPGLite from 'knex-pglite';
+import { guardHeldConnection, type StrayQueries } from './held-connection.ts';
 import { PGlite } from '@electric-sql/pglite';
 import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm';
 import pg from 'pg';
@@ -36,6 +37,8 @@ export interface DatabaseOptions {
   logger?: Logger;
   /** In memory only: start from this PGlite data-directory dump instead of running initdb (tests; see `emptyClusterDump`). */
   seed?: Blob;
+  /** PGlite: a query sent outside the transaction its code runs in (see held-connection.ts); default `log`. */
+  strayQueries?: StrayQueries;
 }
 
 /**
@@ -190,6 +193,7 @@ export async function openDatabase(opts: DatabaseOptions): Promise<Database> {
   try {
     const pglite = await PGlite.create(dir ?? 'memory://', { extensions: { pg_trgm }, ...(opts.seed && !dir ? { loadDataDir: opts.seed } : {}) });
     const knex = knexFactory({ client: PGliteClient as never, connection: { pglite } as never, searchPath, log: knexLog(opts.logger) });
+    guardHeldConnection(knex, opts.strayQueries ?? 'log', opts.logger);
     if (schema !== 'public') await knex.raw('CREATE SCHEMA IF NOT EXISTS ??', [schema]);
     // PGlite calls listeners as the statement that committed the notification returns.
     await pglite.listen(SIGNAL_CHANNEL, (payload) => signals.emit('signal', payload));

@@ -8,6 +8,7 @@ import { safeEqual } from './secrets.ts';
 import { KernelContainer, KERNEL } from './container.ts';
 import { createKernelHooks, HookAttribution, PluginHookRegistry, type KernelHooks } from './hooks.ts';
 import { openDatabase, type Database, type Db } from './db.ts';
+import type { StrayQueries } from './held-connection.ts';
 import { migrateDirectory } from './migrations.ts';
 import { Jobs } from './jobs.ts';
 import { EventBus } from './events.ts';
@@ -65,6 +66,8 @@ export interface KernelOptions {
   inMemory?: boolean;
   /** With `inMemory`: a PGlite dump to start from (tests reuse one initialised cluster). */
   pgliteSeed?: Blob;
+  /** PGlite: fail a query sent outside its own code's transaction at once (tests) or log it (default). */
+  strayQueries?: StrayQueries;
   /** Shorter pg-boss maintenance, for tests that crash deliveries. */
   jobsMaintenanceSeconds?: number;
   /** `migrate`: wire plugins, run every migration and create the job queues, then stop short of workers, boot and HTTP. */
@@ -129,6 +132,7 @@ export class Kernel {
       seed: opts.inMemory ? opts.pgliteSeed : undefined,
       schema: opts.schema,
       logger,
+      strayQueries: opts.strayQueries,
     });
     this.caches = new CacheSignals(this.database, logger, config.databaseUrl);
     this.authz = new Authz(this.hooks, this.caches);

@@ -103,6 +103,7 @@ async function startKernel(opts: TestKernelOptions, storage: TestStorage, dataDi
     schema: storage.schema,
     inMemory,
     pgliteSeed: inMemory ? await (clusterDump ??= emptyClusterDump()) : undefined,
+    strayQueries: 'fail',
     jobsMaintenanceSeconds: opts.jobsMaintenanceSeconds,
     logger: opts.logger,
   });
