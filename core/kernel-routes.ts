@@ -11,6 +11,7 @@ export function kernelRoutes(kernel: Kernel): AnyRouteDef[] {
     defineRoute({
       method: 'GET',
       path: '/openapi.json',
+      operationId: 'openapi.get',
       summary: 'OpenAPI 3.1 document of every enabled plugin\'s routes',
       tags: ['system'],
       auth: 'public',
@@ -20,6 +21,7 @@ export function kernelRoutes(kernel: Kernel): AnyRouteDef[] {
     defineRoute({
       method: 'GET',
       path: '/docs',
+      operationId: 'docs.page',
       summary: 'Interactive API reference',
       tags: ['system'],
       auth: 'public',
@@ -29,6 +31,7 @@ export function kernelRoutes(kernel: Kernel): AnyRouteDef[] {
     defineRoute({
       method: 'GET',
       path: '/docs/assets/{name}',
+      operationId: 'docs.asset',
       summary: 'Static asset of the API reference page',
       tags: ['system'],
       auth: 'public',
@@ -47,6 +50,7 @@ export function kernelRoutes(kernel: Kernel): AnyRouteDef[] {
       defineRoute({
         method: 'GET',
         path: '/metrics',
+        operationId: 'metrics.get',
         summary: 'Prometheus metrics (instance admin session or the metrics token)',
         tags: ['system'],
         auth: 'public',

@@ -1,10 +1,10 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { createRequire } from 'node:module';
-import type { TSchema } from './schema.ts';
+import { DOC_KEYWORD, type TSchema } from './schema.ts';
 import { API_PREFIX } from './router.ts';
 import { PROBLEM_TYPE } from './problem.ts';
-import type { RegisteredRoute, RouteDef } from './routes.ts';
+import type { RegisteredRoute, ResponseSpec, RouteDef } from './routes.ts';
 import { IDEMPOTENCY_TTL_HOURS, isIdempotentRoute, REPLAYED_HEADER } from './idempotency.ts';
 import { KERNEL_VERSION } from './version.ts';
 
@@ -32,9 +32,20 @@ const PROBLEM_SCHEMA = {
   },
 };
 
-/** JSON-safe copy of a TypeBox schema (drops its symbol keys). */
+/** Component schemas that `documented` schemas name, gathered as the document is built. */
+let components: Record<string, object> = {};
+
+/** JSON-safe copy of a TypeBox schema (drops its symbol keys); a `documented` schema becomes its documentation form. */
 function plain(schema: TSchema | undefined): any {
-  return schema === undefined ? undefined : JSON.parse(JSON.stringify(schema));
+  if (schema === undefined) return undefined;
+  return JSON.parse(JSON.stringify(schema), (_key, value) => {
+    const doc = value && typeof value === 'object' ? value[DOC_KEYWORD] : undefined;
+    if (!doc) return value;
+    Object.assign(components, doc.schemas);
+    const { [DOC_KEYWORD]: _doc, ...rest } = value;
+    if (doc.ref) return { $ref: `#/components/schemas/${doc.ref}`, ...(rest.description ? { description: rest.description } : {}) };
+    return { ...rest, ...doc.also };
+  });
 }
 
 function parametersOf(def: RouteDef, where: 'path' | 'query') {
@@ -49,10 +60,11 @@ function parametersOf(def: RouteDef, where: 'path' | 'query') {
   }));
 }
 
-function problemResponses(def: RouteDef): Record<string, object> {
-  const out: Record<string, object> = {};
+/** The errors every route of its kind can give, unless the route documents them itself. */
+function problemResponses(def: RouteDef): Record<number, ResponseSpec> {
+  const out: Record<number, ResponseSpec> = {};
   const add = (status: number, description: string) => {
-    if (!def.responses[status]) out[status] = { description, content: { [PROBLEM_TYPE]: { schema: PROBLEM_REF } } };
+    if (!def.responses[status]) out[status] = { description };
   };
   if (def.body) add(400, 'Malformed JSON');
   if (def.auth !== 'public') {
@@ -87,14 +99,14 @@ const IDEMPOTENCY_IGNORED =
 /** The header parameter, the replay marker on the success response, and the 409/422 answers a key can cause. */
 function documentIdempotency(def: RouteDef, responses: Record<string, any>): void {
   const success = responses[def.status!];
-  if (success) success.headers = { [REPLAYED_HEADER]: { description: '`true` when this is the recorded response of an earlier request with the same key', schema: { type: 'string', enum: ['true'] } } };
+  if (success) success.headers = { ...success.headers, [REPLAYED_HEADER]: { description: '`true` when this is the recorded response of an earlier request with the same key', schema: { type: 'string', enum: ['true'] } } };
   const extra: Record<number, string> = {
     409: 'A request with the same `Idempotency-Key` is still running (`idempotency_in_flight`)',
     422: 'An `Idempotency-Key` that is malformed (`validation_failed`) or was used for a different request (`idempotency_key_reused`)',
   };
   for (const [status, description] of Object.entries(extra)) {
     if (responses[status]) responses[status].description += `; or: ${description}`;
-    else responses[status] = { description, content: { [PROBLEM_TYPE]: { schema: PROBLEM_REF } } };
+    else responses[status] = response(Number(status), { description });
   }
 }
 
@@ -106,16 +118,30 @@ function accessSentence(def: RouteDef): string | undefined {
   return `Requires the "${rule.role}" role ${where}${creator}; a personal access token also needs the scope for it.`;
 }
 
+const REQUEST_ID_HEADER = { $ref: '#/components/headers/RequestId' };
+const RETRY_AFTER_HEADER = { description: 'Seconds to wait before trying again.', schema: { type: 'integer', minimum: 1 } };
+
+/** An error's body: the problem, with the extension members the route names. */
+function problemContent(extensions?: Record<string, TSchema>): object {
+  if (!extensions) return { [PROBLEM_TYPE]: { schema: PROBLEM_REF } };
+  // Not required: a route's status may come from several causes, each with its own members.
+  const members = { type: 'object', properties: Object.fromEntries(Object.entries(extensions).map(([k, v]) => [k, plain(v)])) };
+  return { [PROBLEM_TYPE]: { schema: { allOf: [PROBLEM_REF, members] } } };
+}
+
+function response(status: number, spec: ResponseSpec): Record<string, unknown> {
+  const type = spec.contentType ?? (spec.schema ? 'application/json' : undefined);
+  const content = status >= 400 && !spec.schema ? problemContent(spec.extensions) : type ? { [type]: spec.schema ? { schema: plain(spec.schema) } : {} } : undefined;
+  const headers: Record<string, object> = { 'X-Request-Id': REQUEST_ID_HEADER };
+  if (status === 429) headers['Retry-After'] = RETRY_AFTER_HEADER;
+  for (const [name, header] of Object.entries(spec.headers ?? {})) headers[name] = { description: header.description, schema: plain(header.schema) ?? { type: 'string' } };
+  return { description: spec.description, headers, ...(content ? { content } : {}) };
+}
+
 function operation(pluginId: string, def: RouteDef) {
-  const responses: Record<string, object> = {};
-  for (const [status, spec] of Object.entries(def.responses)) {
-    const type = spec.contentType ?? (spec.schema ? 'application/json' : undefined);
-    responses[status] = {
-      description: spec.description,
-      ...(type ? { content: { [type]: spec.schema ? { schema: plain(spec.schema) } : {} } } : {}),
-    };
-  }
-  Object.assign(responses, problemResponses(def));
+  const responses: Record<string, any> = {};
+  for (const [status, spec] of Object.entries(def.responses)) responses[status] = response(Number(status), spec);
+  for (const [status, spec] of Object.entries(problemResponses(def))) responses[status] = response(Number(status), spec);
   const idempotent = isIdempotentRoute(def);
   if (idempotent) documentIdempotency(def, responses);
   const optedOut = def.method === 'POST' && def.status === 201 && !idempotent;
@@ -123,10 +149,10 @@ function operation(pluginId: string, def: RouteDef) {
   const requestBody = def.bodyType === 'multipart'
     ? { required: true, content: { 'multipart/form-data': { schema: plain(def.body) ?? { type: 'object', properties: { file: { type: 'string', format: 'binary' } } } } } }
     : def.body
-      ? { required: true, content: { 'application/json': { schema: plain(def.body) } } }
+      ? { required: true, content: { 'application/json': { schema: plain(def.body), ...(def.example === undefined ? {} : { example: def.example }) } } }
       : undefined;
   return {
-    operationId: `${pluginId}.${def.method.toLowerCase()}${def.path.replace(/\{([^}]+)\}/g, 'By_$1').replace(/[^A-Za-z0-9_]+/g, '_')}`,
+    operationId: def.operationId ?? `${pluginId}.${def.method.toLowerCase()}${def.path.replace(/\{([^}]+)\}/g, 'By_$1').replace(/[^A-Za-z0-9_]+/g, '_')}`,
     summary: def.summary,
     ...(description ? { description } : {}),
     tags: def.tags ?? [pluginId],
@@ -141,6 +167,7 @@ function operation(pluginId: string, def: RouteDef) {
 }
 
 export function buildOpenApi(routes: RegisteredRoute[], serverUrl?: string) {
+  components = {};
   const paths: Record<string, Record<string, object>> = {};
   for (const { pluginId, def } of routes) {
     const p = `${API_PREFIX}${def.path}`;
@@ -160,7 +187,10 @@ export function buildOpenApi(routes: RegisteredRoute[], serverUrl?: string) {
       securitySchemes: {
         bearer: { type: 'http', scheme: 'bearer', description: 'A session token (`tss_…`) or a personal access token (`tpat_…`).' },
       },
-      schemas: { Problem: PROBLEM_SCHEMA },
+      schemas: { ...components, Problem: PROBLEM_SCHEMA },
+      headers: {
+        RequestId: { description: 'The id of this request (the one sent, if well-formed, else a new UUID): quote it when reporting a problem.', schema: { type: 'string' } },
+      },
     },
   };
 }

@@ -142,7 +142,12 @@ function respond(ctx: Context, def: RouteDef, result: unknown): void {
 /** Mounts route definitions on a koa router: authenticate → authorize → parse → validate → (idempotency) → handle. */
 export function buildRouter(routes: RegisteredRoute[], opts: MountOptions): Router {
   const router = new Router({ prefix: API_PREFIX });
+  const operations = new Map<string, string>();
   for (const { pluginId, def } of routes) {
+    // Generated clients name methods by operation id: two alike would make one of them unreachable.
+    const named = def.operationId && operations.get(def.operationId);
+    if (named) throw new StartupError(`Plugin "${pluginId}": ${def.method} ${def.path} takes the operationId "${def.operationId}" of ${named}.`, 'route_invalid');
+    if (def.operationId) operations.set(def.operationId, `${def.method} ${def.path} (plugin "${pluginId}")`);
     // A `read` token is read only: a route that writes cannot lower its scope to `read`.
     if (def.scope === 'read' && def.method !== 'GET' && !def.readOnly) {
       throw new StartupError(`Plugin "${pluginId}": ${def.method} ${def.path} writes, so it cannot take scope "read" (declare readOnly: true if it writes nothing).`, 'route_invalid');

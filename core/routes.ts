@@ -22,6 +22,10 @@ export interface ResponseSpec {
   schema?: TSchema;
   /** Defaults to application/json when a schema is given. */
   contentType?: string;
+  /** Errors: members this problem carries beyond RFC 9457's and ours (`current_version`, `usage_count`). */
+  extensions?: Record<string, TSchema>;
+  /** Headers a client may rely on (`ETag`); `X-Request-Id` is on every answer and need not be named. */
+  headers?: Record<string, { description: string; schema?: TSchema }>;
 }
 
 export interface RouteRequest<P = any, Q = any, B = any, U = PrincipalUser | undefined, G = AccessGrant | undefined> {
@@ -72,6 +76,13 @@ export interface RouteDef<
   method: HttpMethod;
   /** OpenAPI style, relative to /api/v1: `/me/tokens/{id}`. */
   path: string;
+  /**
+   * The operation's name in the OpenAPI document and generated clients: `<resource>.<verb>`
+   * (`records.query`), unique on the instance. Without one it is derived from the method and path.
+   */
+  operationId?: string;
+  /** A request body that works as is (with real ids in place of these), shown by the reference's "Try it out". */
+  example?: unknown;
   summary: string;
   description?: string;
   tags?: string[];

@@ -63,13 +63,28 @@ export function escapePointer(segment: string): string {
   return segment.replace(/~/g, '~0').replace(/\//g, '~1');
 }
 
+/**
+ * A union of literals (`Type.Union([Type.Literal('grid'), …])`) fails with one `const` error per
+ * branch: one sentence per place instead, naming every allowed value (`null` too when allowed).
+ */
+function allowedValues(errors: ErrorObject[]): Map<string, string[]> {
+  const byPath = new Map<string, string[]>();
+  for (const err of errors) if (err.keyword === 'const') byPath.set(err.instancePath, [...(byPath.get(err.instancePath) ?? []), JSON.stringify(err.params.allowedValue)]);
+  for (const err of errors) if (err.keyword === 'type' && err.params.type === 'null' && byPath.has(err.instancePath)) byPath.get(err.instancePath)!.push('null');
+  return byPath;
+}
+
 export function toErrorDetails(errors: ErrorObject[] | null | undefined, base = ''): ErrorDetail[] {
   const seen = new Set<string>();
   const out: ErrorDetail[] = [];
+  const allowed = allowedValues(errors ?? []);
   for (const err of errors ?? []) {
     // anyOf/oneOf failures repeat the branch errors; the branch errors carry the useful pointer.
     if (err.keyword === 'anyOf' || err.keyword === 'oneOf' || err.keyword === 'if') continue;
-    const detail = { pointer: pointerOf(err, base), detail: messageOf(err) };
+    const values = allowed.get(err.instancePath);
+    const literal = values && (err.keyword === 'const' || (err.keyword === 'type' && err.params.type === 'null'));
+    const message = literal ? (values.length === 1 ? `Must be ${values[0]}.` : `Must be one of ${values.join(', ')}.`) : messageOf(err);
+    const detail = { pointer: pointerOf(err, base), detail: message };
     const key = `${detail.pointer}\u0000${detail.detail}`;
     if (!seen.has(key)) {
       seen.add(key);
@@ -83,4 +98,18 @@ export function toErrorDetails(errors: ErrorObject[] | null | undefined, base = 
 export function assertValid<T extends TSchema>(schema: T, value: unknown, base = ''): asserts value is Static<T> {
   const validate = compile(schema);
   if (!validate(value)) throw validationFailed(toErrorDetails(validate.errors, base));
+}
+
+/** Where `documented` keeps a schema's documentation form (a keyword ajv ignores). */
+export const DOC_KEYWORD = 'x-tessera-doc';
+
+/**
+ * A schema whose OpenAPI form says more than what the router validates. The filter AST, whose
+ * compiler reports every mistake at its own pointer (a recursive JSON schema would bury them under
+ * anyOf noise), is documented exactly: `ref` names the component standing for it, `schemas` are
+ * the components (`$ref: '#/components/schemas/…'` inside them may recurse). `also` adds keywords
+ * a handler enforces with a clearer message than a schema would (`oneOf` of required members).
+ */
+export function documented<T extends TSchema>(schema: T, doc: { ref?: string; schemas?: Record<string, object>; also?: object }): T {
+  return { ...schema, [DOC_KEYWORD]: doc } as T;
 }

@@ -7,6 +7,7 @@ export const helloRoutes: RouteDef<any, any, any>[] = [
   defineRoute({
     method: 'GET',
     path: '/hello/greetings',
+    operationId: 'hello.greetings.list',
     summary: 'Greetings the current user has stored, newest first',
     auth: 'user',
     query: PageQuery,
@@ -16,6 +17,7 @@ export const helloRoutes: RouteDef<any, any, any>[] = [
   defineRoute({
     method: 'POST',
     path: '/hello/greetings',
+    operationId: 'hello.greetings.create',
     summary: 'Greet someone; the greeting is stored for the current user',
     auth: 'user',
     body: CreateGreetingBody,

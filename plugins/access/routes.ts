@@ -9,6 +9,7 @@ export function accessRoutes(): AnyRouteDef[] {
     defineRoute({
       method: 'GET',
       path: '/workspaces/{ws}/access',
+      operationId: 'access.list',
       summary: 'List the grants of a workspace, oldest first',
       description: 'Narrow with `scope_type`, `scope_id` and `user_id`.',
       tags,
@@ -22,6 +23,8 @@ export function accessRoutes(): AnyRouteDef[] {
     defineRoute({
       method: 'PUT',
       path: '/workspaces/{ws}/access',
+      operationId: 'access.grant',
+      example: { scope_type: 'space', scope_id: '0190c7a2-5b7e-7000-8000-000000000002', user_id: '0190c7a2-5b7e-7000-8000-000000000003', role: 'editor' },
       summary: 'Grant a member a role on a space or database, replacing any role they had there',
       description:
         'One grant per (scope, user): 201 when it is new, 200 when it replaced (or already had) the role. ' +
@@ -44,6 +47,7 @@ export function accessRoutes(): AnyRouteDef[] {
     defineRoute({
       method: 'DELETE',
       path: '/workspaces/{ws}/access/{id}',
+      operationId: 'access.revoke',
       summary: 'Revoke a grant; it stops counting on the next request',
       tags,
       auth: 'user',

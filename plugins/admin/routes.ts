@@ -10,6 +10,7 @@ export function adminRoutes(opts: { workspaces: boolean }): AnyRouteDef[] {
     defineRoute({
       method: 'GET',
       path: '/admin/plugins',
+      operationId: 'admin.plugins.list',
       summary: 'Every known plugin with its version and state (active, disabled, failed) and the failure if any',
       auth,
       responses: { 200: { description: 'All plugins, sorted by id', schema: PluginList } },
@@ -18,6 +19,7 @@ export function adminRoutes(opts: { workspaces: boolean }): AnyRouteDef[] {
     defineRoute({
       method: 'GET',
       path: '/admin/users',
+      operationId: 'admin.users.list',
       summary: 'Every user of the instance, newest first; `q` searches email and name',
       auth,
       query: UserListQuery,
@@ -27,6 +29,7 @@ export function adminRoutes(opts: { workspaces: boolean }): AnyRouteDef[] {
     defineRoute({
       method: 'GET',
       path: '/admin/users/{id}',
+      operationId: 'admin.users.get',
       summary: 'Get a user',
       auth,
       params: IdParams,
@@ -36,6 +39,8 @@ export function adminRoutes(opts: { workspaces: boolean }): AnyRouteDef[] {
     defineRoute({
       method: 'PATCH',
       path: '/admin/users/{id}',
+      operationId: 'admin.users.update',
+      example: { disabled: true },
       summary: 'Rename a user, make or unmake them instance admin, disable or re-enable them',
       description:
         'Disabling signs the user out everywhere and refuses their tokens from the very next request; re-enabling lets them sign in ' +
@@ -52,6 +57,7 @@ export function adminRoutes(opts: { workspaces: boolean }): AnyRouteDef[] {
           defineRoute({
             method: 'GET',
             path: '/admin/workspaces',
+            operationId: 'admin.workspaces.list',
             summary: 'Every workspace of the instance, newest first; `q` searches the name',
             auth,
             query: WorkspaceListQuery,
@@ -61,6 +67,7 @@ export function adminRoutes(opts: { workspaces: boolean }): AnyRouteDef[] {
           defineRoute({
             method: 'GET',
             path: '/admin/workspaces/{id}',
+            operationId: 'admin.workspaces.get',
             summary: 'Get a workspace',
             auth,
             params: IdParams,
@@ -72,6 +79,7 @@ export function adminRoutes(opts: { workspaces: boolean }): AnyRouteDef[] {
     defineRoute({
       method: 'GET',
       path: '/admin/stats',
+      operationId: 'admin.stats',
       summary: 'Instance totals: users, sessions, tokens, workspaces, plugins, database',
       auth,
       responses: { 200: { description: 'The totals', schema: Stats } },

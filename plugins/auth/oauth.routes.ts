@@ -20,6 +20,7 @@ export function oauthRoutes(): AnyRouteDef[] {
     defineRoute({
       method: 'GET',
       path: '/auth/providers',
+      operationId: 'auth.providers.list',
       summary: 'Sign-in providers: password always, and each OAuth provider configured on this instance',
       auth: 'public',
       responses: { 200: { description: 'The providers', schema: ProviderList } },
@@ -39,6 +40,7 @@ export function oauthRoutes(): AnyRouteDef[] {
     defineRoute({
       method: 'GET',
       path: '/auth/oauth/{provider}/start',
+      operationId: 'auth.oauth.start',
       summary: 'Begin an OAuth sign-in: redirects to the provider',
       description: 'Answers 302 to the provider\'s authorize URL with `client_id`, `redirect_uri`, `scope`, a single-use `state` (valid 10 minutes) and a PKCE S256 challenge.',
       auth: 'public',
@@ -57,6 +59,7 @@ export function oauthRoutes(): AnyRouteDef[] {
     defineRoute({
       method: 'GET',
       path: '/auth/oauth/{provider}/callback',
+      operationId: 'auth.oauth.callback',
       secret: true,
       summary: 'Finish an OAuth sign-in: the provider redirects here with `code` and `state`',
       description:

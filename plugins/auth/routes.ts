@@ -13,6 +13,8 @@ export function accountRoutes(): AnyRouteDef[] {
     defineRoute({
       method: 'POST',
       path: '/auth/sign-up',
+      operationId: 'auth.signUp',
+      example: { email: 'ada@example.com', password: 'correct horse battery', name: 'Ada Lovelace' },
       secret: true,
       summary: 'Create an account and a session; the first account of an instance is its instance admin',
       description: 'The session token is never stored in plaintext, so this response cannot be replayed.',
@@ -32,6 +34,8 @@ export function accountRoutes(): AnyRouteDef[] {
     defineRoute({
       method: 'POST',
       path: '/auth/sign-in',
+      operationId: 'auth.signIn',
+      example: { email: 'ada@example.com', password: 'correct horse battery' },
       secret: true,
       summary: 'Exchange email and password for a session token',
       description:
@@ -50,6 +54,7 @@ export function accountRoutes(): AnyRouteDef[] {
     defineRoute({
       method: 'POST',
       path: '/auth/sign-out',
+      operationId: 'auth.signOut',
       summary: 'End the current session',
       auth: 'session',
       responses: { 204: { description: 'The session token no longer works' } },
@@ -60,6 +65,7 @@ export function accountRoutes(): AnyRouteDef[] {
     defineRoute({
       method: 'GET',
       path: '/me',
+      operationId: 'me.get',
       summary: 'The current user',
       auth: 'user',
       responses: { 200: { description: 'The current user', schema: PublicUser } },
@@ -69,6 +75,8 @@ export function accountRoutes(): AnyRouteDef[] {
     defineRoute({
       method: 'PATCH',
       path: '/me',
+      operationId: 'me.update',
+      example: { name: 'Ada King' },
       summary: 'Update the current user (only `name`: changing the email needs a verification flow that does not exist yet)',
       auth: 'user',
       body: PatchMeBody,

@@ -20,6 +20,7 @@ export function fieldRoutes(): AnyRouteDef[] {
     defineRoute({
       method: 'GET',
       path: '/workspaces/{ws}/databases/{db}/fields',
+      operationId: 'fields.list',
       summary: "List a database's fields: the title first, then in position order",
       tags,
       auth: 'user',
@@ -34,6 +35,8 @@ export function fieldRoutes(): AnyRouteDef[] {
     defineRoute({
       method: 'POST',
       path: '/workspaces/{ws}/databases/{db}/fields',
+      operationId: 'fields.create',
+      example: { name: 'Amount', type: 'currency', options: { currency: 'EUR', precision: 2 } },
       summary: 'Add a field (and its column)',
       description:
         '`api_name` is derived from `name` when absent (`Due date` → `due_date`, `_2` on a clash). ' +
@@ -44,12 +47,13 @@ export function fieldRoutes(): AnyRouteDef[] {
       params: DatabaseParams,
       body: CreateFieldBody,
       status: 201,
-      responses: { 201: { description: 'The field', schema: Field } },
+      responses: { 201: { description: 'The field', schema: Field }, 422: { description: 'Invalid input, at its pointers; or past a limit (`limit_exceeded`, with the `limit`)', extensions: { limit: Type.Integer() } } },
       handler: async ({ principal, access, params, body, resolve }) => shownOne(resolve, principal, access, await resolve('databases.fields').create(principal, params.ws, params.db, body)),
     }),
     defineRoute({
       method: 'GET',
       path: '/workspaces/{ws}/databases/{db}/fields/{field}',
+      operationId: 'fields.get',
       summary: 'Get a field by id or api_name',
       tags,
       auth: 'user',
@@ -61,6 +65,8 @@ export function fieldRoutes(): AnyRouteDef[] {
     defineRoute({
       method: 'PATCH',
       path: '/workspaces/{ws}/databases/{db}/fields/{field}',
+      operationId: 'fields.update',
+      example: { name: 'Deal amount' },
       summary: 'Rename a field, change its options, or (only when asked) its api_name',
       description: 'Options that would change how values are stored → 422: convert the field instead.',
       tags,
@@ -74,6 +80,7 @@ export function fieldRoutes(): AnyRouteDef[] {
     defineRoute({
       method: 'DELETE',
       path: '/workspaces/{ws}/databases/{db}/fields/{field}',
+      operationId: 'fields.delete',
       summary: 'Soft-delete a field; its values stay until it is restored',
       description: 'The title field cannot be deleted (409).',
       tags,
@@ -86,6 +93,7 @@ export function fieldRoutes(): AnyRouteDef[] {
     defineRoute({
       method: 'POST',
       path: '/workspaces/{ws}/databases/{db}/fields/{field}/restore',
+      operationId: 'fields.restore',
       summary: 'Restore a soft-deleted field with its values',
       description: 'A live field with the same name → 409. Restoring a live field changes nothing.',
       tags,
@@ -98,6 +106,8 @@ export function fieldRoutes(): AnyRouteDef[] {
     defineRoute({
       method: 'POST',
       path: '/workspaces/{ws}/databases/{db}/fields/{field}/convert',
+      operationId: 'fields.convert',
+      example: { type: 'number', dry_run: true },
       summary: "Change a field's type, or with `dry_run` see what would carry over and what would be lost",
       description:
         'Only within the compatibility matrix (see the field types README; 422 otherwise). The real run computes values with the same SQL as the dry run, so it loses exactly what the dry run reported.',

@@ -1,3 +1,4 @@
+import { Type } from '../../core/schema.ts';
 import { defineRoute, type AnyRouteDef } from '../../core/routes.ts';
 import { FieldParams } from './fields.schemas.ts';
 import { CreateOptionBody, DeleteOptionQuery, Option, OptionParams, PatchOptionBody } from './options.schemas.ts';
@@ -11,6 +12,8 @@ export function optionRoutes(): AnyRouteDef[] {
     defineRoute({
       method: 'POST',
       path: '/workspaces/{ws}/databases/{db}/fields/{field}/options',
+      operationId: 'fields.options.create',
+      example: { label: 'Negotiation', color: 'orange' },
       summary: 'Add a choice to a select field; its id is stable for ever',
       tags,
       auth: 'user',
@@ -24,6 +27,8 @@ export function optionRoutes(): AnyRouteDef[] {
     defineRoute({
       method: 'PATCH',
       path: '/workspaces/{ws}/databases/{db}/fields/{field}/options/{option_id}',
+      operationId: 'fields.options.update',
+      example: { label: 'Negotiating' },
       summary: 'Relabel or recolour a choice (records keep it: they store its id)',
       tags,
       auth: 'user',
@@ -36,6 +41,7 @@ export function optionRoutes(): AnyRouteDef[] {
     defineRoute({
       method: 'DELETE',
       path: '/workspaces/{ws}/databases/{db}/fields/{field}/options/{option_id}',
+      operationId: 'fields.options.delete',
       summary: 'Remove a choice',
       description: 'Used by live records → 409 with `usage_count`, unless `?confirm=true`, which clears it from every record first.',
       tags,
@@ -43,7 +49,7 @@ export function optionRoutes(): AnyRouteDef[] {
       access: { role: 'creator', resource },
       params: OptionParams,
       query: DeleteOptionQuery,
-      responses: { 204: { description: 'Removed' }, 409: { description: 'In use; the problem carries `usage_count`' } },
+      responses: { 204: { description: 'Removed' }, 409: { description: 'In use: `usage_count` records hold it; delete with `?confirm=true` to clear it from them', extensions: { usage_count: Type.Integer({ minimum: 1 }) } } },
       handler: ({ principal, params, query, resolve }) => resolve('databases.options').remove(principal, params.ws, params.db, params.field, params.option_id, query.confirm ?? false),
     }),
   ];

@@ -27,6 +27,8 @@ export function databaseRoutes(): AnyRouteDef[] {
     defineRoute({
       method: 'POST',
       path: '/workspaces/{ws}/databases',
+      operationId: 'databases.create',
+      example: { name: 'Deals', space_id: '0190c7a2-5b7e-7000-8000-000000000002' },
       summary: 'Create a database, with a title field, the system fields and a default grid view',
       description: 'Needs the `creator` role on the space (a grant there counts). An unknown `space_id` or `folder_id` → 422.',
       tags,
@@ -41,6 +43,7 @@ export function databaseRoutes(): AnyRouteDef[] {
     defineRoute({
       method: 'GET',
       path: '/workspaces/{ws}/databases',
+      operationId: 'databases.list',
       summary: 'List the databases I can see, oldest first',
       description: 'A guest sees those in its spaces and those granted to it.',
       tags,
@@ -54,6 +57,7 @@ export function databaseRoutes(): AnyRouteDef[] {
     defineRoute({
       method: 'GET',
       path: '/workspaces/{ws}/databases/{db}',
+      operationId: 'databases.get',
       summary: 'Get a database with its live fields and its views',
       tags,
       auth: 'user',
@@ -65,6 +69,8 @@ export function databaseRoutes(): AnyRouteDef[] {
     defineRoute({
       method: 'PATCH',
       path: '/workspaces/{ws}/databases/{db}',
+      operationId: 'databases.update',
+      example: { name: 'Open deals', description: 'Deals not yet won or lost' },
       summary: 'Rename, describe or move a database within its space',
       tags,
       auth: 'user',
@@ -77,6 +83,8 @@ export function databaseRoutes(): AnyRouteDef[] {
     defineRoute({
       method: 'DELETE',
       path: '/workspaces/{ws}/databases/{db}',
+      operationId: 'databases.delete',
+      example: { confirm: 'Deals' },
       summary: 'Delete a database and all its records, permanently',
       description: '`confirm` must equal the database\'s name (422 otherwise). Its creator (still a `creator` there) or an admin.',
       tags,

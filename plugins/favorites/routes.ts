@@ -16,6 +16,7 @@ export function favoriteRoutes(): AnyRouteDef[] {
     defineRoute({
       method: 'GET',
       path: P,
+      operationId: 'favorites.list',
       summary: "The caller's favorites in the workspace, newest first",
       description:
         'Only favorites whose target is live and visible to the caller now: a record in the trash, or a database a guest ' +
@@ -31,6 +32,7 @@ export function favoriteRoutes(): AnyRouteDef[] {
     defineRoute({
       method: 'GET',
       path: `${P}/{id}`,
+      operationId: 'favorites.get',
       summary: "One of the caller's favorites",
       tags,
       auth: 'user',
@@ -45,6 +47,8 @@ export function favoriteRoutes(): AnyRouteDef[] {
     defineRoute({
       method: 'PUT',
       path: P,
+      operationId: 'favorites.set',
+      example: { target_type: 'database', target_id: '0190c7a2-5b7e-7000-8000-000000000004' },
       summary: 'Star a record or a database',
       description:
         'One favorite per (user, target): 201 when new, 200 with the existing one when already starred (nothing changes). ' +
@@ -68,6 +72,7 @@ export function favoriteRoutes(): AnyRouteDef[] {
     defineRoute({
       method: 'DELETE',
       path: `${P}/{id}`,
+      operationId: 'favorites.delete',
       summary: 'Unstar',
       description: "Any of the caller's favorites, even one whose target is in the trash or hidden from them now. Emits `favorite.removed`.",
       tags,

@@ -7,6 +7,7 @@ export function mailRoutes(): AnyRouteDef[] {
     defineRoute({
       method: 'GET',
       path: '/admin/mail/outbox',
+      operationId: 'mail.outbox.list',
       summary: 'Read the local mail outbox, newest first',
       description:
         'Messages the `outbox` provider stored instead of sending (instances without SMTP). They may hold links that act for ' +

@@ -12,6 +12,7 @@ export function actionRoutes(): AnyRouteDef[] {
     defineRoute({
       method: 'POST',
       path: `${R}/{id}/duplicate`,
+      operationId: 'records.duplicate',
       summary: 'Duplicate a record, right after it',
       description:
         'A new record with the cells of every writable field copied; its number, `version` (1), `created_*` and `updated_*` are its own. ' +
@@ -31,6 +32,8 @@ export function actionRoutes(): AnyRouteDef[] {
     defineRoute({
       method: 'POST',
       path: `${R}/{id}/move`,
+      operationId: 'records.move',
+      example: { after_id: '0190c7a2-5b7e-7000-8000-000000000011' },
       summary: 'Move a record in manual order, optionally changing cells at once',
       description:
         '`before_id` or `after_id` (not both) names a live record of this database to place it next to; neither moves it to the end. ' +

@@ -17,6 +17,8 @@ export function bulkRoutes(): AnyRouteDef[] {
     defineRoute({
       method: 'PATCH',
       path: R,
+      operationId: 'records.updateMany',
+      example: { records: [{ id: '0190c7a2-5b7e-7000-8000-000000000010', values: { amount: 900 } }] },
       summary: `Change cells of up to ${MAX_BATCH} records; failures reported per record`,
       description:
         '`{ records: [{ id, values }] }`: the valid updates are applied in one transaction and returned in `data`; each unknown or deleted id ' +
@@ -36,6 +38,8 @@ export function bulkRoutes(): AnyRouteDef[] {
     defineRoute({
       method: 'POST',
       path: `${R}/delete`,
+      operationId: 'records.deleteMany',
+      example: { ids: ['0190c7a2-5b7e-7000-8000-000000000010'] },
       summary: `Soft-delete up to ${MAX_BATCH} records`,
       description: 'Ids already deleted or unknown are skipped; `data` lists the ids deleted.',
       tags,
@@ -49,6 +53,8 @@ export function bulkRoutes(): AnyRouteDef[] {
     defineRoute({
       method: 'POST',
       path: `${R}/restore`,
+      operationId: 'records.restoreMany',
+      example: { ids: ['0190c7a2-5b7e-7000-8000-000000000010'] },
       summary: `Restore up to ${MAX_BATCH} soft-deleted records`,
       description: 'Each goes back where it was (same position). Live or unknown (purged) ids are skipped; `data` lists the ids restored.',
       tags,
@@ -62,6 +68,7 @@ export function bulkRoutes(): AnyRouteDef[] {
     defineRoute({
       method: 'GET',
       path: `${DB}/trash`,
+      operationId: 'records.trash.list',
       summary: 'Soft-deleted records, newest deletion first',
       description: 'Restorable for 30 days, then purged. Keyset paging: `?limit=` (≤ 1000), `?cursor=`.',
       tags,

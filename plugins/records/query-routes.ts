@@ -7,6 +7,8 @@ export function queryRoutes(): AnyRouteDef[] {
     defineRoute({
       method: 'POST',
       path: '/workspaces/{ws}/databases/{db}/records/query',
+      operationId: 'records.query',
+      example: { filter: { and: [{ field: 'stage', op: 'eq', value: 'Negotiation' }, { field: 'amount', op: 'gte', value: 1000 }] }, sorts: [{ field: 'amount', direction: 'desc' }], limit: 50 },
       summary: 'Query records: filter, sorts, title search, a view, chosen fields, keyset pages, counts',
       description:
         'Filter AST as in the `filter` property; sorts (≤ 5) put empty cells last and break ties by id; without sorts, manual order. ' +

@@ -15,6 +15,8 @@ export function recordRoutes(): AnyRouteDef[] {
     defineRoute({
       method: 'POST',
       path: R,
+      operationId: 'records.create',
+      example: { values: { name: 'Acme renewal', amount: 12500 } },
       summary: 'Create a record, or up to 100 at once (all or none)',
       description:
         `\`{ values }\` → the record; \`{ records: [{ values }, …] }\` (1–${MAX_BULK}) → \`{ data }\`, in one transaction. ` +
@@ -43,6 +45,7 @@ export function recordRoutes(): AnyRouteDef[] {
     defineRoute({
       method: 'GET',
       path: R,
+      operationId: 'records.list',
       summary: 'List live records in manual order',
       description:
         '`?q=` keeps records whose title contains the text (case-insensitive); `?view_id=` applies a view\'s filter and sorts. ' +
@@ -58,6 +61,7 @@ export function recordRoutes(): AnyRouteDef[] {
     defineRoute({
       method: 'GET',
       path: `${R}/by-number/{n}`,
+      operationId: 'records.getByNumber',
       summary: 'Get a live record by its per-database number',
       tags,
       auth: 'user',
@@ -69,6 +73,7 @@ export function recordRoutes(): AnyRouteDef[] {
     defineRoute({
       method: 'GET',
       path: `${R}/{id}`,
+      operationId: 'records.get',
       summary: 'Get a live record',
       tags,
       auth: 'user',
@@ -80,6 +85,8 @@ export function recordRoutes(): AnyRouteDef[] {
     defineRoute({
       method: 'PATCH',
       path: `${R}/{id}`,
+      operationId: 'records.update',
+      example: { values: { amount: 13000 }, version: 3 },
       summary: "Change some of a record's cells",
       description: 'Cells not sent keep their values; `null` empties one. A stale `version` → 409 `version_conflict` with `current_version`, nothing changed.',
       tags,
@@ -87,12 +94,13 @@ export function recordRoutes(): AnyRouteDef[] {
       access: write,
       params: RecordParams,
       body: PatchRecordBody,
-      responses: { 200: { description: 'The record', schema: ApiRecord }, 409: { description: 'Stale `version`' } },
+      responses: { 200: { description: 'The record', schema: ApiRecord }, 409: { description: 'Stale `version` (`version_conflict`), with the version now stored; or a one-to-many link cell naming a record linked elsewhere (`linked_record_id`)', extensions: { current_version: Type.Integer() } } },
       handler: ({ principal, params, body, resolve }) => resolve('records.service').update(principal, params.ws, params.db, params.id, body),
     }),
     defineRoute({
       method: 'DELETE',
       path: `${R}/{id}`,
+      operationId: 'records.delete',
       summary: 'Soft-delete a record',
       description: 'It disappears from every read (404); the row is kept for the trash.',
       tags,

@@ -1,4 +1,5 @@
-import { Type, type Static } from '../../core/schema.ts';
+import { documented, Type, type Static } from '../../core/schema.ts';
+import { FILTER_OPS } from '../databases/field-types/field-type.ts';
 import { pageQuery } from '../../core/pagination.ts';
 
 const Uuid = (description?: string) => Type.String({ format: 'uuid', ...(description ? { description } : {}) });
@@ -24,12 +25,16 @@ const RecordInput = Type.Object({ values: Values }, { additionalProperties: fals
  * One object with two optional keys rather than a union: a union's 422 would list the errors of
  * both branches; this way each error points at what was sent. The service requires exactly one.
  */
-export const CreateRecordsBody = Type.Object(
-  {
-    values: Type.Optional(Values),
-    records: Type.Optional(Type.Array(RecordInput, { minItems: 1, maxItems: MAX_BULK, description: `1–${MAX_BULK} records, stored all or none.` })),
-  },
-  { additionalProperties: false },
+/** One of `values` and `records`: the handler says which is missing or why not both, at its pointer. */
+export const CreateRecordsBody = documented(
+  Type.Object(
+    {
+      values: Type.Optional(Values),
+      records: Type.Optional(Type.Array(RecordInput, { minItems: 1, maxItems: MAX_BULK, description: `1–${MAX_BULK} records, stored all or none.` })),
+    },
+    { additionalProperties: false },
+  ),
+  { also: { oneOf: [{ required: ['values'] }, { required: ['records'] }] } },
 );
 export type CreateRecordsBody = Static<typeof CreateRecordsBody>;
 
@@ -62,6 +67,37 @@ export const FILTER_DESCRIPTION = [
   `At most 8 levels deep and 200 conditions. Every mistake → 422 with a pointer.`,
 ].join(' ');
 
+/** The filter AST as the OpenAPI document shows it (the filter compiler checks it, reporting each mistake at its pointer). */
+const FILTER_DOC = {
+  ref: 'Filter',
+  schemas: {
+    Filter: {
+      description: 'A filter AST node.',
+      oneOf: [
+        { type: 'object', title: 'and', required: ['and'], additionalProperties: false, properties: { and: { type: 'array', items: { $ref: '#/components/schemas/Filter' } } } },
+        { type: 'object', title: 'or', required: ['or'], additionalProperties: false, properties: { or: { type: 'array', items: { $ref: '#/components/schemas/Filter' } } } },
+        { type: 'object', title: 'not', required: ['not'], additionalProperties: false, properties: { not: { $ref: '#/components/schemas/Filter' } } },
+        { $ref: '#/components/schemas/FilterCondition' },
+      ],
+      example: { and: [{ field: 'status', op: 'eq', value: 'Open' }, { field: 'amount', op: 'gte', value: 100 }] },
+    },
+    FilterCondition: {
+      type: 'object',
+      title: 'condition',
+      required: ['field', 'op'],
+      additionalProperties: false,
+      properties: {
+        field: { type: 'string', description: 'api_name of a field, or `link.field` through a link field.' },
+        op: { type: 'string', enum: [...FILTER_OPS] },
+        value: { description: 'What the op compares with; absent for `is_empty` and `is_not_empty`.' },
+      },
+    },
+  },
+};
+
+/** A filter AST in a request body: an object, checked by the filter compiler (FILTER_DESCRIPTION). */
+export const FilterNode = documented(Type.Object({}, { additionalProperties: true, description: FILTER_DESCRIPTION }), FILTER_DOC);
+
 export const Sort = Type.Object(
   {
     field: Type.String({ minLength: 1, description: 'api_name of the field.' }),
@@ -72,7 +108,7 @@ export const Sort = Type.Object(
 
 export const RecordQuery = Type.Object(
   {
-    filter: Type.Optional(Type.Object({}, { additionalProperties: true, description: FILTER_DESCRIPTION })),
+    filter: Type.Optional(FilterNode),
     sorts: Type.Optional(Type.Array(Sort, { maxItems: 5, description: 'Up to 5 keys; empty cells last in both directions; `id` breaks ties. None: manual order. A link sorts by its first linked title, a lookup by its first value, a rollup by its value.' })),
     q: Type.Optional(Q),
     view_id: Type.Optional(ViewId),

@@ -17,6 +17,7 @@ export function watcherRoutes(): AnyRouteDef[] {
     defineRoute({
       method: 'PUT',
       path: `${R}/{id}/watch`,
+      operationId: 'records.watch',
       summary: 'Watch a record',
       description: 'No body. 201 when the caller starts watching, 200 when it already did (nothing changes).',
       tags,
@@ -36,6 +37,7 @@ export function watcherRoutes(): AnyRouteDef[] {
     defineRoute({
       method: 'DELETE',
       path: `${R}/{id}/watch`,
+      operationId: 'records.unwatch',
       summary: 'Stop watching a record',
       description: 'Not watching it is no error (204 too).',
       tags,
@@ -48,6 +50,7 @@ export function watcherRoutes(): AnyRouteDef[] {
     defineRoute({
       method: 'GET',
       path: `${R}/{id}/watchers`,
+      operationId: 'records.watchers.list',
       summary: "A record's watchers",
       description: 'Longest-watching first; keyset paging: `?limit=` (≤ 200), `?cursor=`.',
       tags,

@@ -8,6 +8,7 @@ export function referralRoutes(): AnyRouteDef[] {
     defineRoute({
       method: 'GET',
       path: '/referrals/me',
+      operationId: 'referrals.mine',
       summary: 'My referral code, link and rewards summary; the code is made on the first call',
       tags,
       auth: 'user',
@@ -21,6 +22,8 @@ export function referralRoutes(): AnyRouteDef[] {
     defineRoute({
       method: 'POST',
       path: '/referrals/attribute',
+      operationId: 'referrals.attribute',
+      example: { code: 'ADA-7Q2X' },
       summary: 'Attribute me to the referral code that brought me (first touch, one time)',
       description:
         'Always 200 for a valid body. `{ attributed: false, reason }` changes nothing: `unknown_code`, `self_referral` (your own code), ' +

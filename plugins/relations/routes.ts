@@ -1,3 +1,4 @@
+import { Type } from '../../core/schema.ts';
 import { defineRoute, type AnyRouteDef } from '../../core/routes.ts';
 import { pageOf } from '../../core/pagination.ts';
 import { ApiRecord } from '../records/schemas.ts';
@@ -18,6 +19,8 @@ export function relationRoutes(): AnyRouteDef[] {
     defineRoute({
       method: 'POST',
       path: '/workspaces/{ws}/relations',
+      operationId: 'relations.create',
+      example: { from_database_id: '0190c7a2-5b7e-7000-8000-000000000004', to_database_id: '0190c7a2-5b7e-7000-8000-000000000005', kind: 'one_to_many', from_field_name: 'Contacts', to_field_name: 'Company' },
       summary: 'Relate two databases: a link field on each side, one junction table',
       description: 'Needs `creator` on both databases (403 otherwise); an unknown or invisible database → 422 at its pointer; a database holding `maxFields` fields already (databases plugin option) → 422 `limit_exceeded`. The two databases may be the same one.',
       tags,
@@ -32,6 +35,7 @@ export function relationRoutes(): AnyRouteDef[] {
     defineRoute({
       method: 'GET',
       path: '/workspaces/{ws}/relations',
+      operationId: 'relations.list',
       summary: 'List relations between databases you can see, oldest first',
       tags,
       auth: 'user',
@@ -44,6 +48,7 @@ export function relationRoutes(): AnyRouteDef[] {
     defineRoute({
       method: 'GET',
       path: '/workspaces/{ws}/relations/{id}',
+      operationId: 'relations.get',
       summary: 'Get a relation',
       tags,
       auth: 'user',
@@ -55,6 +60,8 @@ export function relationRoutes(): AnyRouteDef[] {
     defineRoute({
       method: 'DELETE',
       path: '/workspaces/{ws}/relations/{id}',
+      operationId: 'relations.delete',
+      example: { confirm: true },
       summary: 'Delete a relation, its two link fields and every link',
       description: 'Body `{ "confirm": true }`, else 422. Needs `creator` on both databases.',
       tags,
@@ -68,6 +75,8 @@ export function relationRoutes(): AnyRouteDef[] {
     defineRoute({
       method: 'POST',
       path: RULES,
+      operationId: 'relations.autoLinkRules.create',
+      example: { from_field_id: 'domain', to_field_id: 'email_domain', backfill: true },
       summary: 'Add an auto-link rule: link records whose two fields match',
       description:
         '`{ from_field_id, to_field_id, backfill? }`: from then on, a record created (or whose rule field is written) on either side is linked to the records of ' +
@@ -80,12 +89,13 @@ export function relationRoutes(): AnyRouteDef[] {
       params: RelationParams,
       body: CreateAutoLinkRuleBody,
       status: 201,
-      responses: { 201: { description: 'The rule, and how many links the backfill added', schema: CreatedAutoLinkRule }, 409: { description: 'The same rule exists (`rule_id`)' } },
+      responses: { 201: { description: 'The rule, and how many links the backfill added', schema: CreatedAutoLinkRule }, 409: { description: 'The same rule exists (`rule_id`)', extensions: { rule_id: Type.String({ format: 'uuid' }) } } },
       handler: ({ principal, access, params, body, resolve }) => resolve('relations.autoLinkRules').create(principal, access.access, params.id, body),
     }),
     defineRoute({
       method: 'GET',
       path: RULES,
+      operationId: 'relations.autoLinkRules.list',
       summary: "List a relation's auto-link rules, oldest first",
       tags,
       auth: 'user',
@@ -97,6 +107,7 @@ export function relationRoutes(): AnyRouteDef[] {
     defineRoute({
       method: 'DELETE',
       path: RULES,
+      operationId: 'relations.autoLinkRules.deleteAll',
       summary: "Delete a relation's auto-link rules (or one, with `?rule_id=`)",
       description: 'The links the rules made stay. Needs `creator` on both databases.',
       tags,
@@ -110,6 +121,7 @@ export function relationRoutes(): AnyRouteDef[] {
     defineRoute({
       method: 'DELETE',
       path: `${RULES}/{rule}`,
+      operationId: 'relations.autoLinkRules.delete',
       summary: 'Delete one auto-link rule',
       description: 'The links it made stay. Needs `creator` on both databases.',
       tags,
@@ -122,6 +134,7 @@ export function relationRoutes(): AnyRouteDef[] {
     defineRoute({
       method: 'GET',
       path: '/workspaces/{ws}/relations/{id}/drift',
+      operationId: 'relations.drift',
       summary: "Records whose select labels disagree with their links",
       description:
         '`?field_id=`: a single or multiple select field of either database. A record drifts when the set of its labels differs from the set of the titles ' +
@@ -138,6 +151,8 @@ export function relationRoutes(): AnyRouteDef[] {
     defineRoute({
       method: 'POST',
       path: '/workspaces/{ws}/relations/{id}/bulk-link',
+      operationId: 'relations.bulkLink',
+      example: { field_id: 'company_name' },
       summary: 'Link records to the records their select labels name',
       description:
         '`{ field_id, record_ids?, unlink_extra? }`: every drifting record (or those of `record_ids`) is linked to the record each label names (the oldest ' +
@@ -154,6 +169,8 @@ export function relationRoutes(): AnyRouteDef[] {
     defineRoute({
       method: 'POST',
       path: `${R}/{id}/links/{field}`,
+      operationId: 'records.links.add',
+      example: { record_ids: ['0190c7a2-5b7e-7000-8000-000000000012'] },
       summary: 'Link a record to records of the linked database',
       description:
         '`{ record_ids }`: live records of the other database; already linked ones stay. One-to-many: a record already linked to another one → 409 naming it ' +
@@ -163,12 +180,13 @@ export function relationRoutes(): AnyRouteDef[] {
       access: recordWrite,
       params: LinkParams,
       body: AddLinksBody,
-      responses: { 200: { description: 'The record, with its links', schema: ApiRecord }, 409: { description: 'One-to-many: already linked elsewhere' } },
+      responses: { 200: { description: 'The record, with its links', schema: ApiRecord }, 409: { description: 'One-to-many: already linked elsewhere (`linked_record_id`: the record it is linked to)', extensions: { linked_record_id: Type.String({ format: 'uuid' }) } } },
       handler: ({ principal, access, params, body, resolve }) => resolve('relations.links').add(principal, access.access, params.db, params.id, params.field, body.record_ids),
     }),
     defineRoute({
       method: 'DELETE',
       path: `${R}/{id}/links/{field}/{target_id}`,
+      operationId: 'records.links.remove',
       summary: 'Unlink a record from one linked record',
       tags,
       auth: 'user',

@@ -1,4 +1,4 @@
-import { Type, type Static } from '../../core/schema.ts';
+import { documented, Type, type Static } from '../../core/schema.ts';
 import { pageQuery } from '../../core/pagination.ts';
 import { Field } from '../databases/schemas.ts';
 import { AutoLinkRule } from './link-type.ts';
@@ -39,9 +39,13 @@ export const CreateRelationBody = Type.Object(
 );
 export type CreateRelationBody = Static<typeof CreateRelationBody>;
 
-export const DeleteRelationBody = Type.Object(
-  { confirm: Type.Optional(Type.Boolean({ description: 'Must be `true`: the two link fields and every link go.' })) },
-  { additionalProperties: false },
+/** `confirm` is checked by the service, after the caller is known to be `creator` on both databases (403 first). */
+export const DeleteRelationBody = documented(
+  Type.Object(
+    { confirm: Type.Optional(documented(Type.Boolean({ description: 'Must be `true`: the two link fields and every link go.' }), { also: { const: true } })) },
+    { additionalProperties: false },
+  ),
+  { also: { required: ['confirm'] } },
 );
 export type DeleteRelationBody = Static<typeof DeleteRelationBody>;
 

@@ -23,6 +23,8 @@ export function spaceRoutes(): AnyRouteDef[] {
     defineRoute({
       method: 'POST',
       path: '/workspaces/{ws}/spaces',
+      operationId: 'spaces.create',
+      example: { name: 'Sales', description: 'Pipeline and accounts' },
       summary: 'Create a space',
       tags,
       auth: 'user',
@@ -36,6 +38,7 @@ export function spaceRoutes(): AnyRouteDef[] {
     defineRoute({
       method: 'GET',
       path: '/workspaces/{ws}/spaces',
+      operationId: 'spaces.list',
       summary: 'List the spaces I can see, oldest first',
       description: 'Members and above see every space; a guest sees its own spaces and those it holds a grant on.',
       tags,
@@ -49,6 +52,7 @@ export function spaceRoutes(): AnyRouteDef[] {
     defineRoute({
       method: 'GET',
       path: '/workspaces/{ws}/spaces/{id}',
+      operationId: 'spaces.get',
       summary: 'Get a space',
       tags,
       auth: 'user',
@@ -64,6 +68,8 @@ export function spaceRoutes(): AnyRouteDef[] {
     defineRoute({
       method: 'PATCH',
       path: '/workspaces/{ws}/spaces/{id}',
+      operationId: 'spaces.update',
+      example: { name: 'Sales EMEA' },
       summary: 'Rename or describe a space',
       tags,
       auth: 'user',
@@ -76,8 +82,9 @@ export function spaceRoutes(): AnyRouteDef[] {
     defineRoute({
       method: 'DELETE',
       path: '/workspaces/{ws}/spaces/{id}',
+      operationId: 'spaces.delete',
       summary: 'Delete a space, its folders and the grants on it',
-      description: 'Allowed to the space\'s creator or an admin. Guests lose it from their `space_ids`.',
+      description: 'Allowed to the space\'s creator or an admin. Guests lose it from their `space_ids`. Takes no confirmation, and its databases go with it, records included, for good.',
       tags,
       auth: 'user',
       access: { role: 'admin', resource: space, creatorRole: 'creator' },
@@ -94,6 +101,8 @@ export function folderRoutes(): AnyRouteDef[] {
     defineRoute({
       method: 'POST',
       path: '/workspaces/{ws}/spaces/{id}/folders',
+      operationId: 'folders.create',
+      example: { name: '2026' },
       summary: 'Create a folder in a space',
       description: `\`parent_id\` must be a folder of the same space; folders nest at most ${MAX_FOLDER_DEPTH} deep.`,
       tags,
@@ -108,6 +117,7 @@ export function folderRoutes(): AnyRouteDef[] {
     defineRoute({
       method: 'GET',
       path: '/workspaces/{ws}/spaces/{id}/folders',
+      operationId: 'folders.list',
       summary: 'List the folders of a space, oldest first',
       description: 'A flat list; `parent_id` gives the tree.',
       tags,
@@ -121,6 +131,8 @@ export function folderRoutes(): AnyRouteDef[] {
     defineRoute({
       method: 'PATCH',
       path: '/workspaces/{ws}/folders/{id}',
+      operationId: 'folders.update',
+      example: { name: 'Archive' },
       summary: 'Rename a folder, or move it (with its subfolders) within its space',
       description:
         `\`parent_id\`: a folder of the same space, not the folder itself nor one of its subfolders, or null for the top level; ` +
@@ -136,6 +148,7 @@ export function folderRoutes(): AnyRouteDef[] {
     defineRoute({
       method: 'DELETE',
       path: '/workspaces/{ws}/folders/{id}',
+      operationId: 'folders.delete',
       summary: 'Delete a folder and its subfolders',
       tags,
       auth: 'user',

@@ -10,6 +10,7 @@ export const systemRoutes = [
   defineRoute({
     method: 'GET',
     path: '/health',
+    operationId: 'health.get',
     summary: 'Liveness and database connectivity',
     auth: 'public',
     responses: {

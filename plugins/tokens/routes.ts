@@ -11,6 +11,8 @@ export function tokenRoutes(): AnyRouteDef[] {
     defineRoute({
       method: 'POST',
       path: '/me/tokens',
+      operationId: 'tokens.create',
+      example: { name: 'CI export', workspace_id: '0190c7a2-5b7e-7000-8000-000000000001', scope: 'read' },
       secret: true,
       summary: 'Create a personal access token for one workspace; the token is returned in this response only',
       description: 'The plaintext token is never stored, so this response cannot be replayed.',
@@ -31,6 +33,7 @@ export function tokenRoutes(): AnyRouteDef[] {
     defineRoute({
       method: 'GET',
       path: '/me/tokens',
+      operationId: 'tokens.list',
       summary: 'List my personal access tokens, newest first (prefix only, never the token)',
       tags,
       auth: 'session',
@@ -41,6 +44,7 @@ export function tokenRoutes(): AnyRouteDef[] {
     defineRoute({
       method: 'DELETE',
       path: '/me/tokens/{id}',
+      operationId: 'tokens.revoke',
       summary: 'Revoke a personal access token; it stops working on the next request',
       tags,
       auth: 'session',

@@ -12,6 +12,7 @@ export function usersRoutes(): AnyRouteDef[] {
     defineRoute({
       method: 'GET',
       path: '/me/preferences',
+      operationId: 'me.preferences.get',
       summary: 'The current user’s locale, time zone and notification delivery',
       description: 'Never-set preferences read as `locale: "en"`, `timezone: "UTC"`, `notifications: {}` (every type to inbox and email).',
       auth: 'user',
@@ -21,6 +22,8 @@ export function usersRoutes(): AnyRouteDef[] {
     defineRoute({
       method: 'PATCH',
       path: '/me/preferences',
+      operationId: 'me.preferences.update',
+      example: { locale: 'en-GB', timezone: 'Europe/London' },
       summary: 'Change some preferences',
       description:
         'Given fields replace; `notifications` merges type by type, each given type replacing that type’s delivery ' +
@@ -33,6 +36,7 @@ export function usersRoutes(): AnyRouteDef[] {
     defineRoute({
       method: 'PUT',
       path: '/me/avatar',
+      operationId: 'me.avatar.set',
       summary: 'Set the current user’s avatar',
       description:
         'multipart/form-data with the image in field `file`. PNG, JPEG or WebP, judged by the bytes (not the declared ' +
@@ -53,6 +57,7 @@ export function usersRoutes(): AnyRouteDef[] {
     defineRoute({
       method: 'DELETE',
       path: '/me/avatar',
+      operationId: 'me.avatar.delete',
       summary: 'Remove the current user’s avatar',
       auth: 'user',
       responses: { 204: { description: 'No avatar any more; `avatar_url` is null' } },
@@ -63,6 +68,7 @@ export function usersRoutes(): AnyRouteDef[] {
     defineRoute({
       method: 'GET',
       path: '/users/{id}/avatar',
+      operationId: 'users.avatar.get',
       summary: 'A user’s avatar image',
       description:
         'Any signed-in session may read any avatar (workspaces will narrow this). Personal access tokens are refused. ' +

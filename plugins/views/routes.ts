@@ -13,6 +13,7 @@ export function viewRoutes(): AnyRouteDef[] {
     defineRoute({
       method: 'GET',
       path: V,
+      operationId: 'views.list',
       summary: "List a database's views in their order",
       tags,
       auth: 'user',
@@ -24,6 +25,8 @@ export function viewRoutes(): AnyRouteDef[] {
     defineRoute({
       method: 'POST',
       path: V,
+      operationId: 'views.create',
+      example: { name: 'Big deals', type: 'grid', filter: { field: 'amount', op: 'gte', value: 10000 }, sorts: [{ field: 'amount', direction: 'desc' }] },
       summary: 'Save a view: filter, sorts, hidden fields, field order, grouping',
       description:
         'Fields are named by api_name (or id) and stored by id, so renaming a field keeps its views. A kanban view needs `group_by` (a single-select field); ' +
@@ -41,6 +44,7 @@ export function viewRoutes(): AnyRouteDef[] {
     defineRoute({
       method: 'GET',
       path: `${V}/{view}`,
+      operationId: 'views.get',
       summary: 'Get a view',
       tags,
       auth: 'user',
@@ -52,6 +56,8 @@ export function viewRoutes(): AnyRouteDef[] {
     defineRoute({
       method: 'PATCH',
       path: `${V}/{view}`,
+      operationId: 'views.update',
+      example: { name: 'Biggest deals' },
       summary: "Change a view's name or settings, or make it the default",
       tags,
       auth: 'user',
@@ -64,6 +70,7 @@ export function viewRoutes(): AnyRouteDef[] {
     defineRoute({
       method: 'DELETE',
       path: `${V}/{view}`,
+      operationId: 'views.delete',
       summary: 'Delete a view',
       description: "A database keeps at least one view (409). Deleting the default makes the first remaining view the default. Everyone's overrides of it go too.",
       tags,
@@ -76,6 +83,7 @@ export function viewRoutes(): AnyRouteDef[] {
     defineRoute({
       method: 'GET',
       path: `${V}/{view}/overrides`,
+      operationId: 'views.overrides.get',
       summary: 'Your own filter and sorts over this view',
       tags,
       auth: 'user',
@@ -87,6 +95,8 @@ export function viewRoutes(): AnyRouteDef[] {
     defineRoute({
       method: 'PUT',
       path: `${V}/{view}/overrides`,
+      operationId: 'views.overrides.set',
+      example: { filter: { field: 'stage', op: 'eq', value: 'Negotiation' }, sorts: null },
       summary: 'Set your own filter and sorts over this view',
       description: "Only your queries through the view see them: the view's filter AND yours; your sorts instead of the view's. Anyone who can read the database may keep one.",
       tags,
@@ -101,6 +111,7 @@ export function viewRoutes(): AnyRouteDef[] {
     defineRoute({
       method: 'DELETE',
       path: `${V}/{view}/overrides`,
+      operationId: 'views.overrides.delete',
       summary: 'Drop your override: the view applies as saved',
       tags,
       auth: 'user',
@@ -113,6 +124,7 @@ export function viewRoutes(): AnyRouteDef[] {
     defineRoute({
       method: 'POST',
       path: `${V}/{view}/publish`,
+      operationId: 'views.publish',
       secret: true,
       summary: 'Publish a form view: a public link for anonymous submissions',
       description: 'The token is shown once (stored hashed); publishing again replaces it and the previous link stops working. Other view types → 422.',
@@ -127,6 +139,7 @@ export function viewRoutes(): AnyRouteDef[] {
     defineRoute({
       method: 'DELETE',
       path: `${V}/{view}/publish`,
+      operationId: 'views.unpublish',
       summary: "Unpublish a form view: its link stops working",
       tags,
       auth: 'user',

@@ -1,5 +1,5 @@
 import { Type, type Static } from '../../core/schema.ts';
-import { FILTER_DESCRIPTION, Sort } from '../records/schemas.ts';
+import { FILTER_DESCRIPTION, FilterNode, Sort } from '../records/schemas.ts';
 
 const Uuid = (description?: string) => Type.String({ format: 'uuid', ...(description ? { description } : {}) });
 const Timestamp = Type.String({ format: 'date-time' });
@@ -12,7 +12,7 @@ export type ViewType = (typeof VIEW_TYPES)[number];
 export const DatabaseParams = Type.Object({ ws: Uuid('Workspace id'), db: Uuid('Database id') });
 export const ViewParams = Type.Object({ ws: Uuid('Workspace id'), db: Uuid('Database id'), view: Uuid('View id') });
 
-export const Filter = Type.Union([Type.Object({}, { additionalProperties: true }), Type.Null()], { description: `${FILTER_DESCRIPTION} \`null\`: no filter.` });
+export const Filter = Type.Union([FilterNode, Type.Null()], { description: `${FILTER_DESCRIPTION} \`null\`: no filter.` });
 export const Sorts = Type.Array(Sort, { maxItems: 5, description: 'Up to 5 keys; empty cells last; `id` breaks ties. Empty: manual order.' });
 
 /**

@@ -9,6 +9,7 @@ export function gettingStartedRoutes(): AnyRouteDef[] {
     defineRoute({
       method: 'GET',
       path: '/workspaces/{ws}/getting-started',
+      operationId: 'gettingStarted.get',
       summary: 'My onboarding checklist in this workspace',
       tags,
       auth: 'user',
@@ -20,6 +21,8 @@ export function gettingStartedRoutes(): AnyRouteDef[] {
     defineRoute({
       method: 'PATCH',
       path: '/workspaces/{ws}/getting-started',
+      operationId: 'gettingStarted.update',
+      example: { completed: { create_space: true } },
       summary: 'Tick or untick steps of my checklist, or dismiss it',
       description: 'Some steps also tick themselves when you do them (creating a space, inviting someone). An unknown step → 422.',
       tags,

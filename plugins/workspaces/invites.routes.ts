@@ -17,6 +17,8 @@ export function inviteRoutes(): AnyRouteDef[] {
     defineRoute({
       method: 'POST',
       path: '/workspaces/{ws}/invites',
+      operationId: 'invites.create',
+      example: { email: 'grace@example.com', role: 'member' },
       secret: true,
       summary: 'Invite someone by email',
       description:
@@ -40,6 +42,7 @@ export function inviteRoutes(): AnyRouteDef[] {
     defineRoute({
       method: 'GET',
       path: '/workspaces/{ws}/invites',
+      operationId: 'invites.list',
       summary: 'List invites, newest first',
       tags,
       auth: 'user',
@@ -52,6 +55,7 @@ export function inviteRoutes(): AnyRouteDef[] {
     defineRoute({
       method: 'POST',
       path: '/workspaces/{ws}/invites/{id}/resend',
+      operationId: 'invites.resend',
       secret: true,
       summary: 'Issue a fresh link for a pending invite (the previous link stops working at once) and mail it again',
       tags,
@@ -67,6 +71,7 @@ export function inviteRoutes(): AnyRouteDef[] {
     defineRoute({
       method: 'DELETE',
       path: '/workspaces/{ws}/invites/{id}',
+      operationId: 'invites.revoke',
       summary: 'Revoke an invite; its link stops working at once',
       description: 'Revoking a revoked invite changes nothing; an accepted invite → 409 (remove the member instead).',
       tags,
@@ -82,6 +87,7 @@ export function inviteRoutes(): AnyRouteDef[] {
     defineRoute({
       method: 'POST',
       path: '/invites/{token}/accept',
+      operationId: 'invites.accept',
       summary: 'Accept an invite: join its workspace with its role (and a guest\'s spaces)',
       description:
         'The signed-in user\'s email must be the invite\'s (any case), else 403. An unknown, replaced or revoked token → 404. ' +

@@ -18,6 +18,8 @@ export function workspaceRoutes(): AnyRouteDef[] {
     defineRoute({
       method: 'POST',
       path: '/workspaces',
+      operationId: 'workspaces.create',
+      example: { name: 'Acme', description: 'Everything the Acme team tracks' },
       summary: 'Create a workspace; its creator becomes its admin',
       description: 'A personal access token is bound to one workspace and cannot create another: this needs a session.',
       tags,
@@ -30,6 +32,7 @@ export function workspaceRoutes(): AnyRouteDef[] {
     defineRoute({
       method: 'GET',
       path: '/workspaces',
+      operationId: 'workspaces.list',
       summary: 'List the workspaces I belong to (a token: only its own)',
       tags,
       auth: 'user',
@@ -40,6 +43,7 @@ export function workspaceRoutes(): AnyRouteDef[] {
     defineRoute({
       method: 'GET',
       path: '/workspaces/{ws}',
+      operationId: 'workspaces.get',
       summary: 'Get a workspace',
       tags,
       auth: 'user',
@@ -51,6 +55,8 @@ export function workspaceRoutes(): AnyRouteDef[] {
     defineRoute({
       method: 'PATCH',
       path: '/workspaces/{ws}',
+      operationId: 'workspaces.update',
+      example: { name: 'Acme Inc.' },
       summary: 'Rename or describe a workspace',
       tags,
       auth: 'user',
@@ -63,8 +69,9 @@ export function workspaceRoutes(): AnyRouteDef[] {
     defineRoute({
       method: 'DELETE',
       path: '/workspaces/{ws}',
+      operationId: 'workspaces.delete',
       summary: 'Delete a workspace and everything in it',
-      description: 'Members, invites, spaces, grants, tokens bound to it and every plugin\'s content in it go; nothing of other workspaces is touched.',
+      description: 'Members, invites, spaces, grants, tokens bound to it and every plugin\'s content in it go; nothing of other workspaces is touched. Takes no body and no confirmation: the call is the confirmation, and it cannot be undone.',
       tags,
       auth: 'user',
       access: { role: 'admin' },
@@ -75,6 +82,7 @@ export function workspaceRoutes(): AnyRouteDef[] {
     defineRoute({
       method: 'GET',
       path: '/workspaces/{ws}/members',
+      operationId: 'members.list',
       summary: 'List the members of a workspace',
       description: 'Guests cannot list members.',
       tags: ['members'],
@@ -88,6 +96,8 @@ export function workspaceRoutes(): AnyRouteDef[] {
     defineRoute({
       method: 'PATCH',
       path: '/workspaces/{ws}/members/{user_id}',
+      operationId: 'members.update',
+      example: { role: 'editor' },
       summary: 'Change a member\'s role, or a guest\'s spaces',
       description:
         '`guest` needs a non-empty `space_ids` (given here or already held); other roles take none. ' +
@@ -103,6 +113,7 @@ export function workspaceRoutes(): AnyRouteDef[] {
     defineRoute({
       method: 'DELETE',
       path: '/workspaces/{ws}/members/{user_id}',
+      operationId: 'members.remove',
       summary: 'Remove a member (admin), or leave the workspace (yourself)',
       description: 'Their tokens for this workspace stop working at once; their grants go. Removing the last admin → 409.',
       tags: ['members'],

@@ -1,6 +1,11 @@
 import assert from 'node:assert/strict';
 import { startTestKernel, type TestKernel } from '../../core/testing.ts';
-import { ajv } from '../../core/schema.ts';
+import { Ajv } from 'ajv';
+import { compile } from '../../core/schema.ts';
+import { StartupError } from '../../core/errors.ts';
+import { definePlugin } from '../../core/plugin.ts';
+import { defineRoute } from '../../core/routes.ts';
+import system from '../../plugins/system/index.ts';
 
 describe('OpenAPI document and reference page', () => {
   let t: TestKernel;
@@ -42,9 +47,77 @@ describe('OpenAPI document and reference page', () => {
     for (const [path, ops] of Object.entries(doc.paths as Record<string, Record<string, any>>)) {
       for (const [method, op] of Object.entries(ops)) {
         const body = op.requestBody?.content?.['application/json']?.schema;
-        if (body) assert.doesNotThrow(() => ajv.compile(body), `${method} ${path} request schema`);
+        // Component references (the filter AST) resolve inside the document.
+        if (body) assert.doesNotThrow(() => new Ajv({ strict: false, formats: { uuid: true, email: true, uri: true, 'date-time': true } }).compile({ ...body, components: doc.components }), `${method} ${path} request schema`);
       }
     }
+  });
+
+  it('names every operation <resource>.<verb>, once, as each built-in route declares it', async () => {
+    const { body: doc } = await t.request.get('/api/v1/openapi.json').expect(200);
+    const ids: string[] = Object.values(doc.paths as Record<string, Record<string, { operationId: string }>>).flatMap((ops) => Object.values(ops).map((op) => op.operationId));
+    for (const id of ids) assert.match(id, /^[a-z][A-Za-z]*(\.[a-z][A-Za-z]*)+$/);
+    assert.deepEqual(ids.filter((id, i) => ids.indexOf(id) !== i), [], 'operation ids used twice');
+    assert.equal(doc.paths['/api/v1/workspaces/{ws}/databases/{db}/records/query'].post.operationId, 'records.query');
+    assert.deepEqual(t.kernel.routes.filter((r) => !r.def.operationId).map((r) => `${r.def.method} ${r.def.path}`), [], 'built-in routes without an operationId');
+  });
+
+  it('refuses at start-up two routes with one operationId', async () => {
+    const probe = (path: string) => defineRoute({ method: 'GET', path, operationId: 'probe.get', summary: 'A probe', auth: 'public', responses: { 200: { description: 'Ok' } }, handler: () => ({}) });
+    const plugin = definePlugin({ id: 'op-probe', version: '1.0.0', kernel: '^1.0.0', register: (ctx) => ctx.routes([probe('/op-probe/a'), probe('/op-probe/b')]) });
+    await assert.rejects(startTestKernel({ plugins: [system, plugin] }), (err: unknown) => err instanceof StartupError && err.code === 'route_invalid' && /probe\.get.*GET \/op-probe\/a/.test(err.message));
+  });
+
+  it('gives every write that takes a JSON body an example its own schema accepts, so "Try it out" sends something valid', async () => {
+    const { body: doc } = await t.request.get('/api/v1/openapi.json').expect(200);
+    for (const { def } of t.kernel.routes.filter((r) => r.def.body && r.def.bodyType !== 'multipart')) {
+      assert.notEqual(def.example, undefined, `${def.method} ${def.path} has no example`);
+      const validate = compile(def.body!);
+      assert.ok(validate(structuredClone(def.example)), `${def.method} ${def.path}: its example fails its schema: ${JSON.stringify(validate.errors)}`);
+      assert.deepEqual(doc.paths[`/api/v1${def.path}`][def.method.toLowerCase()].requestBody.content['application/json'].example, def.example);
+    }
+  });
+
+  it('documents every error as a problem with X-Request-Id, Retry-After on 429, and the extension members a route adds', async () => {
+    const { body: doc } = await t.request.get('/api/v1/openapi.json').expect(200);
+    for (const [path, ops] of Object.entries(doc.paths as Record<string, Record<string, any>>)) {
+      for (const [method, op] of Object.entries(ops)) {
+        for (const [status, res] of Object.entries(op.responses as Record<string, any>)) {
+          assert.ok(res.headers?.['X-Request-Id'], `${method} ${path} ${status}: X-Request-Id`);
+          if (Number(status) < 400) continue;
+          // A problem, unless the route answers that status with a body of its own (health: 503 with its checks).
+          assert.ok(res.content?.['application/problem+json']?.schema ?? res.content?.['application/json']?.schema, `${method} ${path} ${status} has no problem body`);
+          if (status === '429') assert.ok(res.headers['Retry-After'], `${method} ${path} 429: Retry-After`);
+        }
+      }
+    }
+    const members = (path: string, method: string, status: string) => doc.paths[`/api/v1${path}`][method].responses[status].content['application/problem+json'].schema.allOf[1].properties;
+    assert.ok(members('/workspaces/{ws}/databases/{db}/records/{id}', 'patch', '409').current_version);
+    assert.ok(members('/workspaces/{ws}/databases/{db}/fields/{field}/options/{option_id}', 'delete', '409').usage_count);
+    assert.ok(members('/workspaces/{ws}/databases/{db}/records/{id}/links/{field}', 'post', '409').linked_record_id);
+  });
+
+  it('documents what the server enforces: the filter AST, one of values or records, confirm true', async () => {
+    const { body: doc } = await t.request.get('/api/v1/openapi.json').expect(200);
+    const body = (path: string, method: string) => doc.paths[`/api/v1${path}`][method].requestBody.content['application/json'].schema;
+    assert.equal(body('/workspaces/{ws}/databases/{db}/records/query', 'post').properties.filter.$ref, '#/components/schemas/Filter');
+    assert.ok(doc.components.schemas.FilterCondition.properties.op.enum.includes('has_any_of'));
+    assert.deepEqual(body('/workspaces/{ws}/databases/{db}/records', 'post').oneOf, [{ required: ['values'] }, { required: ['records'] }]);
+    const confirm = body('/workspaces/{ws}/relations/{id}', 'delete');
+    assert.deepEqual([confirm.required, confirm.properties.confirm.const], [['confirm'], true]);
+    const validate = new Ajv({ strict: false }).compile({ ...doc.components.schemas.Filter, components: doc.components });
+    assert.ok(validate({ and: [{ field: 'a', op: 'eq', value: 1 }, { not: { field: 'b.c', op: 'is_empty' } }] }));
+    assert.ok(!validate({ and: [{ field: 'a', op: 'equals', value: 1 }] }));
+  });
+
+  it('says which values a choice takes when one is wrong', async () => {
+    const owner = (await t.request.post('/api/v1/auth/sign-up').send({ email: `enum-${Date.now()}@example.test`, password: 'correct horse battery', name: 'E' }).expect(201)).body;
+    const auth = { Authorization: `Bearer ${owner.token}` };
+    const ws = (await t.request.post('/api/v1/workspaces').set(auth).send({ name: 'E' }).expect(201)).body.id;
+    const space = (await t.request.post(`/api/v1/workspaces/${ws}/spaces`).set(auth).send({ name: 'S' }).expect(201)).body.id;
+    const db = (await t.request.post(`/api/v1/workspaces/${ws}/databases`).set(auth).send({ name: 'D', space_id: space }).expect(201)).body.id;
+    const res = await t.request.post(`/api/v1/workspaces/${ws}/databases/${db}/views`).set(auth).send({ name: 'V', type: 'table' }).expect(422);
+    assert.deepEqual(res.body.errors, [{ pointer: '/type', detail: 'Must be one of "grid", "kanban", "gallery", "calendar", "form".' }]);
   });
 
   it('serves the reference page and its assets locally, without a CDN', async () => {
