@@ -13,9 +13,10 @@ export type ConvertFieldBody = Static<typeof ConvertFieldBody>;
 export const Conversion = Type.Object({
   converted: Type.Integer({ description: 'Records whose value carries over.' }),
   lost: Type.Integer({ description: 'Records whose value becomes empty.' }),
+  changed: Type.Integer({ description: 'Records whose value carries over changed: rounded to a lower precision (within one column type; 0 across types, where every value takes a new form).' }),
   samples: Type.Array(
     Type.Object({ record_id: Type.String({ format: 'uuid' }), before: Type.Unknown(), after: Type.Unknown() }),
-    { description: 'Up to 5 records, those that lose their value first.' },
+    { description: 'Up to 5 records: those that lose their value first, then those whose value changes.' },
   ),
   dry_run: Type.Boolean(),
 });

@@ -46,23 +46,28 @@ export class ConvertService {
       const col = trx.raw('??', [field.column_name]).toQuery();
       const expr = conversion.sql(col, fromMeta, toMeta);
 
+      // Within one column type (a number to a lower precision), a value may be kept but changed: rounded.
+      const sameColumn = from.column?.(field.options) === to.column!(options);
+      const changed = sameColumn ? `(${expr}) IS DISTINCT FROM ${col}` : 'false';
+      const changedFirst = sameColumn ? `(${changed}) DESC, ` : '';
       const [counts] = (
         await trx.raw(
           `SELECT count(*) FILTER (WHERE ${col} IS NOT NULL AND (${expr}) IS NOT NULL) AS converted,
-                  count(*) FILTER (WHERE ${col} IS NOT NULL AND (${expr}) IS NULL) AS lost
+                  count(*) FILTER (WHERE ${col} IS NOT NULL AND (${expr}) IS NULL) AS lost,
+                  count(*) FILTER (WHERE ${col} IS NOT NULL AND (${expr}) IS NOT NULL AND ${changed}) AS changed
              FROM ??`,
           [table],
         )
       ).rows;
-      // Lost values first: they are what a person deciding needs to see.
+      // Lost values first, then changed ones: they are what a person deciding needs to see.
       const samples = (
-        await trx.raw(`SELECT id, ${col} AS before, (${expr}) AS after FROM ?? WHERE ${col} IS NOT NULL ORDER BY ((${expr}) IS NULL) DESC, number LIMIT ${SAMPLES}`, [table])
+        await trx.raw(`SELECT id, ${col} AS before, (${expr}) AS after FROM ?? WHERE ${col} IS NOT NULL ORDER BY ((${expr}) IS NULL) DESC, ${changedFirst}number LIMIT ${SAMPLES}`, [table])
       ).rows.map((r: { id: string; before: unknown; after: unknown }) => ({
         record_id: r.id,
         before: from.toApi(r.before, fromMeta, NO_USERS),
         after: r.after === null ? null : to.toApi(r.after, toMeta, NO_USERS),
       }));
-      const result: ConversionResult = { converted: Number(counts.converted), lost: Number(counts.lost), samples, dry_run: !!body.dry_run };
+      const result: ConversionResult = { converted: Number(counts.converted), lost: Number(counts.lost), changed: Number(counts.changed), samples, dry_run: !!body.dry_run };
       if (body.dry_run) return result;
 
       // Trigram and match-key indexes only fit text: they go, and come back if it stays text.
@@ -88,6 +93,7 @@ export class ConvertService {
    */
   private async defaultOptions(trx: Db, table: string, field: FieldRow, from: FieldType, to: FieldType): Promise<Record<string, unknown>> {
     const isSelect = (t: string) => t === 'single_select' || t === 'multi_select';
+    if (to.type === from.type) return field.options;
     if (isSelect(to.type) && isSelect(from.type)) return checkOptions(to, { choices: (field.options as { choices?: unknown[] }).choices ?? [] });
     if (isSelect(to.type) && from.column?.(field.options) === 'text') {
       const labels = (

@@ -36,7 +36,7 @@ export function fieldRoutes(): AnyRouteDef[] {
       method: 'POST',
       path: '/workspaces/{ws}/databases/{db}/fields',
       operationId: 'fields.create',
-      example: { name: 'Amount', type: 'currency', options: { currency: 'EUR', precision: 2 } },
+      example: { name: 'Amount', type: 'currency', options: { code: 'EUR', symbol: '€', precision: 2 } },
       summary: 'Add a field (and its column)',
       description:
         '`api_name` is derived from `name` when absent (`Due date` → `due_date`, `_2` on a clash). ' +

@@ -87,7 +87,7 @@ export class FieldService {
   async update(principal: UserPrincipal, workspaceId: string, databaseId: string, ref: string, body: PatchFieldBody): Promise<Field> {
     return this.db.transaction(async (trx) => {
       await this.workspaces.hold(trx, workspaceId);
-      await beginSchemaChange(trx, databaseId);
+      const table = await beginSchemaChange(trx, databaseId);
       const before = await findField(trx, databaseId, ref, { lock: true });
       const type = this.types.get(before.type)!;
       const patch: Record<string, unknown> = { updated_at: trx.fn.now() };
@@ -107,6 +107,18 @@ export class FieldService {
         // A different column type is a conversion, which says what it would lose first.
         if (type.column && type.column(options) !== type.column(before.options)) {
           throw invalidField('/options', 'These options change how values are stored; use POST …/convert.');
+        }
+        // Options that stored values no longer fit would leave cells no write could store: a conversion rounds them, saying how first.
+        if (type.misfitSql && before.column_name) {
+          const col = trx.raw('??', [before.column_name]).toQuery();
+          const [{ n }] = (await trx.raw(`SELECT count(*)::int AS n FROM ?? WHERE ${type.misfitSql(col, { ...before, options })}`, [table])).rows;
+          if (n > 0) {
+            throw invalidField(
+              '/options',
+              `${n} records hold values these options do not allow (finer than the precision, negative, or past the maximum). ` +
+                `Convert the field to ${type.type} with these options instead (POST …/convert, with "dry_run": true first to see what changes).`,
+            );
+          }
         }
         patch.options = JSON.stringify(options);
       }

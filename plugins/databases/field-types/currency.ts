@@ -1,6 +1,6 @@
 import { Type } from '../../../core/schema.ts';
 import { defineFieldType, InvalidCell, type FieldMeta } from './field-type.ts';
-import { DEFAULT_PRECISION, fitNumericSql, formatFixed, numberTextSql, numericConversions, numericIn, parseNumberText, requireNumber } from './numeric-base.ts';
+import { DEFAULT_PRECISION, fitNumericSql, formatFixed, numberTextSql, numericConversions, numericIn, numericMisfitSql, parseNumberText, requireNumber } from './numeric-base.ts';
 import { NUMBER_OPS } from './ops.ts';
 import { sqlString, sqlTrim, trimText } from './sql.ts';
 import { toTextTargets, type TextCodec } from './text-codec.ts';
@@ -56,5 +56,6 @@ export const currencyType = defineFieldType<CurrencyOptions>({
   toApi: (value) => Number(value),
   ops: NUMBER_OPS,
   csv: { parse: currencyText.parse, format: currencyText.format },
-  convertsTo: { ...numericConversions('currency'), ...toTextTargets(currencyText.formatSql!) },
+  misfitSql: numericMisfitSql,
+  convertsTo: { ...numericConversions(), ...toTextTargets(currencyText.formatSql!) },
 });

@@ -87,5 +87,5 @@ export const durationType = defineFieldType<DurationOptions>({
   toApi: (value) => Number(value),
   ops: NUMBER_OPS,
   csv: { parse: durationText.parse, format: durationText.format },
-  convertsTo: { ...numericConversions('duration'), ...toTextTargets(durationText.formatSql!) },
+  convertsTo: { ...numericConversions(), ...toTextTargets(durationText.formatSql!) },
 });

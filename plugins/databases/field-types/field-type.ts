@@ -232,6 +232,13 @@ export interface FieldType<O = any> {
   readonly refersToUsers?: boolean;
   /** What an empty cell stores and reads as when it is not NULL (a checkbox: `false`, never empty). */
   readonly emptyValue?: unknown;
+  /**
+   * SQL true where a stored value in `col` does not fit the field under its (new) options: a
+   * precision lowered below the places values have, negatives no longer allowed, fewer stars. An
+   * options change that would leave such values is refused; the conversion rounds them, and its
+   * dry run says which. Absent: no option constrains stored values.
+   */
+  misfitSql?(col: string, field: FieldMeta<O>): string;
   /** Checks `options` beyond the schema (e.g. option ids stay unique); returns the options to store. */
   normalizeOptions?(options: O, previous?: O): O;
   /** An API value (never null: null clears) → the column value. Throws InvalidCell. */

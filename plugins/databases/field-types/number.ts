@@ -1,6 +1,6 @@
 import { Type } from '../../../core/schema.ts';
 import { defineFieldType, type FieldMeta } from './field-type.ts';
-import { DEFAULT_PRECISION, formatFixed, numericCellSql, numericConversions, numericIn, parseNumericCell, requireNumber } from './numeric-base.ts';
+import { DEFAULT_PRECISION, formatFixed, numericCellSql, numericConversions, numericIn, numericMisfitSql, parseNumericCell, requireNumber } from './numeric-base.ts';
 import { NUMBER_OPS } from './ops.ts';
 import { toTextTargets, type TextCodec } from './text-codec.ts';
 
@@ -31,8 +31,9 @@ export const numberType = defineFieldType<NumberOptions>({
   ops: NUMBER_OPS,
   canBeTitle: true,
   csv: { parse: numberText.parse, format: numberText.format },
+  misfitSql: numericMisfitSql,
   convertsTo: {
-    ...numericConversions('number'),
+    ...numericConversions(),
     ...toTextTargets(numberText.formatSql!),
     checkbox: { sql: (col) => `COALESCE(${col} <> 0, false)` },
   },

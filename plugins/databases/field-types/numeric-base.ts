@@ -111,12 +111,18 @@ export function fitNumericSql(expr: string, field: FieldMeta<any>): string {
   return `CASE WHEN ${checks.join(' AND ')} THEN ${r} END`;
 }
 
-/** Conversions from one numeric type to the others: the API value is kept, then rounded and range-checked. */
-export function numericConversions(self: string): Record<string, Conversion> {
+/** A stored value the field's options no longer allow: finer than its resolution, out of its range. */
+export function numericMisfitSql(col: string, field: FieldMeta<any>): string {
+  return `(${col} IS NOT NULL AND (${fitNumericSql(col, field)}) IS DISTINCT FROM ${col})`;
+}
+
+/**
+ * Conversions between the numeric types, and of a type to itself with new options (a lower
+ * precision): the API value is kept, then rounded and range-checked.
+ */
+export function numericConversions(): Record<string, Conversion> {
   const out: Record<string, Conversion> = {};
-  for (const type of ['number', 'currency', 'percent', 'rating', 'duration']) {
-    if (type !== self) out[type] = { sql: (col, _from, to) => fitNumericSql(col, to) };
-  }
+  for (const type of ['number', 'currency', 'percent', 'rating', 'duration']) out[type] = { sql: (col, _from, to) => fitNumericSql(col, to) };
   return out;
 }
 

@@ -1,7 +1,7 @@
 import { Type } from '../../../core/schema.ts';
 import { defineFieldType, InvalidCell, type FieldMeta } from './field-type.ts';
 import { roundDecimal, shiftDecimal, toPlainDecimal } from './decimal.ts';
-import { DEFAULT_PRECISION, fitNumericSql, numberTextSql, numericConversions, numericIn, parseNumberText, requireNumber } from './numeric-base.ts';
+import { DEFAULT_PRECISION, fitNumericSql, numberTextSql, numericConversions, numericIn, numericMisfitSql, parseNumberText, requireNumber } from './numeric-base.ts';
 import { NUMBER_OPS } from './ops.ts';
 import { sqlTrim, trimText } from './sql.ts';
 import { toTextTargets, type TextCodec } from './text-codec.ts';
@@ -42,5 +42,6 @@ export const percentType = defineFieldType<PercentOptions>({
   toApi: (value) => Number(value),
   ops: NUMBER_OPS,
   csv: { parse: percentText.parse, format: percentText.format },
-  convertsTo: { ...numericConversions('percent'), ...toTextTargets(percentText.formatSql!) },
+  misfitSql: numericMisfitSql,
+  convertsTo: { ...numericConversions(), ...toTextTargets(percentText.formatSql!) },
 });

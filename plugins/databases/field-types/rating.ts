@@ -1,6 +1,6 @@
 import { Type } from '../../../core/schema.ts';
 import { defineFieldType } from './field-type.ts';
-import { DEFAULT_RATING_MAX, numericCellSql, numericConversions, numericIn, parseNumericCell, requireNumber } from './numeric-base.ts';
+import { DEFAULT_RATING_MAX, numericCellSql, numericConversions, numericIn, numericMisfitSql, parseNumericCell, requireNumber } from './numeric-base.ts';
 import { NUMBER_OPS } from './ops.ts';
 import { toTextTargets, type TextCodec } from './text-codec.ts';
 
@@ -33,5 +33,6 @@ export const ratingType = defineFieldType<RatingOptions>({
   toApi: (value) => Number(value),
   ops: NUMBER_OPS,
   csv: { parse: ratingText.parse, format: ratingText.format },
-  convertsTo: { ...numericConversions('rating'), ...toTextTargets(ratingText.formatSql!) },
+  misfitSql: numericMisfitSql,
+  convertsTo: { ...numericConversions(), ...toTextTargets(ratingText.formatSql!) },
 });

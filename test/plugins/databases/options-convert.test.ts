@@ -108,5 +108,39 @@ describe('select options and field conversion', () => {
       await t.request.post(fields('/created_at/convert')).set(admin.auth).send({ type: 'text' }).expect(422);
       await t.request.post(fields('/name/convert')).set(admin.auth).send({ type: 'json' }).expect(422);
     });
+
+    it('refuses options that stored values no longer fit, and rounds them only through a conversion that says so first', async () => {
+      // A database of its own: the tests above write positions no record route would.
+      const space = (await t.request.post(`/api/v1/workspaces/${ws}/spaces`).set(admin.auth).send({ name: 'Prices' }).expect(201)).body.id;
+      db = (await t.request.post(`/api/v1/workspaces/${ws}/databases`).set(admin.auth).send({ name: 'Prices', space_id: space }).expect(201)).body.id;
+      table = (await t.db('databases').where({ id: db }).first('table_name')).table_name;
+      const records = `/api/v1/workspaces/${ws}/databases/${db}/records`;
+      await t.request.post(fields()).set(admin.auth).send({ name: 'Price', type: 'number', options: { precision: 2 } }).expect(201);
+      await t.request.post(fields()).set(admin.auth).send({ name: 'Stars', type: 'rating', options: { max: 5 } }).expect(201);
+      const ids: string[] = [];
+      for (const values of [{ price: 1.25, stars: 5 }, { price: -41.5, stars: 2 }, { price: 3 }]) ids.push((await t.request.post(records).set(admin.auth).send({ values }).expect(201)).body.id);
+      const stored = async () => (await t.db(table).whereIn('id', ids).orderBy('number').select(await columnOf('price'))).map((r) => Number(Object.values(r)[0]));
+
+      // Lowering the precision below what values hold, forbidding negatives held, fewer stars than given: refused, nothing changes.
+      for (const [ref, options] of [['price', { precision: 0 }], ['price', { allow_negative: false }], ['stars', { max: 4 }]] as const) {
+        const res = await t.request.patch(fields(`/${ref}`)).set(admin.auth).send({ options }).expect(422);
+        assert.equal(res.body.errors[0].pointer, '/options');
+        assert.match(res.body.errors[0].detail, /^[12] records hold values these options do not allow.*convert/);
+      }
+      assert.deepEqual(await stored(), [1.25, -41.5, 3]);
+      assert.equal((await t.request.get(fields('/price')).set(admin.auth).expect(200)).body.options.precision, 2);
+      // What every value still fits is a plain change.
+      await t.request.patch(fields('/price')).set(admin.auth).send({ options: { precision: 3 } }).expect(200);
+      await t.request.patch(fields('/stars')).set(admin.auth).send({ options: { max: 6, icon: 'heart' } }).expect(200);
+
+      // The conversion to the same type says what it would round, then does exactly that.
+      const dry = (await t.request.post(fields('/price/convert')).set(admin.auth).send({ type: 'number', options: { precision: 0 }, dry_run: true }).expect(200)).body;
+      assert.deepEqual([dry.converted, dry.lost, dry.changed], [3, 0, 2]);
+      assert.deepEqual(dry.samples.slice(0, 2).map((x: { before: number; after: number }) => [x.before, x.after]), [[1.25, 1], [-41.5, -42]]);
+      assert.deepEqual(await stored(), [1.25, -41.5, 3]);
+      await t.request.post(fields('/price/convert')).set(admin.auth).send({ type: 'number', options: { precision: 0 } }).expect(200);
+      assert.deepEqual(await stored(), [1, -42, 3]);
+      assert.equal((await t.request.get(fields('/price')).set(admin.auth).expect(200)).body.options.precision, 0);
+    });
   });
 });
