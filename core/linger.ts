@@ -7,12 +7,8 @@ export const LINGER_BYTES = 4 * 1024 * 1024;
 /** …for at most this long; then the connection is closed whatever the client is still sending. */
 export const LINGER_MS = 2000;
 
+/** Sockets already set to linger: a second refusal on the same socket changes nothing. */
 const lingering = new WeakSet<Socket>();
-
-/** Whether the socket is closing itself after an answer to an unread body (shutdown leaves it to finish). */
-export function isLingering(socket: Socket): boolean {
-  return lingering.has(socket);
-}
 
 /**
  * Answer a request whose body is not (fully) read, then close its connection without losing the answer.
