@@ -167,3 +167,28 @@ describe('body limits hold however the body is sent, and the client reads the an
     assert.equal(res.status, 200);
   });
 });
+
+describe('an upload whose client hangs up halfway', () => {
+  it('ends its handler: the shutdown does not wait for a body that will never come', async () => {
+    const t = await startTestKernel({ config: { shutdownTimeoutMs: 10000 } });
+    try {
+      const user = await signUp(t);
+      const socket = net.connect(Number(new URL(t.url).port), '127.0.0.1');
+      socket.on('error', () => {});
+      await new Promise<void>((resolve) => socket.once('connect', resolve));
+      socket.write(
+        `PUT /api/v1/me/avatar HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: ${user.auth.Authorization}\r\n` +
+          `Content-Type: multipart/form-data; boundary=${BOUNDARY}\r\nTransfer-Encoding: chunked\r\n\r\n` +
+          `${FILE_PART.length.toString(16)}\r\n${FILE_PART.toString('latin1')}\r\n`,
+      );
+      await new Promise((r) => setTimeout(r, 300));
+      socket.destroy();
+      await new Promise((r) => setTimeout(r, 100));
+      const started = Date.now();
+      await t.kernel.stop();
+      assert.ok(Date.now() - started < 3000, `the shutdown took ${Date.now() - started} ms`);
+    } finally {
+      await t.stop();
+    }
+  });
+});
