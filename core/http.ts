@@ -11,6 +11,7 @@ import { API_PREFIX, type RouteState } from './router.ts';
 import type { HttpMetrics } from './metrics.ts';
 import type { KernelConfig } from './config.ts';
 import { securityHeaders } from './security-headers.ts';
+import { closeUnreadBodies } from './linger.ts';
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 const BEARER = /^Bearer\s+(\S+)\s*$/i;
@@ -90,6 +91,7 @@ function authenticate(hooks: KernelHooks) {
 export function createApp(opts: AppOptions): Koa {
   const app = new Koa({ proxy: opts.config.http.trustProxy });
   app.silent = true;
+  app.use(closeUnreadBodies());
   app.use(securityHeaders());
   // Small answers are sent as they are: below ~1 KB compressing costs more than it saves. Quality 4 keeps brotli cheap.
   app.use(compress({ threshold: 1024, br: { params: { [zlib.BROTLI_PARAM_QUALITY]: 4 } }, gzip: { level: 6 }, deflate: false }));

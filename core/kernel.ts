@@ -1,4 +1,5 @@
 import http from 'node:http';
+import type { Socket } from 'node:net';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type Koa from 'koa';
@@ -18,6 +19,7 @@ import { createLogger } from './logger.ts';
 import { dependantsOf, planPlugins, type LoadedPlugin } from './loader.ts';
 import { buildRouter } from './router.ts';
 import { createApp } from './http.ts';
+import { closeGracefully, trackConnections } from './graceful-close.ts';
 import { HttpMetrics } from './metrics.ts';
 import { kernelRoutes } from './kernel-routes.ts';
 import { createPluginContext } from './plugin-context.ts';
@@ -96,6 +98,7 @@ export class Kernel {
   private stopping: Promise<void> | null = null;
   /** Requests whose middleware has not finished, socket or not. */
   private readonly handling = new Set<Promise<void>>();
+  private connections = new Set<Socket>();
 
   private constructor(readonly config: KernelConfig, readonly logger: Logger) {}
 
@@ -289,9 +292,12 @@ export class Kernel {
   async listen(port = this.config.port, host = this.config.host): Promise<http.Server> {
     const handle = this.app.callback();
     const server = http.createServer((req, res) => {
+      // Once shutting down, an answer closes its connection: the client must not send another request on it.
+      if (this.stopping) res.setHeader('Connection', 'close');
       const done: Promise<void> = handle(req, res).finally(() => this.handling.delete(done));
       this.handling.add(done);
     });
+    this.connections = trackConnections(server);
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);
       server.listen(port, host, () => resolve());
@@ -300,31 +306,14 @@ export class Kernel {
     return server;
   }
 
-  /** Graceful: stop accepting, let in-flight requests finish, drain jobs, shut plugins down, close the pool. */
+  /** Graceful: stop accepting, answer every request already accepted, drain jobs, shut plugins down, close the pool. */
   stop(): Promise<void> {
     this.stopping ??= this.shutdown();
     return this.stopping;
   }
 
   private async shutdown(): Promise<void> {
-    const server = this.server;
-    if (server) {
-      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
-      server.closeIdleConnections();
-      // A keep-alive socket freed by a finishing in-flight request would otherwise hold close() open until it times out.
-      const sweep = setInterval(() => server.closeIdleConnections(), 100);
-      let timer!: NodeJS.Timeout;
-      const deadline = new Promise<void>((resolve) => {
-        timer = setTimeout(() => {
-          server.closeAllConnections();
-          resolve();
-        }, this.config.shutdownTimeoutMs);
-      });
-      // Then the handlers: one whose client hung up has no socket left but still needs the pool.
-      await Promise.race([closed.then(() => Promise.allSettled(this.handling)), deadline]);
-      clearInterval(sweep);
-      clearTimeout(timer);
-    }
+    if (this.server) await closeGracefully(this.server, this.connections, this.config.shutdownTimeoutMs, () => Promise.allSettled(this.handling));
     await this.hooks.lifecycle.shutdown.promise().catch((err) => this.logger.error({ err }, 'shutdown hook failed'));
     for (const lp of [...this.active].reverse()) {
       if (!this.booted.has(lp.plugin.id) || !this.isActive(lp.plugin.id) || !lp.plugin.shutdown) continue;

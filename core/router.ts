@@ -13,6 +13,8 @@ import type { KernelHooks } from './hooks.ts';
 import type { AccessGrant, Authz } from './authz.ts';
 import { isIdempotentRoute, type Idempotency } from './idempotency.ts';
 import { findHostileInput } from './input-guard.ts';
+import { withCappedBody } from './body-cap.ts';
+import { boundaryProblem } from './multipart-boundary.ts';
 
 
 export const API_PREFIX = '/api/v1';
@@ -66,9 +68,13 @@ function refuseHostile(value: unknown, base: string): void {
   if (problem) throw validationFailed([problem]);
 }
 
+/** What multipart framing (boundaries, part headers) may add to a route's byte limit. */
+const MULTIPART_FRAMING = 16 * 1024;
+
 /**
- * A refused body is not read further: stop reading now, answer, then close the connection
- * (keep-alive would otherwise drain the rest of the body, however large, after the answer).
+ * A refused body is not read further: stop reading now, answer, then close the connection (keep-alive would
+ * otherwise read the rest of the body, however large). What is still coming is discarded for a bounded
+ * linger first (linger.ts), so the client reads the 413 instead of a reset.
  */
 function refuseBody(ctx: Context, limit: number) {
   ctx.req.pause();
@@ -79,6 +85,8 @@ function refuseBody(ctx: Context, limit: number) {
 function bodyParser(def: RouteDef, jsonLimit: number) {
   const limit = def.bodyLimit ?? jsonLimit;
   const multipart = def.bodyType === 'multipart';
+  // Every byte counts, framing included: the cap holds however the body is sent (chunked, no boundary, no end).
+  const cap = limit + (multipart ? MULTIPART_FRAMING : 0);
   const parse = koaBody({
     json: !multipart,
     jsonLimit: limit,
@@ -99,14 +107,18 @@ function bodyParser(def: RouteDef, jsonLimit: number) {
   });
   return async (ctx: Context) => {
     const length = Number(ctx.get('content-length') || 0);
-    // Refuse an announced oversize body before reading it; framing adds a little to multipart.
-    if (length > limit + (multipart ? 16 * 1024 : 0)) throw refuseBody(ctx, limit);
+    // Refuse an announced oversize body before reading it.
+    if (length > cap) throw refuseBody(ctx, limit);
     const hasBody = length > 0 || !!ctx.get('transfer-encoding');
     if (hasBody) {
       const wanted = multipart ? 'multipart/form-data' : 'application/json';
       if (!ctx.is(wanted)) throw unsupportedMediaType(`Send the body as ${wanted}.`);
+      const framing = multipart && boundaryProblem(ctx.get('content-type'));
+      if (framing) throw unsupportedMediaType(framing);
     }
-    await parse(ctx, async () => {});
+    // JSON is capped by its parser (raw-body counts every byte); multipart parsers count only parts.
+    if (multipart) await withCappedBody(ctx, cap, (capped) => parse(capped, async () => {}));
+    else await parse(ctx, async () => {});
     return hasBody ? ctx.request.body : undefined;
   };
 }

@@ -40,7 +40,8 @@ export function usersRoutes(): AnyRouteDef[] {
       summary: 'Set the current user’s avatar',
       description:
         'multipart/form-data with the image in field `file`. PNG, JPEG or WebP, judged by the bytes (not the declared ' +
-        'type or name); at most 1 MiB. 413 beyond that, 415 for any other content (including an empty file), ' +
+        'type or name); at most 1 MiB. 413 beyond that, however the body is sent (read stops at the cap); 415 for any ' +
+        'other content (including an empty file) and, before reading, for a Content-Type without a usable boundary; ' +
         '422 when `file` is missing.',
       auth: 'user',
       bodyType: 'multipart',

@@ -4,7 +4,7 @@ import net from 'node:net';
 import { startTestKernel, type TestKernel } from '../../core/testing.ts';
 import { builtinPlugins } from '../../plugins/index.ts';
 import { httpProbePlugin } from '../fixtures/http-probe.ts';
-import { sleep } from '../fixtures/wait.ts';
+import { sleep, waitUntil } from '../fixtures/wait.ts';
 
 /** A TCP hop between the kernel and PostgreSQL that the test can cut and restore, like a network failure. */
 class DatabaseLink {
@@ -115,6 +115,8 @@ describe('graceful shutdown', () => {
 
       let stoppedAt = 0;
       const stopped = t.kernel.stop().then(() => (stoppedAt = Date.now()));
+      // Connections already queued are accepted and answered first (a few event-loop turns), then the listener closes.
+      await waitUntil('the listener to close', () => !t.kernel.server!.listening, 2000, 5);
       await assert.rejects(get(`${t.url}/api/v1/health`), { code: 'ECONNREFUSED' });
       assert.equal(stoppedAt, 0, 'the kernel waits for the in-flight request');
 
