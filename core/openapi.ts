@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { createRequire } from 'node:module';
-import { DOC_KEYWORD, type TSchema } from './schema.ts';
+import { DOC_KEYWORD, type SchemaDoc, type TSchema } from './schema.ts';
 import { API_PREFIX } from './router.ts';
 import { PROBLEM_TYPE } from './problem.ts';
 import type { RegisteredRoute, ResponseSpec, RouteDef } from './routes.ts';
@@ -38,14 +38,16 @@ let components: Record<string, object> = {};
 /** JSON-safe copy of a TypeBox schema (drops its symbol keys); a `documented` schema becomes its documentation form. */
 function plain(schema: TSchema | undefined): any {
   if (schema === undefined) return undefined;
-  return JSON.parse(JSON.stringify(schema), (_key, value) => {
-    const doc = value && typeof value === 'object' ? value[DOC_KEYWORD] : undefined;
-    if (!doc) return value;
+  // A replacer, not a reviver: it sees a lazy documentation form (a function) before JSON drops it.
+  return JSON.parse(JSON.stringify(schema, (_key, value) => {
+    const given = value && typeof value === 'object' ? value[DOC_KEYWORD] : undefined;
+    if (!given) return value;
+    const doc: SchemaDoc = typeof given === 'function' ? given() : given;
     Object.assign(components, doc.schemas);
     const { [DOC_KEYWORD]: _doc, ...rest } = value;
     if (doc.ref) return { $ref: `#/components/schemas/${doc.ref}`, ...(rest.description ? { description: rest.description } : {}) };
     return { ...rest, ...doc.also };
-  });
+  }));
 }
 
 function parametersOf(def: RouteDef, where: 'path' | 'query') {

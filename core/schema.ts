@@ -100,6 +100,12 @@ export function assertValid<T extends TSchema>(schema: T, value: unknown, base =
   if (!validate(value)) throw validationFailed(toErrorDetails(validate.errors, base));
 }
 
+export interface SchemaDoc {
+  ref?: string;
+  schemas?: Record<string, object>;
+  also?: object;
+}
+
 /** Where `documented` keeps a schema's documentation form (a keyword ajv ignores). */
 export const DOC_KEYWORD = 'x-tessera-doc';
 
@@ -109,7 +115,9 @@ export const DOC_KEYWORD = 'x-tessera-doc';
  * anyOf noise), is documented exactly: `ref` names the component standing for it, `schemas` are
  * the components (`$ref: '#/components/schemas/…'` inside them may recurse). `also` adds keywords
  * a handler enforces with a clearer message than a schema would (`oneOf` of required members).
+ * A function is called when the document is built: for what is known only once every plugin has
+ * registered (the field types and their options).
  */
-export function documented<T extends TSchema>(schema: T, doc: { ref?: string; schemas?: Record<string, object>; also?: object }): T {
+export function documented<T extends TSchema>(schema: T, doc: SchemaDoc | (() => SchemaDoc)): T {
   return { ...schema, [DOC_KEYWORD]: doc } as T;
 }

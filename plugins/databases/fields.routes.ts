@@ -2,9 +2,10 @@ import type { AccessGrant } from '../../core/authz.ts';
 import type { Resolve } from '../../core/container.ts';
 import type { Principal } from '../../core/principal.ts';
 import { defineRoute, type AnyRouteDef } from '../../core/routes.ts';
-import { Type } from '../../core/schema.ts';
+import { documented, Type } from '../../core/schema.ts';
 import { DatabaseParams, Field } from './schemas.ts';
-import { CreateFieldBody, DeletedField, FieldListQuery, FieldParams, PatchFieldBody } from './fields.schemas.ts';
+import { CreateFieldBody, DeletedField, FieldListQuery, FieldParams, fieldBodyDoc, PatchFieldBody } from './fields.schemas.ts';
+import type { FieldTypeRegistry } from './field-types/registry.ts';
 import { Conversion, ConvertFieldBody } from './convert.schemas.ts';
 
 const tags = ['fields'];
@@ -15,7 +16,8 @@ async function shownOne(resolve: Resolve, principal: Principal, grant: AccessGra
 }
 const resource = { type: 'database', param: 'db' };
 
-export function fieldRoutes(): AnyRouteDef[] {
+export function fieldRoutes(types: FieldTypeRegistry): AnyRouteDef[] {
+  const createBody = documented(CreateFieldBody, () => fieldBodyDoc(types));
   return [
     defineRoute({
       method: 'GET',
@@ -45,7 +47,7 @@ export function fieldRoutes(): AnyRouteDef[] {
       auth: 'user',
       access: { role: 'creator', resource },
       params: DatabaseParams,
-      body: CreateFieldBody,
+      body: createBody,
       status: 201,
       responses: { 201: { description: 'The field', schema: Field }, 422: { description: 'Invalid input, at its pointers; or past a limit (`limit_exceeded`, with the `limit`)', extensions: { limit: Type.Integer() } } },
       handler: async ({ principal, access, params, body, resolve }) => shownOne(resolve, principal, access, await resolve('databases.fields').create(principal, params.ws, params.db, body)),

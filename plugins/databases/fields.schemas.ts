@@ -1,4 +1,5 @@
-import { Type, type Static } from '../../core/schema.ts';
+import { compile, Type, type SchemaDoc, type Static } from '../../core/schema.ts';
+import type { FieldTypeRegistry } from './field-types/registry.ts';
 import { API_NAME_PATTERN } from './names.ts';
 
 const Name = Type.String({ minLength: 1, maxLength: 200, pattern: '\\S', description: 'Unique among the live fields (ignoring case); trimmed.' });
@@ -39,3 +40,29 @@ export type PatchFieldBody = Static<typeof PatchFieldBody>;
 export const DeletedField = Type.Object({
   records_with_value: Type.Integer({ description: 'Live records that had a value in the field; restoring brings the values back.' }),
 });
+
+/**
+ * The create body as the reference shows it: `type` one of the types registered on this instance,
+ * and `options` the schema of the type named (a component per type, its defaults as the example).
+ * Built when the document is, once every plugin has added its types.
+ */
+export function fieldBodyDoc(types: FieldTypeRegistry): SchemaDoc {
+  const names = types.names();
+  const schemas: Record<string, object> = {};
+  const variants = names.map((name) => {
+    const type = types.get(name)!;
+    const example: Record<string, unknown> = {};
+    compile(type.options)(example);
+    schemas[`FieldOptions.${name}`] = { ...JSON.parse(JSON.stringify(type.options)), title: `${name} options`, example };
+    return { title: name, properties: { type: { const: name }, options: { $ref: `#/components/schemas/FieldOptions.${name}` } } };
+  });
+  const base = JSON.parse(JSON.stringify(CreateFieldBody));
+  return {
+    schemas,
+    also: {
+      properties: { ...base.properties, type: { ...base.properties.type, enum: names } },
+      oneOf: variants,
+      example: { name: 'Amount', type: 'currency', options: { code: 'EUR', symbol: '€', precision: 2 } },
+    },
+  };
+}

@@ -94,7 +94,7 @@ export default definePlugin<DatabasesOptions>({
     });
 
     ctx.hooks.lifecycle.boot.tap('databases', () => hooks.register.call(types));
-    ctx.routes([...databaseRoutes(), ...fieldRoutes(), ...optionRoutes()]);
+    ctx.routes([...databaseRoutes(), ...fieldRoutes(types), ...optionRoutes()]);
   },
 });
 
