@@ -75,22 +75,26 @@ export class UserService {
    * policy. Even the first account of an empty instance obeys it: a closed or invite-only
    * instance gets its admin from ADMIN_EMAIL or create-admin, never from whoever comes first.
    */
-  async signUp(input: NewUser, trx?: Db): Promise<UserRow> {
-    return this.withCreationLock(async (t) => {
+  signUp(input: NewUser, trx?: Db): Promise<UserRow> {
+    return this.create(input, trx, async (t) => {
       if (this.policy === 'closed') throw signUpClosed();
-      // A taken address answers 409 whatever the policy, like an open instance: the refusal below must not tell invited from registered.
+      // A registered address goes on to 409 email_taken, as on an open instance, so a 403 here never means "has an account".
       if (this.policy === 'invite_only' && !(await this.findByEmail(input.email, t))) {
         const invited = await this.hooks?.invited.promise({ email: input.email.trim(), trx: t });
         if (invited !== true) throw signUpInviteOnly();
       }
-      return this.create(input, t);
-    }, trx);
+    });
   }
 
-  /** Creates a user, whatever the sign-up policy; the first user of an instance becomes its instance admin. */
-  async create(input: NewUser, trx?: Db): Promise<UserRow> {
+  /**
+   * Creates a user, whatever the sign-up policy; the first user of an instance becomes its instance admin.
+   * `allowed` runs under the creation lock, before anything is written.
+   */
+  async create(input: NewUser, trx?: Db, allowed?: (trx: Trx) => Promise<void>): Promise<UserRow> {
+    // Hashed before the lock: argon2 is slow on purpose, and the lock serialises every sign-up of the instance.
     const passwordHash = input.password === undefined ? null : await hash(input.password);
     return this.withCreationLock(async (t) => {
+      await allowed?.(t);
       if (await this.findByEmail(input.email, t)) throw emailTaken();
       const { count } = (await t('users').count({ count: '*' }).first()) as { count: number };
       const [row] = await t<UserRow>('users')
