@@ -27,7 +27,7 @@ export function sessionBody(resolve: Resolve, s: IssuedSession) {
 
 export interface AccountRouteDeps {
   config: KernelConfig;
-  /** Sign-up attempts per IP address; checked before the body is looked at. */
+  /** Counts a sign-up attempt of this IP address, before the policy or the address is looked at, so every outcome counts. */
   limitSignUp: (ip: string) => Promise<void>;
   passwords: () => PasswordService;
 }
