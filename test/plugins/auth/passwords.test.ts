@@ -101,6 +101,15 @@ describe('auth: passwords', () => {
       assert.equal(await passwordHashOf(u.id), before);
     });
 
+    it('spends a reset link mailed before the change, so it cannot undo it', async () => {
+      const u = await signUp(t, { password: PASSWORD });
+      await requestReset(u.email).expect(202);
+      const token = await mailedToken(u.email);
+      await t.request.post('/api/v1/me/password').set(u.auth).send({ current_password: PASSWORD, new_password: NEW_PASSWORD }).expect(204);
+      assertProblem(await confirm(token, 'what the thief wanted'), 422, 'reset_token_invalid');
+      assert.equal(await verify(await passwordHashOf(u.id), NEW_PASSWORD), true);
+    });
+
     it('needs a session: a personal access token is 403, nobody is 401', async () => {
       const u = await signUp(t, { password: PASSWORD });
       const pat = await createPat(t, u, { scope: 'admin' });
@@ -168,6 +177,16 @@ describe('auth: passwords', () => {
       assert.equal(expired.body.detail, unknown.body.detail);
       assert.equal(await verify(await passwordHashOf(u.id), PASSWORD), true);
       await me(u.auth).expect(200);
+    });
+
+    it('lets only one of two concurrent confirmations of a token through', async () => {
+      const u = await signUp(t, { password: PASSWORD });
+      await requestReset(u.email).expect(202);
+      const token = await mailedToken(u.email);
+      const results = await Promise.all([confirm(token, 'first horse battery'), confirm(token, 'second horse battery')]);
+      assert.deepEqual(results.map((r) => r.status).sort(), [204, 422]);
+      const winner = results[0].status === 204 ? 'first horse battery' : 'second horse battery';
+      assert.equal(await verify(await passwordHashOf(u.id), winner), true);
     });
 
     it('a new request replaces the earlier token', async () => {
