@@ -60,7 +60,6 @@ export default definePlugin<AuthOptions>({
       ...accountRoutes({
         config: ctx.config,
         limitSignUp: (ip) => ctx.resolve('auth.rateLimiter').hit([{ key: ipKey('sign-up', ip), max: signUpRateLimit.maxPerIp }], signUpRateLimit.windowMinutes),
-        passwords: () => ctx.resolve('auth.passwords'),
       }),
       ...oauthRoutes(),
     ]);

@@ -15,7 +15,6 @@ import {
   UserIdParams,
 } from './schemas.ts';
 import type { IssuedSession } from './sign-in.service.ts';
-import type { PasswordService } from './passwords.service.ts';
 
 /** The same body whether or not the address has an account. */
 const RESET_ACCEPTED = { status: 'accepted', detail: 'If an account uses this address, a reset link is on its way.' } as const;
@@ -29,7 +28,6 @@ export interface AccountRouteDeps {
   config: KernelConfig;
   /** Counts a sign-up attempt of this IP address, before the policy or the address is looked at, so every outcome counts. */
   limitSignUp: (ip: string) => Promise<void>;
-  passwords: () => PasswordService;
 }
 
 const link = (ctx: Context, config: KernelConfig) => ({ origin: publicOrigin(ctx, config) });
@@ -103,9 +101,9 @@ export function accountRoutes(deps: AccountRouteDeps): AnyRouteDef[] {
         422: { description: 'Wrong current password (`wrong_password`, pointer `/current_password`) or an invalid new one' },
         429: { description: 'Too many wrong passwords; see `Retry-After`' },
       },
-      handler: async ({ principal, user, body, ctx }) => {
+      handler: async ({ principal, user, body, ctx, resolve }) => {
         if (principal.kind !== 'session') return;
-        await deps.passwords().change(user.id, principal.sessionId, { current: body.current_password, next: body.new_password, ip: ctx.ip });
+        await resolve('auth.passwords').change(user.id, principal.sessionId, { current: body.current_password, next: body.new_password, ip: ctx.ip });
       },
     }),
     defineRoute({
@@ -124,8 +122,8 @@ export function accountRoutes(deps: AccountRouteDeps): AnyRouteDef[] {
         429: { description: 'Too many requests for this address or from this IP; see `Retry-After`' },
         503: { description: 'The mail plugin is not enabled' },
       },
-      handler: async ({ body, ctx }) => {
-        await deps.passwords().request(body.email, ctx.ip, link(ctx, deps.config));
+      handler: async ({ body, ctx, resolve }) => {
+        await resolve('auth.passwords').request(body.email, ctx.ip, link(ctx, deps.config));
         return RESET_ACCEPTED;
       },
     }),
@@ -140,8 +138,8 @@ export function accountRoutes(deps: AccountRouteDeps): AnyRouteDef[] {
         204: { description: 'The password is set; sign in with it' },
         422: { description: 'Unknown, used or expired token (`reset_token_invalid`, one answer for all three), or an invalid password' },
       },
-      handler: async ({ body }) => {
-        await deps.passwords().confirm(body.token, body.password);
+      handler: async ({ body, resolve }) => {
+        await resolve('auth.passwords').confirm(body.token, body.password);
       },
     }),
     defineRoute({
@@ -156,8 +154,8 @@ export function accountRoutes(deps: AccountRouteDeps): AnyRouteDef[] {
         404: { description: 'No such user' },
         503: { description: 'The mail plugin is not enabled' },
       },
-      handler: async ({ params, ctx }) => {
-        await deps.passwords().force(params.id, link(ctx, deps.config));
+      handler: async ({ params, ctx, resolve }) => {
+        await resolve('auth.passwords').force(params.id, link(ctx, deps.config));
         return new Reply(202);
       },
     }),
