@@ -33,8 +33,8 @@ const DUMMY_HASH = hash('tessera-timing-equaliser');
 export class UserService {
   constructor(
     private readonly db: Db,
-    private readonly policy: AuthOptions['signUp'] = 'open',
-    private readonly hooks?: SignUpHooks,
+    private readonly policy: AuthOptions['signUp'],
+    private readonly hooks: SignUpHooks,
   ) {}
 
   toPublic(u: Pick<UserRow, 'id' | 'email' | 'name' | 'avatar_key' | 'avatar_updated_at' | 'created_at'>): PublicUser {
@@ -80,7 +80,7 @@ export class UserService {
       if (this.policy === 'closed') throw signUpClosed();
       // A registered address goes on to 409 email_taken, as on an open instance, so a 403 here never means "has an account".
       if (this.policy === 'invite_only' && !(await this.findByEmail(input.email, t))) {
-        const invited = await this.hooks?.invited.promise({ email: input.email.trim(), trx: t });
+        const invited = await this.hooks.invited.promise({ email: input.email.trim(), trx: t });
         if (invited !== true) throw signUpInviteOnly();
       }
     });
