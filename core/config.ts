@@ -110,7 +110,15 @@ const ENV_KEYS: Array<[string, (raw: Record<string, any>, v: string) => void]> =
   ['METRICS_ENABLED', (c, v) => ((c.metrics ??= {}).enabled = v === 'true' || v === '1')],
   ['METRICS_TOKEN', (c, v) => ((c.metrics ??= {}).token = v)],
   ['EVENTS_RETENTION_DAYS', (c, v) => ((c.events ??= {}).retentionDays = v)],
+  // The auth plugin validates them (and creates the admin) at start; here they only find their way into its options.
+  ['ADMIN_EMAIL', (c, v) => (authAdminOf(c).email = v)],
+  ['ADMIN_PASSWORD', (c, v) => (authAdminOf(c).password = v)],
 ];
+
+function authAdminOf(raw: Record<string, any>): Record<string, string> {
+  const auth = ((raw.plugins ??= {}).auth ??= {});
+  return ((auth.options ??= {}).admin ??= {});
+}
 
 export interface LoadConfigOptions {
   /** Explicit config (tests); skips the file. */

@@ -87,19 +87,21 @@ let clusterDump: Promise<Blob> | undefined;
 
 async function startKernel(opts: TestKernelOptions, storage: TestStorage, dataDir: string, pg: string | undefined): Promise<Kernel> {
   const inMemory = !pg && !storage.dataDir;
+  const plugins = opts.plugins ?? builtinPlugins;
   const config = loadConfig({
     env: {},
     input: {
       logLevel: (process.env.TEST_LOG_LEVEL as 'silent') ?? 'silent',
       databaseUrl: pg,
       ...opts.config,
+      plugins: plugins.some((p) => p.id === 'auth') ? withTestSignUpLimit(opts.config?.plugins ?? {}) : (opts.config?.plugins ?? {}),
       dataDir,
       jobs: { pollingIntervalSeconds: 0.5, ...opts.config?.jobs },
     },
   });
   return Kernel.start({
     config,
-    plugins: opts.plugins ?? builtinPlugins,
+    plugins,
     schema: storage.schema,
     inMemory,
     pgliteSeed: inMemory ? await (clusterDump ??= emptyClusterDump()) : undefined,
@@ -107,6 +109,15 @@ async function startKernel(opts: TestKernelOptions, storage: TestStorage, dataDi
     jobsMaintenanceSeconds: opts.jobsMaintenanceSeconds,
     logger: opts.logger,
   });
+}
+
+/**
+ * Every test signs its users up from 127.0.0.1, hundreds per process: the per-IP sign-up limit
+ * is lifted unless a test sets `signUpRateLimit` itself (the test of that limit does).
+ */
+function withTestSignUpLimit(plugins: NonNullable<ConfigInput['plugins']>): NonNullable<ConfigInput['plugins']> {
+  const auth = plugins.auth ?? {};
+  return { ...plugins, auth: { ...auth, options: { signUpRateLimit: { maxPerIp: 1_000_000 }, ...auth.options } } };
 }
 
 async function dropSchemas(url: string, schema: string): Promise<void> {

@@ -63,7 +63,7 @@ export class OAuthService {
 
   /**
    * The user linked to this provider account; else the user with its verified email (now linked);
-   * else a new user. A disabled user is refused before anything is linked.
+   * else a new user, under the `signUp` policy. A disabled user is refused before anything is linked.
    */
   private async userFor(p: OAuthProvider, profile: ProviderProfile): Promise<UserRow> {
     const email = profile.email;
@@ -73,7 +73,7 @@ export class OAuthService {
       const user =
         (link && (await this.users.findById(link.user_id, trx))) ||
         (await this.users.findByEmail(email, trx)) ||
-        (await this.users.create({ email, name: (profile.name?.trim() || email.split('@')[0]).slice(0, 200) }, trx));
+        (await this.users.signUp({ email, name: (profile.name?.trim() || email.split('@')[0]).slice(0, 200) }, trx));
       if (user.disabled_at) throw unauthenticated('This account is disabled.');
       if (link) {
         await trx('auth_identities').where({ provider: p.id, subject: profile.subject }).update({ email, last_used_at: trx.fn.now() });

@@ -37,6 +37,30 @@ export const AuthOptionsSchema = Type.Object(
       },
       { additionalProperties: false, default: {} },
     ),
+    /** `open`: anyone; `invite_only`: an address with a pending workspace invite; `closed`: nobody (admins come from ADMIN_EMAIL or create-admin). */
+    signUp: Type.Union([Type.Literal('open'), Type.Literal('invite_only'), Type.Literal('closed')], { default: 'open' }),
+    signUpRateLimit: Type.Object(
+      {
+        /** Sign-up attempts from one IP address per window, whatever their outcome (so 409 `email_taken` cannot be farmed). */
+        maxPerIp: Type.Integer({ minimum: 1, default: 10 }),
+        windowMinutes: Type.Integer({ minimum: 1, default: 60 }),
+      },
+      { additionalProperties: false, default: {} },
+    ),
+    passwordResetTtlMinutes: Type.Integer({ minimum: 5, maximum: 24 * 60, default: 60 }),
+    passwordResetRateLimit: Type.Object(
+      {
+        /** Reset requests for one email (any case) per window; counted whether or not the address has an account. */
+        maxPerEmail: Type.Integer({ minimum: 1, default: 3 }),
+        maxPerIp: Type.Integer({ minimum: 1, default: 20 }),
+        windowMinutes: Type.Integer({ minimum: 1, default: 60 }),
+      },
+      { additionalProperties: false, default: {} },
+    ),
+    /** Created at start when no account has this email (env ADMIN_EMAIL, ADMIN_PASSWORD); an existing account is left alone. */
+    admin: Type.Optional(
+      Type.Object({ email: Type.String({ format: 'email', maxLength: 320 }), password: Type.String({ minLength: 8, maxLength: 1024 }) }, { additionalProperties: false }),
+    ),
     oauth: Type.Object(presetProperties, {
       additionalProperties: CustomProvider,
       propertyNames: { pattern: '^[a-z][a-z0-9-]*$', not: { const: 'password' } },

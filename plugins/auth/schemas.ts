@@ -49,3 +49,22 @@ export const CallbackQuery = Type.Object({
   code: Type.Optional(Type.String({ minLength: 1, maxLength: 2000, description: 'Absent when the provider reports `error`.' })),
   error: Type.Optional(Type.String({ maxLength: 200 })),
 });
+
+export const ChangePasswordBody = Type.Object(
+  { current_password: Type.String({ minLength: 1, maxLength: 1024 }), new_password: Password },
+  { additionalProperties: false },
+);
+
+export const ResetRequestBody = Type.Object({ email: Email }, { additionalProperties: false });
+
+export const ResetConfirmBody = Type.Object(
+  { token: Type.String({ minLength: 1, maxLength: 200 }), password: Password },
+  { additionalProperties: false },
+);
+
+export const ResetAccepted = Type.Object({
+  status: Type.Literal('accepted'),
+  detail: Type.String(),
+});
+
+export const UserIdParams = Type.Object({ id: Type.String({ format: 'uuid' }) });

@@ -55,7 +55,12 @@ export class SessionService {
     await this.db('sessions').where({ id: sessionId }).delete();
   }
 
-  async revokeAllOf(userId: string): Promise<void> {
-    await this.db('sessions').where({ user_id: userId }).delete();
+  async revokeAllOf(userId: string, trx: Db = this.db): Promise<void> {
+    await trx('sessions').where({ user_id: userId }).delete();
+  }
+
+  /** Every session of the user but `keepSessionId`: a password change signs out everyone else who had it. */
+  async revokeOthersOf(userId: string, keepSessionId: string, trx: Db = this.db): Promise<void> {
+    await trx('sessions').where({ user_id: userId }).whereNot({ id: keepSessionId }).delete();
   }
 }

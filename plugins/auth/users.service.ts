@@ -1,7 +1,10 @@
 import { hash, verify } from '@node-rs/argon2';
 import { inTransaction, type Db, type Trx } from '../../core/db.ts';
-import { conflict, invalidField } from '../../core/errors.ts';
+import { invalidField } from '../../core/errors.ts';
 import type { PublicUser } from './schemas.ts';
+import type { AuthOptions } from './options.ts';
+import type { SignUpHooks } from './hooks.ts';
+import { emailTaken, signUpClosed, signUpInviteOnly } from './errors.ts';
 
 export interface UserRow {
   id: string;
@@ -28,7 +31,11 @@ export interface NewUser {
 const DUMMY_HASH = hash('tessera-timing-equaliser');
 
 export class UserService {
-  constructor(private readonly db: Db) {}
+  constructor(
+    private readonly db: Db,
+    private readonly policy: AuthOptions['signUp'],
+    private readonly hooks: SignUpHooks,
+  ) {}
 
   toPublic(u: Pick<UserRow, 'id' | 'email' | 'name' | 'avatar_key' | 'avatar_updated_at' | 'created_at'>): PublicUser {
     return {
@@ -63,11 +70,32 @@ export class UserService {
     );
   }
 
-  /** Creates a user; the first user of an instance becomes its instance admin. */
-  async create(input: NewUser, trx?: Db): Promise<UserRow> {
+  /**
+   * Creates an account someone asked for (sign-up, a first OAuth sign-in), under the `signUp`
+   * policy. Even the first account of an empty instance obeys it: a closed or invite-only
+   * instance gets its admin from ADMIN_EMAIL or create-admin, never from whoever comes first.
+   */
+  signUp(input: NewUser, trx?: Db): Promise<UserRow> {
+    return this.create(input, trx, async (t) => {
+      if (this.policy === 'closed') throw signUpClosed();
+      // A registered address goes on to 409 email_taken, as on an open instance, so a 403 here never means "has an account".
+      if (this.policy === 'invite_only' && !(await this.findByEmail(input.email, t))) {
+        const invited = await this.hooks.invited.promise({ email: input.email.trim(), trx: t });
+        if (invited !== true) throw signUpInviteOnly();
+      }
+    });
+  }
+
+  /**
+   * Creates a user, whatever the sign-up policy; the first user of an instance becomes its instance admin.
+   * `allowed` runs under the creation lock, before anything is written.
+   */
+  async create(input: NewUser, trx?: Db, allowed?: (trx: Trx) => Promise<void>): Promise<UserRow> {
+    // Hashed before the lock: argon2 is slow on purpose, and the lock serialises every sign-up of the instance.
     const passwordHash = input.password === undefined ? null : await hash(input.password);
     return this.withCreationLock(async (t) => {
-      if (await this.findByEmail(input.email, t)) throw conflict('An account with this email already exists.', undefined, 'email_taken');
+      await allowed?.(t);
+      if (await this.findByEmail(input.email, t)) throw emailTaken();
       const { count } = (await t('users').count({ count: '*' }).first()) as { count: number };
       const [row] = await t<UserRow>('users')
         .insert({
@@ -95,6 +123,35 @@ export class UserService {
         .returning('*');
       return { user, created: false };
     });
+  }
+
+  /**
+   * Start-up's ADMIN_EMAIL: creates that instance admin unless an account has the address. An
+   * existing account is not promoted: whoever registered the address first is not trusted by it.
+   */
+  async bootstrapAdmin(input: { email: string; password: string }): Promise<{ user: UserRow; created: boolean }> {
+    return this.withCreationLock(async (trx) => {
+      const existing = await this.findByEmail(input.email, trx);
+      if (existing) return { user: existing, created: false };
+      const user = await this.create({ email: input.email, password: input.password, name: input.email.split('@')[0], instanceAdmin: true }, trx);
+      return { user, created: true };
+    });
+  }
+
+  /** Whether any account exists: an empty instance gives instance admin to its first sign-up. */
+  async isEmpty(): Promise<boolean> {
+    return !(await this.db('users').first('id'));
+  }
+
+  /** Stores the argon2 hash of `password`, hashed exactly as sign-up does; `null` leaves the account without a usable password. */
+  async setPassword(id: string, password: string | null, trx: Db = this.db): Promise<void> {
+    const passwordHash = password === null ? null : await hash(password);
+    await trx('users').where({ id }).update({ password_hash: passwordHash, updated_at: trx.fn.now() });
+  }
+
+  /** Whether `password` is this user's (false for an account without a password). */
+  async checkPassword(user: Pick<UserRow, 'password_hash'>, password: string): Promise<boolean> {
+    return verify(user.password_hash ?? (await DUMMY_HASH), password).then((ok) => ok && user.password_hash !== null, () => false);
   }
 
   /** The user if the password matches and the account is active. */

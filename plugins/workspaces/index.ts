@@ -49,6 +49,12 @@ export default definePlugin({
       if (!member) throw invalidField('/workspace_id', 'You are not a member of this workspace.');
     });
 
+    // Under `signUp: 'invite_only'`, an address with a pending invite to any workspace may make an account.
+    ctx.hooksOf('auth.signUp').invited.tapPromise('pending-invites', async ({ email, trx }) => {
+      const pending = await trx('workspace_invites').where({ status: 'pending' }).whereRaw('lower(email) = lower(?)', [email]).first('id');
+      return pending ? true : undefined;
+    });
+
     // A deleted space leaves no guest pointing at it.
     ctx.hooks.entity.afterWrite.for('space').tapPromise('guest-spaces', async ({ operation, trx, before }) => {
       if (operation !== 'delete' || !before) return;

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { TestKernel } from '../../core/testing.ts';
 import { PNG } from '../plugins/users/images.ts';
+import { signUp } from '../helpers.ts';
 import { personOf, type Caller, type World } from './world.ts';
 
 export interface MatrixRequest {
@@ -101,6 +102,13 @@ export const ROWS: MatrixRow[] = [
   { route: 'GET /auth/oauth/{provider}/callback', expect: ALL(404), request: () => ({ path: '/auth/oauth/github/callback', query: { code: 'c', state: 's' } }) },
   { route: 'POST /auth/sign-up', expect: ALL(201), request: () => ({ path: '/auth/sign-up', body: { email: email(), password: 'correct horse battery', name: 'New' } }) },
   { route: 'POST /auth/sign-in', expect: ALL(200), request: (w) => ({ path: '/auth/sign-in', body: { email: w.people.member.email, password: 'correct horse battery' } }) },
+  { route: 'POST /auth/password-reset', expect: ALL(202), request: () => ({ path: '/auth/password-reset', body: { email: email() } }) },
+  // An unknown token: the route is reached by everyone, and nobody's password changes.
+  {
+    route: 'POST /auth/password-reset/confirm',
+    expect: ALL(422),
+    request: () => ({ path: '/auth/password-reset/confirm', body: { token: randomUUID(), password: 'correct horse battery' } }),
+  },
   {
     route: 'POST /auth/sign-out',
     expect: '204 204 204 204 204 204 204 403 403 403 204 401',
@@ -111,6 +119,12 @@ export const ROWS: MatrixRow[] = [
   // --- me, users, tokens ----------------------------------------------------------------------
   { route: 'GET /me', expect: '200 200 200 200 200 200 200 200 200 200 200 401', request: () => ({ path: '/me' }) },
   { route: 'PATCH /me', expect: '200 200 200 200 200 200 200 403 200 200 200 401', request: (_w, c) => ({ path: '/me', body: { name: personOf(c) ?? 'anonymous' } }) },
+  {
+    // A wrong current password reaches the handler without ending the sessions the other rows use.
+    route: 'POST /me/password',
+    expect: '422 422 422 422 422 422 422 403 403 403 422 401',
+    request: () => ({ path: '/me/password', body: { current_password: 'not the password', new_password: 'another horse battery' } }),
+  },
   { route: 'GET /me/preferences', expect: '200 200 200 200 200 200 200 200 200 200 200 401', request: () => ({ path: '/me/preferences' }) },
   { route: 'PATCH /me/preferences', expect: '200 200 200 200 200 200 200 403 200 200 200 401', request: () => ({ path: '/me/preferences', body: { locale: 'en' } }) },
   {
@@ -689,6 +703,12 @@ export const ROWS: MatrixRow[] = [
     route: 'PATCH /admin/users/{id}',
     expect: '200 403 403 403 403 403 403 403 403 403 403 401',
     request: (w) => ({ path: `/admin/users/${w.people.member.id}`, body: { name: 'member' } }),
+  },
+  {
+    // A user of its own each time: the reset signs its target out everywhere.
+    route: 'POST /admin/users/{id}/password-reset',
+    expect: '202 403 403 403 403 403 403 403 403 403 403 401',
+    request: async (_w, _c, t) => ({ path: `/admin/users/${(await signUp(t)).id}/password-reset` }),
   },
   { route: 'GET /admin/workspaces', expect: '200 403 403 403 403 403 403 403 403 403 403 401', request: () => ({ path: '/admin/workspaces' }) },
   { route: 'GET /admin/workspaces/{id}', expect: '200 403 403 403 403 403 403 403 403 403 403 401', request: (w) => ({ path: `/admin/workspaces/${w.ws}` }) },

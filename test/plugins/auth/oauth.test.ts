@@ -272,4 +272,32 @@ describe('auth: OAuth configuration', () => {
       await t.stop();
     }
   });
+
+  it('obeys the signUp policy for new accounts only: closed refuses a new address, an existing account still signs in', async () => {
+    const fake = await new FakeOAuthServer().start();
+    const t = await startTestKernel({
+      config: { plugins: { auth: { options: { signUp: 'closed', admin: { email: 'root@example.test', password: 'root password 42' }, oauth: { github: fake.options() } } } } },
+    });
+    try {
+      const users = async () => Number((await t.db('users').count({ n: '*' }).first())!.n);
+      const viaProvider = async () => {
+        const start = await t.request.get('/api/v1/auth/oauth/github/start').expect(302);
+        const approval = await fetch(start.headers.location, { redirect: 'manual' });
+        const back = new URL(approval.headers.get('location')!);
+        return t.request.get(back.pathname + back.search);
+      };
+      fake.account = account('stranger@example.test');
+      const refused = await viaProvider();
+      assert.equal(refused.status, 403, JSON.stringify(refused.body));
+      assert.equal(refused.body.code, 'sign_up_closed');
+      assert.equal(await users(), 1);
+      assert.equal(await t.db('auth_identities').first(), undefined);
+
+      fake.account = account('root@example.test');
+      assert.equal((await viaProvider()).status, 200);
+    } finally {
+      await t.stop();
+      await fake.stop();
+    }
+  });
 });
