@@ -95,6 +95,8 @@ export function accountRoutes(deps: AccountRouteDeps): AnyRouteDef[] {
     defineRoute({
       method: 'POST',
       path: '/me/password',
+      operationId: 'me.password.change',
+      example: { current_password: 'correct horse battery', new_password: 'purple monkey dishwasher' },
       summary: 'Change your password; every other session of yours ends',
       description:
         'Sessions only: a token cannot change the password. A wrong `current_password` is 422 `wrong_password` and counts as a ' +
@@ -114,6 +116,8 @@ export function accountRoutes(deps: AccountRouteDeps): AnyRouteDef[] {
     defineRoute({
       method: 'POST',
       path: '/auth/password-reset',
+      operationId: 'auth.passwordReset.request',
+      example: { email: 'ada@example.com' },
       summary: 'Mail a password reset link to an account\'s address',
       description:
         'Always 202 with the same body, whether or not an account uses the address, so the answer reveals nothing. Requests ' +
@@ -135,6 +139,8 @@ export function accountRoutes(deps: AccountRouteDeps): AnyRouteDef[] {
     defineRoute({
       method: 'POST',
       path: '/auth/password-reset/confirm',
+      operationId: 'auth.passwordReset.confirm',
+      example: { token: 'the token from the reset link', password: 'purple monkey dishwasher' },
       secret: true,
       summary: 'Set a new password with a mailed reset token; every session of the account ends',
       auth: 'public',
@@ -150,6 +156,7 @@ export function accountRoutes(deps: AccountRouteDeps): AnyRouteDef[] {
     defineRoute({
       method: 'POST',
       path: '/admin/users/{id}/password-reset',
+      operationId: 'admin.users.passwordReset',
       summary: 'Force a password reset: the user is signed out everywhere and must set a new password from the mailed link',
       description: 'Their password stops working at once. Personal access tokens are not affected (disable the user to stop them). 503 when the mail plugin is off, and nothing changes.',
       auth: 'instance_admin',
