@@ -14,6 +14,7 @@ import { recordRoutes } from './routes.ts';
 import { QueryService } from './query.service.ts';
 import { queryRoutes } from './query-routes.ts';
 import { createRecordViewHooks } from './hooks.ts';
+import { documentCellsOf } from './cell-docs.ts';
 
 declare module '../../core/container.ts' {
   interface ServiceMap {
@@ -36,6 +37,7 @@ export default definePlugin({
   exports: ['records.service', 'records.query'],
   register(ctx) {
     const views = ctx.defineHooks('views', createRecordViewHooks());
+    documentCellsOf(() => ctx.resolve('databases.fieldTypes'));
     ctx.provide('service', (r) => new RecordService(r('db'), r('events'), r('databases.fieldTypes'), r('database'), r('caches'), r('authz')));
     ctx.provide('bulk', (r) => new RecordBulkService(r('db'), r('events'), r('records.service')));
     ctx.provide('trash', (r) => new TrashService(r('db'), r('records.service'), r('records.watchers')));

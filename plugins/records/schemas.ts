@@ -1,5 +1,6 @@
 import { documented, Type, type Static } from '../../core/schema.ts';
 import { FILTER_OPS } from '../databases/field-types/field-type.ts';
+import { valuesDoc } from './cell-docs.ts';
 import { pageQuery } from '../../core/pagination.ts';
 
 const Uuid = (description?: string) => Type.String({ format: 'uuid', ...(description ? { description } : {}) });
@@ -15,9 +16,8 @@ export const NumberParams = Type.Object({
   n: Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER, description: "The record's per-database number." }),
 });
 
-const Values = Type.Record(Type.String(), Type.Unknown(), {
-  description: 'Cells keyed by field `api_name`; `null` empties a cell. Read-only (system) fields cannot be written.',
-});
+const VALUES_IN = 'Cells keyed by field `api_name`; `null` empties a cell. Read-only (system) fields cannot be written.';
+const Values = documented(Type.Record(Type.String(), Type.Unknown(), { description: VALUES_IN }), () => valuesDoc(VALUES_IN));
 
 const RecordInput = Type.Object({ values: Values }, { additionalProperties: false });
 
@@ -125,10 +125,12 @@ export const RecordQuery = Type.Object(
 );
 export type RecordQuery = Static<typeof RecordQuery>;
 
+const VALUES_OUT = 'Every live field by `api_name` (null when empty), system fields included.';
+
 export const ApiRecord = Type.Object({
   id: Uuid(),
   number: Type.Integer({ description: 'Per database, from 1, never reused.' }),
-  values: Type.Record(Type.String(), Type.Unknown(), { description: 'Every live field by `api_name` (null when empty), system fields included.' }),
+  values: documented(Type.Record(Type.String(), Type.Unknown(), { description: VALUES_OUT }), () => valuesDoc(VALUES_OUT)),
   position: Type.String({ description: 'Fractional index of the manual order (compare as bytes).' }),
   version: Type.Integer({ description: 'Bumped by every update; send it back in PATCH to detect concurrent edits.' }),
   created_at: Timestamp,

@@ -66,6 +66,11 @@ function linkIn(value: unknown): string[] {
 export function createLinkType(store: CellStore, reaction: WriteReaction<LinkOptions>) {
   return defineFieldType<LinkOptions>({
     type: 'link',
+    cell: {
+      schema: { type: 'array', items: { type: 'object', properties: { id: { type: 'string', format: 'uuid' }, title: { type: ['string', 'null'] } } } },
+      example: [{ id: '0190c7a2-5b7e-7000-8000-000000000012', title: 'Acme' }],
+      writes: 'An array of record ids of the linked database (at most 1,000); [] or null unlinks all.',
+    },
     options: LinkOptions,
     managedBy: 'relations',
     select: (field, row) => cellOf(linkCell(field), row),

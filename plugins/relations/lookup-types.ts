@@ -51,6 +51,7 @@ const countOf = (field: FieldMeta<LinkedOptions>) => overLinked(field, 'count(*)
 export function createCountType(): FieldType<LinkedOptions> {
   return defineFieldType<LinkedOptions>({
     type: 'count',
+    cell: { schema: { type: 'integer', minimum: 0 }, example: 3, writes: 'Read-only.' },
     options: Type.Object(linkedOptionProperties, { additionalProperties: false }),
     readOnly: true,
     resolveOptions: (trx, databaseId, options, writer) => resolveLinked(trx, databaseId, options, writer, false).then(({ target: _t, ...o }) => o),
@@ -79,6 +80,7 @@ function lookupOf(field: FieldMeta<LinkedOptions>): CellAggregate | undefined {
 export function createLookupType(types: FieldTypeRegistry): FieldType<LinkedOptions> {
   return defineFieldType<LinkedOptions>({
     type: 'lookup',
+    cell: { schema: { type: 'array', description: "The linked records' values of the field read, as that field shows them." }, example: [1200, 300], writes: 'Read-only.' },
     options: Type.Object({ ...linkedOptionProperties, ...targetFieldProperty }, { additionalProperties: false }),
     readOnly: true,
     async resolveOptions(trx: Db, databaseId: string, options: LinkedOptions, writer: OptionsWriter) {
@@ -174,6 +176,11 @@ export function createRollupType(types: FieldTypeRegistry): FieldType<RollupOpti
   const cell = (field: FieldMeta<RollupOptions>, row: string, read: { target: TargetField; col: string }) => cellOf(rolled(field, read), row);
   return defineFieldType<RollupOptions>({
     type: 'rollup',
+    cell: {
+      schema: { description: 'count, sum, avg: a number; min, max, earliest, latest: a value of the field read; concat: text; unique: an array.' },
+      example: 1500,
+      writes: 'Read-only.',
+    },
     options: Type.Object(
       { ...linkedOptionProperties, ...targetFieldProperty, function: Type.Union(ROLLUP_FUNCTIONS.map((f) => Type.Literal(f))) },
       { additionalProperties: false },

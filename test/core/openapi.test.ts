@@ -110,6 +110,21 @@ describe('OpenAPI document and reference page', () => {
     assert.ok(!validate({ and: [{ field: 'a', op: 'equals', value: 1 }] }));
   });
 
+  it("documents each field type's options and cells, for the types this instance has", async () => {
+    const { body: doc } = await t.request.get('/api/v1/openapi.json').expect(200);
+    const create = doc.paths['/api/v1/workspaces/{ws}/databases/{db}/fields'].post.requestBody.content['application/json'].schema;
+    assert.ok(create.properties.type.enum.includes('number') && create.properties.type.enum.includes('lookup'));
+    const number = create.oneOf.find((v: { title: string }) => v.title === 'number');
+    assert.equal(number.properties.options.$ref, '#/components/schemas/FieldOptions.number');
+    assert.deepEqual(doc.components.schemas['FieldOptions.number'].example, { precision: 0, allow_negative: true });
+    const values = doc.paths['/api/v1/workspaces/{ws}/databases/{db}/records'].post.requestBody.content['application/json'].schema.properties.values;
+    assert.ok(values.additionalProperties.anyOf.some((r: { $ref: string }) => r.$ref === '#/components/schemas/Cell.link'));
+    assert.deepEqual(doc.components.schemas['Cell.link'].example, [{ id: '0190c7a2-5b7e-7000-8000-000000000012', title: 'Acme' }]);
+    // Every type says what its cells look like.
+    const types = doc.components.schemas as Record<string, { example?: unknown }>;
+    assert.deepEqual(create.properties.type.enum.filter((name: string) => types[`Cell.${name}`]?.example === undefined), []);
+  });
+
   it('says which values a choice takes when one is wrong', async () => {
     const owner = (await t.request.post('/api/v1/auth/sign-up').send({ email: `enum-${Date.now()}@example.test`, password: 'correct horse battery', name: 'E' }).expect(201)).body;
     const auth = { Authorization: `Bearer ${owner.token}` };

@@ -24,6 +24,7 @@ export const checkboxText: TextCodec = {
 
 export const checkboxType = defineFieldType<Record<string, never>>({
   type: 'checkbox',
+  cell: { schema: { type: 'boolean' }, example: true },
   emptyValue: false,
   options: Type.Object({}, { additionalProperties: false }),
   column: () => 'boolean',

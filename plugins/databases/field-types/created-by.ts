@@ -6,6 +6,7 @@ import { systemFieldType } from './system.ts';
 /** Who created the record, read as `{ id, name }`. */
 export const createdByType = systemFieldType<Record<string, never>>({
   type: 'created_by',
+  cell: { schema: { type: ['object', 'null'], properties: { id: { type: 'string', format: 'uuid' }, name: { type: ['string', 'null'] } } }, example: { id: '0190c7a2-5b7e-7000-8000-000000000003', name: 'Ada Lovelace' }, writes: 'Read-only.' },
   options: Type.Object({}, { additionalProperties: false }),
   systemColumn: 'created_by',
   toApi: (value, _field, ctx) => personOut(value, ctx),

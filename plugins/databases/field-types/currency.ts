@@ -42,6 +42,7 @@ export const currencyText: TextCodec = {
 
 export const currencyType = defineFieldType<CurrencyOptions>({
   type: 'currency',
+  cell: { schema: { type: ['number', 'null'] }, example: 1234.5, writes: "A JSON number at the field's precision; the symbol and code are display only." },
   options: Type.Object(
     {
       precision: Type.Integer({ minimum: 0, maximum: 10, default: DEFAULT_PRECISION.currency }),

@@ -18,6 +18,7 @@ export const dateText: TextCodec = {
 
 export const dateType = defineFieldType<DateOptions>({
   type: 'date',
+  cell: { schema: { type: ['string', 'null'], format: 'date' }, example: '2026-11-24' },
   options: Type.Object({ date_format: Type.Union(DATE_FORMATS.map((f) => Type.Literal(f)), { default: 'iso' }) }, { additionalProperties: false }),
   column: () => 'date',
   fromApi: dateIn,

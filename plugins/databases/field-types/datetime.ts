@@ -16,6 +16,7 @@ export const datetimeText: TextCodec = {
 
 export const datetimeType = defineFieldType<DateTimeOptions>({
   type: 'datetime',
+  cell: { schema: { type: ['string', 'null'], format: 'date-time' }, example: '2026-11-24T09:30:00Z', writes: "An ISO 8601 instant; without an offset, a wall time in the field's time_zone." },
   options: DateTimeOptionsSchema,
   normalizeOptions: (options) => ({ ...options, time_zone: normalizeTimeZone(options.time_zone) }),
   column: () => 'timestamptz',

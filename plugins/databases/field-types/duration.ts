@@ -78,6 +78,7 @@ export const durationText: TextCodec = {
 
 export const durationType = defineFieldType<DurationOptions>({
   type: 'duration',
+  cell: { schema: { type: ['number', 'null'], description: 'Seconds, to the millisecond.' }, example: 5400, writes: 'Seconds, or "h:mm", "h:mm:ss" or "h:mm:ss.fff" text (a leading "-" for negative).' },
   options: Type.Object(
     { format: Type.Union(DURATION_FORMATS.map((f) => Type.Literal(f)), { default: 'h:mm' }) },
     { additionalProperties: false },

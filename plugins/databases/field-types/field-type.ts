@@ -103,6 +103,14 @@ export interface Across<O = any> {
   applies?(field: FieldMeta<O>): boolean;
 }
 
+/** A cell in the API reference (`FieldType.cell`). */
+export interface CellDoc {
+  schema: Record<string, unknown>;
+  example: unknown;
+  /** What a write takes when it differs from what a read gives. */
+  writes?: string;
+}
+
 /** Who sets a field's options (`FieldType.resolveOptions`). */
 export interface OptionsWriter {
   /** Whether the writer can see a database of the workspace, asked in the writing transaction. */
@@ -270,6 +278,11 @@ export interface FieldType<O = any> {
    * SQL for the record row aliased `row`, as in `select`. Used instead of `sortExpr`/`sortType`.
    */
   sortKeyFor?(field: FieldMeta<O>, row: string): FieldSortKey;
+  /**
+   * What its cells look like in records (JSON Schema of what reads give, an example, and how a
+   * write differs), for the API reference. Absent: documented as any JSON value.
+   */
+  readonly cell?: CellDoc;
   /** Whether the type can be the title field (shown in links, searched by `q`). */
   readonly canBeTitle?: boolean;
   /** CSV: a cell's text → an API value (then `fromApi`); an API value → a cell's text. */

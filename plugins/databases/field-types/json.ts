@@ -45,6 +45,7 @@ export const jsonText: TextCodec = {
 /** Any JSON value, stored as jsonb and read back as it was written (object keys may come back reordered). */
 export const jsonType = defineFieldType<Record<string, never>>({
   type: 'json',
+  cell: { schema: { description: 'Any JSON value but a top-level null.' }, example: { source: 'import', tags: ['a', 'b'] } },
   options: Type.Object({}, { additionalProperties: false }),
   column: () => 'jsonb',
   fromApi(value) {

@@ -24,6 +24,7 @@ export const multiSelectText: TextCodec = {
  */
 export const multiSelectType = defineFieldType<ChoicesOptions>({
   type: 'multi_select',
+  cell: { schema: { type: ['array', 'null'], items: { type: 'object', properties: { id: { type: 'string', format: 'uuid' }, label: { type: 'string' }, color: { type: 'string' } } } }, example: [{ id: '0190c7a2-5b7e-7000-8000-0000000000c1', label: 'Urgent', color: 'red' }], writes: 'An array of option ids or exact labels; kept in the order of the choices.' },
   options: ChoicesOptionsSchema,
   normalizeOptions: normalizeChoices,
   column: () => 'uuid[]',

@@ -18,6 +18,7 @@ export const numberText: TextCodec = {
 
 export const numberType = defineFieldType<NumberOptions>({
   type: 'number',
+  cell: { schema: { type: ['number', 'null'] }, example: 1234, writes: "A JSON number at the field's precision (finer → 422), within ±10^15." },
   options: Type.Object(
     {
       precision: Type.Integer({ minimum: 0, maximum: 10, default: DEFAULT_PRECISION.number }),

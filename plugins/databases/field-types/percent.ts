@@ -30,6 +30,7 @@ export const percentText: TextCodec = {
 
 export const percentType = defineFieldType<PercentOptions>({
   type: 'percent',
+  cell: { schema: { type: ['number', 'null'], description: 'A fraction: 0.125 is 12.5 %.' }, example: 0.125 },
   options: Type.Object(
     {
       precision: Type.Integer({ minimum: 0, maximum: 8, default: DEFAULT_PRECISION.percent }),

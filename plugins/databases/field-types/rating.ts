@@ -21,6 +21,7 @@ export const ratingText: TextCodec = {
 
 export const ratingType = defineFieldType<RatingOptions>({
   type: 'rating',
+  cell: { schema: { type: ['integer', 'null'], minimum: 1 }, example: 4, writes: "A whole number from 0 (empty) to the field's max." },
   options: Type.Object(
     {
       max: Type.Integer({ minimum: 1, maximum: 10, default: DEFAULT_RATING_MAX }),

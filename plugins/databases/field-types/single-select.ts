@@ -17,6 +17,7 @@ export const singleSelectText: TextCodec = {
 /** The option id is stored; a cell reads `{ id, label, color }` and sorts in the order of the choices. */
 export const singleSelectType = defineFieldType<ChoicesOptions>({
   type: 'single_select',
+  cell: { schema: { oneOf: [{ type: 'null' }, { type: 'object', properties: { id: { type: 'string', format: 'uuid' }, label: { type: 'string' }, color: { type: 'string' } } }] }, example: { id: '0190c7a2-5b7e-7000-8000-0000000000c1', label: 'Open', color: 'blue' }, writes: "The option's id or its exact label." },
   options: ChoicesOptionsSchema,
   normalizeOptions: normalizeChoices,
   column: () => 'uuid',

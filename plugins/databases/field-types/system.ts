@@ -1,6 +1,6 @@
 import { InvalidCell, type FieldMeta, type FieldType } from './field-type.ts';
 
-type SystemDefinition<O> = Pick<FieldType<O>, 'type' | 'options' | 'systemColumn' | 'toApi' | 'ops' | 'sortExpr' | 'sortType' | 'canBeTitle' | 'normalizeOptions'> & {
+type SystemDefinition<O> = Pick<FieldType<O>, 'type' | 'options' | 'systemColumn' | 'toApi' | 'ops' | 'sortExpr' | 'sortType' | 'canBeTitle' | 'normalizeOptions' | 'cell'> & {
   format(value: unknown, field: FieldMeta<O>): string;
 };
 

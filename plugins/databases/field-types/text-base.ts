@@ -1,5 +1,5 @@
 import { Type } from '../../../core/schema.ts';
-import { defineFieldType, type Conversion, type FieldType } from './field-type.ts';
+import { defineFieldType, type CellDoc, type Conversion, type FieldType } from './field-type.ts';
 import { checkboxText } from './checkbox.ts';
 import { currencyText } from './currency.ts';
 import { dateText } from './date.ts';
@@ -46,10 +46,20 @@ function conversionsFrom(self: TextTypeName): Record<string, Conversion> {
  * text, long_text, email, url, phone: a `text` column; an empty string is an empty cell (NULL);
  * sorted case-insensitively.
  */
+/** Text cells in the API reference: a string, '' or null clearing it. */
+const TEXT_CELLS: Record<TextTypeName, CellDoc> = {
+  text: { schema: { type: ['string', 'null'] }, example: 'Acme renewal' },
+  long_text: { schema: { type: ['string', 'null'] }, example: 'First line\nSecond line' },
+  email: { schema: { type: ['string', 'null'], format: 'email' }, example: 'ada@example.com' },
+  url: { schema: { type: ['string', 'null'], format: 'uri' }, example: 'https://example.com/deals/42' },
+  phone: { schema: { type: ['string', 'null'] }, example: '+44 20 7946 0958' },
+};
+
 export function textFieldType(type: TextTypeName): FieldType<Record<string, never>> {
   const rule = TEXT_RULES[type];
   return defineFieldType<Record<string, never>>({
     type,
+    cell: TEXT_CELLS[type],
     options: Type.Object({}, { additionalProperties: false }),
     column: () => 'text',
     fromApi: (value) => checkText(rule, value),

@@ -10,6 +10,7 @@ import { trimText } from './sql.ts';
  */
 export const userType = defineFieldType<Record<string, never>>({
   type: 'user',
+  cell: { schema: { oneOf: [{ type: 'null' }, { type: 'object', properties: { id: { type: 'string', format: 'uuid' }, name: { type: ['string', 'null'] } } }] }, example: { id: '0190c7a2-5b7e-7000-8000-000000000003', name: 'Ada Lovelace' }, writes: 'The id of a member of the workspace.' },
   refersToUsers: true,
   options: Type.Object({}, { additionalProperties: false }),
   column: () => 'uuid',
