@@ -18,6 +18,7 @@ export const helloRoutes: RouteDef<any, any, any>[] = [
     method: 'POST',
     path: '/hello/greetings',
     operationId: 'hello.greetings.create',
+    example: { name: 'Ada' },
     summary: 'Greet someone; the greeting is stored for the current user',
     auth: 'user',
     body: CreateGreetingBody,
