@@ -48,9 +48,10 @@ export interface World {
   /**
    * Vault, a database in T that D links to (a link field `vault` and a lookup `vault_titles` on D):
    * a record of D links Vault's record titled `marker`. `guest_in` reads D but not Vault, so no
-   * answer it gets may hold Vault's id or the marker.
+   * answer it gets may hold Vault's id or the marker. Only in the shared world: the fresh worlds
+   * serve rows that destroy, whose answers show nothing.
    */
-  vault: { database: string; marker: string };
+  vault?: { database: string; marker: string };
   /** Resources of the outsider's workspace, to name under this one. */
   foreign: { space: string; folder: string; invite: string; grant: string; database: string };
 }
@@ -72,7 +73,7 @@ export async function createPat(t: TestKernel, user: SignedUpUser, ws: string, s
   return (await call(t, user, 'post', '/me/tokens', { name: `matrix ${scope}`, workspace_id: ws, scope })).token;
 }
 
-export async function buildWorld(t: TestKernel, people: People): Promise<World> {
+export async function buildWorld(t: TestKernel, people: People, opts: { vault?: boolean } = {}): Promise<World> {
   const ws = (await createWorkspace(t, people.admin, 'Matrix')).id;
   const otherWs = (await createWorkspace(t, people.outsider, 'Elsewhere')).id;
   await t.db('workspace_members').insert(
@@ -93,12 +94,7 @@ export async function buildWorld(t: TestKernel, people: People): Promise<World> 
   await call(t, people.creator, 'post', `/workspaces/${ws}/databases/${databaseD}/fields`, { name: 'Notes', type: 'text' });
   const stage = await call(t, people.creator, 'post', `/workspaces/${ws}/databases/${databaseD}/fields`, { name: 'Stage', type: 'single_select', options: { choices: [{ label: 'Open' }] } });
   const optionOpen = stage.options.choices[0].id;
-  const vault = (await call(t, people.admin, 'post', `/workspaces/${ws}/databases`, { name: 'Vault', space_id: spaceT })).id;
-  await call(t, people.admin, 'post', `/workspaces/${ws}/relations`, { from_database_id: databaseD, to_database_id: vault, kind: 'many_to_many', from_field_name: 'Vault', to_field_name: 'D items' });
-  await call(t, people.admin, 'post', `/workspaces/${ws}/databases/${databaseD}/fields`, { name: 'Vault titles', type: 'lookup', options: { link_field_id: 'vault', target_field_id: 'name' } });
-  const marker = `vault-${randomUUID()}`;
-  const secret = (await call(t, people.admin, 'post', `/workspaces/${ws}/databases/${vault}/records`, { values: { name: marker } })).id;
-  await call(t, people.admin, 'post', `/workspaces/${ws}/databases/${databaseD}/records`, { values: { name: 'Links the vault', vault: [secret] } });
+  const vault = opts.vault ? await buildVault(t, people, ws, spaceT, databaseD) : undefined;
   const pats = {
     read: await createPat(t, people.admin, ws, 'read'),
     write: await createPat(t, people.admin, ws, 'write'),
@@ -111,7 +107,18 @@ export async function buildWorld(t: TestKernel, people: People): Promise<World> 
   await t.db('workspace_members').insert({ workspace_id: otherWs, user_id: people.member.id, role: 'member' });
   const database = (await call(t, o, 'post', `/workspaces/${otherWs}/databases`, { name: 'Theirs', space_id: space })).id;
   const grant = (await call(t, o, 'put', `/workspaces/${otherWs}/access`, { scope_type: 'space', scope_id: space, user_id: people.member.id, role: 'editor' })).id;
-  return { ws, people, otherWs, spaceS, spaceT, folderF, databaseD, optionOpen, pats, vault: { database: vault, marker }, foreign: { space, folder, invite, grant, database } };
+  return { ws, people, otherWs, spaceS, spaceT, folderF, databaseD, optionOpen, pats, vault, foreign: { space, folder, invite, grant, database } };
+}
+
+/** Vault in T, linked from D with a lookup through the link, and a record of D linking Vault's record titled with a marker. */
+async function buildVault(t: TestKernel, people: People, ws: string, spaceT: string, databaseD: string): Promise<World['vault']> {
+  const vault = (await call(t, people.admin, 'post', `/workspaces/${ws}/databases`, { name: 'Vault', space_id: spaceT })).id;
+  await call(t, people.admin, 'post', `/workspaces/${ws}/relations`, { from_database_id: databaseD, to_database_id: vault, kind: 'many_to_many', from_field_name: 'Vault', to_field_name: 'D items' });
+  await call(t, people.admin, 'post', `/workspaces/${ws}/databases/${databaseD}/fields`, { name: 'Vault titles', type: 'lookup', options: { link_field_id: 'vault', target_field_id: 'name' } });
+  const marker = `vault-${randomUUID()}`;
+  const secret = (await call(t, people.admin, 'post', `/workspaces/${ws}/databases/${vault}/records`, { values: { name: marker } })).id;
+  await call(t, people.admin, 'post', `/workspaces/${ws}/databases/${databaseD}/records`, { values: { name: 'Links the vault', vault: [secret] } });
+  return { database: vault, marker };
 }
 
 /** The Authorization header a caller sends in a world (none for anonymous). */
