@@ -41,7 +41,8 @@ export type CreateRecordsBody = Static<typeof CreateRecordsBody>;
 export const PatchRecordBody = Type.Object(
   {
     values: Values,
-    version: Type.Optional(Type.Integer({ minimum: 1, description: 'The version you read; a stale one → 409 `version_conflict` with `current_version`. Without it, the last write wins.' })),
+    // The column is a PostgreSQL integer: a larger number is no version at all (it reached SQL as a 500 once).
+    version: Type.Optional(Type.Integer({ minimum: 1, maximum: 2_147_483_647, description: 'The version you read; a stale one → 409 `version_conflict` with `current_version`. Without it, the last write wins.' })),
   },
   { additionalProperties: false },
 );
