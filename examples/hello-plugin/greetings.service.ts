@@ -1,6 +1,6 @@
-import type { Db } from '../../core/db.ts';
-import type { EventBus } from '../../core/events.ts';
-import { keysetPage, type Page } from '../../core/pagination.ts';
+import type { Db } from 'tessera/db';
+import type { EventBus } from 'tessera/events';
+import { keysetPage, type Page } from 'tessera/pagination';
 import type { Greeting } from './schemas.ts';
 import type { HelloHooks } from './hooks.ts';
 

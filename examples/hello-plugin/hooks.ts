@@ -1,5 +1,5 @@
 import type { Middleware } from 'koa';
-import { SyncWaterfallHook } from '../../core/hooks.ts';
+import { SyncWaterfallHook } from 'tessera/hooks';
 
 /** Hooks this plugin offers to plugins that depend on it (`ctx.hooksOf('hello.greetings')`). */
 export function createHelloHooks() {
@@ -10,7 +10,7 @@ export function createHelloHooks() {
 }
 export type HelloHooks = Readonly<ReturnType<typeof createHelloHooks>>;
 
-declare module '../../core/hooks.ts' {
+declare module 'tessera/hooks' {
   interface PluginHookMap {
     'hello.greetings': HelloHooks;
   }

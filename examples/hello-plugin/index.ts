@@ -1,12 +1,11 @@
 import { fileURLToPath } from 'node:url';
-// Imports the kernel by path; a plugin published as a package imports `tessera/plugin` (see examples/hello-plugin/README.md).
-import { definePlugin } from '../../core/plugin.ts';
+import { definePlugin } from 'tessera/plugin';
 import { HelloOptions } from './schemas.ts';
 import { GreetingService } from './greetings.service.ts';
 import { createHelloHooks, helloHeader } from './hooks.ts';
 import { helloRoutes } from './routes.ts';
 
-declare module '../../core/container.ts' {
+declare module 'tessera/container' {
   interface ServiceMap {
     'hello.greetings': GreetingService;
   }

@@ -1,5 +1,5 @@
-import { defineRoute, type RouteDef } from '../../core/routes.ts';
-import { PageQuery } from '../../core/pagination.ts';
+import { defineRoute, type RouteDef } from 'tessera/routes';
+import { PageQuery } from 'tessera/pagination';
 import { CreateGreetingBody, Greeting, GreetingList } from './schemas.ts';
 
 /** Routes as data: the router validates with these schemas and the OpenAPI document lists them. */

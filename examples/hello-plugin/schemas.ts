@@ -1,5 +1,5 @@
-import { Type, type Static } from '../../core/schema.ts';
-import { pageOf } from '../../core/pagination.ts';
+import { Type, type Static } from 'tessera/schema';
+import { pageOf } from 'tessera/pagination';
 
 /** Validated at start-up; defaults are applied before `register` sees them. */
 export const HelloOptions = Type.Object(

@@ -5,7 +5,7 @@ import { isUser, type Principal, type UserPrincipal } from '../../core/principal
 import type { GrantRole } from '../../core/roles.ts';
 import { keysetPage, type Page } from '../../core/pagination.ts';
 import { notFound, validationFailed, type ErrorDetail } from '../../core/errors.ts';
-import type { WorkspaceService } from '../workspaces/workspaces.service.ts';
+import type { WorkspaceService } from '../workspaces/public.ts';
 import type { Grant, GrantQuery, PutGrantBody, ScopeType } from './schemas.ts';
 
 type GrantRow = {

@@ -1,4 +1,4 @@
-import type { MailMessage } from '../mail/index.ts';
+import type { MailMessage } from '../mail/public.ts';
 
 export interface ResetMailInput {
   email: string;

@@ -1,7 +1,7 @@
 import type { Db } from '../../core/db.ts';
 import { notFound, serviceUnavailable } from '../../core/errors.ts';
 import { hashSecret, randomSecret } from '../../core/secrets.ts';
-import type { MailSender } from '../mail/index.ts';
+import type { MailSender } from '../mail/public.ts';
 import type { AuthOptions } from './options.ts';
 import type { UserRow, UserService } from './users.service.ts';
 import type { SessionService } from './sessions.service.ts';

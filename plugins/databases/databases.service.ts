@@ -6,7 +6,7 @@ import type { AccessGrant, Authz, WorkspaceAccess } from '../../core/authz.ts';
 import type { UserPrincipal } from '../../core/principal.ts';
 import { keysetPage, type Page } from '../../core/pagination.ts';
 import { invalidField, notFound } from '../../core/errors.ts';
-import type { WorkspaceService } from '../workspaces/workspaces.service.ts';
+import type { WorkspaceService } from '../workspaces/public.ts';
 import type { FieldTypeRegistry } from './field-types/registry.ts';
 import { FIELD_COLUMNS, toField, type FieldRow } from './fields.view.ts';
 import { columnNameOf, tableNameOf } from './names.ts';

@@ -4,7 +4,7 @@ import type { Db } from '../../core/db.ts';
 import type { EventBus } from '../../core/events.ts';
 import type { UserPrincipal } from '../../core/principal.ts';
 import { conflict, invalidField } from '../../core/errors.ts';
-import type { WorkspaceService } from '../workspaces/workspaces.service.ts';
+import type { WorkspaceService } from '../workspaces/public.ts';
 import type { OptionsWriter } from './field-types/field-type.ts';
 import type { FieldTypeRegistry } from './field-types/registry.ts';
 import { FIELD_COLUMNS, toField, type FieldRow } from './fields.view.ts';

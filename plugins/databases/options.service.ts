@@ -3,7 +3,7 @@ import type { EventBus } from '../../core/events.ts';
 import type { UserPrincipal } from '../../core/principal.ts';
 import { compile, toErrorDetails } from '../../core/schema.ts';
 import { AppError, conflict, notFound, validationFailed, type ErrorDetail } from '../../core/errors.ts';
-import type { WorkspaceService } from '../workspaces/workspaces.service.ts';
+import type { WorkspaceService } from '../workspaces/public.ts';
 import type { FieldTypeRegistry } from './field-types/registry.ts';
 import type { Choice, ChoicesOptions } from './field-types/choices.ts';
 import type { FieldRow } from './fields.view.ts';

@@ -4,7 +4,7 @@ import type { EventBus } from '../../core/events.ts';
 import { notFound } from '../../core/errors.ts';
 import type { Page } from '../../core/pagination.ts';
 import type { UserPrincipal } from '../../core/principal.ts';
-import type { RecordService } from '../records/records.service.ts';
+import type { RecordService } from '../records/public.ts';
 import type { FavoriteReader, StoredFavorite } from './favorite-reader.ts';
 import { databaseHolding } from './record-lookup.ts';
 import type { Favorite, FavoriteQuery, PutFavoriteBody } from './schemas.ts';

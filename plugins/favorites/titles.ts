@@ -1,4 +1,4 @@
-import type { LiveField, RecordTable } from '../records/record-table.ts';
+import type { LiveField, RecordTable } from '../records/public.ts';
 
 function titleField(table: RecordTable): LiveField | undefined {
   return table.fields.find((f) => f.is_title);

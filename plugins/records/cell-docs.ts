@@ -1,5 +1,5 @@
 import type { SchemaDoc } from '../../core/schema.ts';
-import type { FieldTypeRegistry } from '../databases/field-types/registry.ts';
+import type { FieldTypeRegistry } from '../databases/public.ts';
 
 /** The field types whose cells the reference shows: the instance's, known once the plugins have registered. */
 let registry: (() => FieldTypeRegistry) | undefined;

@@ -1,7 +1,6 @@
 import type { ErrorDetail } from '../../core/errors.ts';
 import { escapePointer } from '../../core/schema.ts';
-import { InvalidCell, type OutputContext } from '../databases/field-types/field-type.ts';
-import { instantOut } from '../databases/field-types/time.ts';
+import { instantOut, InvalidCell, type OutputContext } from '../databases/public.ts';
 import { sourceOf, type LiveField, type RecordRow, type RecordTable } from './record-table.ts';
 import type { ApiRecord } from './schemas.ts';
 

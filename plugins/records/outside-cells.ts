@@ -1,6 +1,6 @@
 import type { Db } from '../../core/db.ts';
 import { AppError, conflict, validationFailed } from '../../core/errors.ts';
-import type { CellContext, CellProblem } from '../databases/field-types/field-type.ts';
+import type { CellContext, CellProblem } from '../databases/public.ts';
 import type { DecodedCell } from './codec.ts';
 import type { LiveField } from './record-table.ts';
 

@@ -1,6 +1,6 @@
 import type { CacheSignals, LocalCache } from '../../core/cache.ts';
 import type { Database, Db } from '../../core/db.ts';
-import type { OutputContext } from '../databases/field-types/field-type.ts';
+import type { OutputContext } from '../databases/public.ts';
 
 const NAMES = 'SELECT id, name FROM users WHERE id = ANY($1::uuid[])';
 const MEMBERS = 'SELECT user_id FROM workspace_members WHERE workspace_id = $1 AND user_id = ANY($2::uuid[]) FOR SHARE';

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { invalidField } from '../../core/errors.ts';
 import { UUID_PATTERN } from '../../core/schema.ts';
-import type { SqlCondition } from '../databases/field-types/field-type.ts';
+import type { SqlCondition } from '../databases/public.ts';
 import type { SortKey } from './sort-keys.ts';
 
 /**

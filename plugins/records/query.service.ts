@@ -3,7 +3,7 @@ import type { Authz } from '../../core/authz.ts';
 import type { Database as Storage, Db } from '../../core/db.ts';
 import { invalidField, validationFailed, type ErrorDetail } from '../../core/errors.ts';
 import type { UserPrincipal } from '../../core/principal.ts';
-import type { SqlCondition } from '../databases/field-types/field-type.ts';
+import type { SqlCondition } from '../databases/public.ts';
 import { acrossOf, compileFilter, type LinkedTables } from './filter-compiler.ts';
 import type { RecordViewHooks } from './hooks.ts';
 import { afterCursor, decodeQueryCursor, encodeQueryCursor, fingerprint, orderBy } from './query-cursor.ts';

@@ -3,9 +3,7 @@ import pg from 'pg';
 import { v7 as uuidv7 } from 'uuid';
 import type { Database as Storage, Db } from '../../core/db.ts';
 import { keysetPage, type Page } from '../../core/pagination.ts';
-import type { CellContext, FieldMeta, FieldType, SqlCondition } from '../databases/field-types/field-type.ts';
-import { escapeLike } from '../databases/field-types/filter-values.ts';
-import type { FieldTypeRegistry } from '../databases/field-types/registry.ts';
+import { escapeLike, type CellContext, type FieldMeta, type FieldType, type FieldTypeRegistry, type SqlCondition } from '../databases/public.ts';
 
 /** A live field as the records engine uses it: its metadata, its column and its type. */
 export interface LiveField extends FieldMeta {

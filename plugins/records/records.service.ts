@@ -4,7 +4,7 @@ import type { Database as Storage, Db } from '../../core/db.ts';
 import type { EventBus } from '../../core/events.ts';
 import type { UserPrincipal } from '../../core/principal.ts';
 import { notFound, validationFailed, versionConflict, type ErrorDetail } from '../../core/errors.ts';
-import type { FieldTypeRegistry } from '../databases/field-types/registry.ts';
+import type { FieldTypeRegistry } from '../databases/public.ts';
 import { changedBefore, decodeValues, encodeRecord, usersShown, type DecodedValues } from './codec.ts';
 import { storeOutsideCells } from './outside-cells.ts';
 import { MemberCheck, UserNames } from './people.ts';

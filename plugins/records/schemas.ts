@@ -1,5 +1,5 @@
 import { documented, Type, type Static } from '../../core/schema.ts';
-import { FILTER_OPS } from '../databases/field-types/field-type.ts';
+import { FILTER_OPS } from '../databases/public.ts';
 import { valuesDoc } from './cell-docs.ts';
 import { pageQuery } from '../../core/pagination.ts';
 

@@ -1,5 +1,5 @@
 import type { ErrorDetail } from '../../core/errors.ts';
-import type { FieldMeta, FieldSortKey, FieldType, SystemColumn } from '../databases/field-types/field-type.ts';
+import type { FieldMeta, FieldSortKey, FieldType, SystemColumn } from '../databases/public.ts';
 import { columnOf } from './filter-compiler.ts';
 import type { RecordTable } from './record-table.ts';
 

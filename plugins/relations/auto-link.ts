@@ -1,12 +1,7 @@
 import type { Db } from '../../core/db.ts';
 import type { EventBus } from '../../core/events.ts';
-import type { FieldMeta, WriteContext, WriteReaction } from '../databases/field-types/field-type.ts';
-import type { FieldTypeRegistry } from '../databases/field-types/registry.ts';
-import { matchKeyOf } from '../databases/field-types/sql.ts';
-import { textFormSql } from '../databases/field-types/text-codec.ts';
-import { tableNameOf } from '../databases/names.ts';
-import { dropMatchKeyIndex } from '../databases/record-table.ts';
-import type { RecordService } from '../records/records.service.ts';
+import { dropMatchKeyIndex, matchKeyOf, tableNameOf, textFormSql, type FieldMeta, type FieldTypeRegistry, type WriteContext, type WriteReaction } from '../databases/public.ts';
+import type { RecordService } from '../records/public.ts';
 import { junctionNameOf } from './junction.ts';
 import type { AutoLinkRule, LinkOptions } from './link-type.ts';
 

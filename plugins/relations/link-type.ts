@@ -1,6 +1,5 @@
 import { Type, type Static } from '../../core/schema.ts';
-import { columnNameOf } from '../databases/names.ts';
-import { defineFieldType, InvalidCell, type CellAggregate, type CellStore, type FieldMeta, type FieldSortKey, type WriteReaction } from '../databases/field-types/field-type.ts';
+import { columnNameOf, defineFieldType, InvalidCell, type CellAggregate, type CellStore, type FieldMeta, type FieldSortKey, type WriteReaction } from '../databases/public.ts';
 import { UUID_PATTERN } from '../../core/schema.ts';
 import { acrossLinks, cellOf, linkedRows, oneLinkedKey, overLinked, reachesLinked, reachesOne, sortAliasOf } from './linked-fields.ts';
 

@@ -1,11 +1,8 @@
 import type { Db } from '../../core/db.ts';
 import { invalidField } from '../../core/errors.ts';
 import { Type } from '../../core/schema.ts';
-import { findField } from '../databases/field-lookup.ts';
-import type { FieldRow } from '../databases/fields.view.ts';
-import type { Across, CellAggregate, FieldMeta, FieldSortKey, OptionsWriter, Reach } from '../databases/field-types/field-type.ts';
-import { tableNameOf } from '../databases/names.ts';
-import type { TargetField } from '../records/record-table.ts';
+import { findField, tableNameOf, type Across, type CellAggregate, type FieldMeta, type FieldRow, type FieldSortKey, type OptionsWriter, type Reach } from '../databases/public.ts';
+import type { TargetField } from '../records/public.ts';
 import { junctionNameOf } from './junction.ts';
 import { linkEnds, type LinkOptions } from './link-type.ts';
 

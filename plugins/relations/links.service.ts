@@ -3,12 +3,8 @@ import type { Db } from '../../core/db.ts';
 import type { EventBus } from '../../core/events.ts';
 import { conflict, notFound } from '../../core/errors.ts';
 import type { UserPrincipal } from '../../core/principal.ts';
-import type { CellContext, CellProblem, CellStore, CellWrite, FieldMeta } from '../databases/field-types/field-type.ts';
-import { tableNameOf } from '../databases/names.ts';
-import { refusal } from '../records/outside-cells.ts';
-import type { LiveField, RecordTable } from '../records/record-table.ts';
-import type { RecordService } from '../records/records.service.ts';
-import type { ApiRecord } from '../records/schemas.ts';
+import { tableNameOf, type CellContext, type CellProblem, type CellStore, type CellWrite, type FieldMeta } from '../databases/public.ts';
+import { refusal, type ApiRecord, type LiveField, type RecordService, type RecordTable } from '../records/public.ts';
 import { junctionNameOf } from './junction.ts';
 import { linkEnds, type LinkOptions } from './link-type.ts';
 

@@ -1,13 +1,8 @@
 import type { Db } from '../../core/db.ts';
 import { invalidField } from '../../core/errors.ts';
 import { Type } from '../../core/schema.ts';
-import { defineFieldType, InvalidCell, type CellAggregate, type FieldMeta, type FieldSortKey, type FieldType, type FilterCompiler, type FilterOps, type OptionsWriter } from '../databases/field-types/field-type.ts';
-import { NUMBER_OPS, PRESENCE_OPS, TEXT_OPS } from '../databases/field-types/ops.ts';
-import type { FieldTypeRegistry } from '../databases/field-types/registry.ts';
-import { textFormSql } from '../databases/field-types/text-codec.ts';
-import { opsOf } from '../records/filter-compiler.ts';
-import type { TargetField } from '../records/record-table.ts';
-import { columnSortKey, valueTypeOf } from '../records/sort-keys.ts';
+import { defineFieldType, InvalidCell, NUMBER_OPS, PRESENCE_OPS, TEXT_OPS, textFormSql, type CellAggregate, type FieldMeta, type FieldSortKey, type FieldType, type FieldTypeRegistry, type FilterCompiler, type FilterOps, type OptionsWriter } from '../databases/public.ts';
+import { columnSortKey, opsOf, valueTypeOf, type TargetField } from '../records/public.ts';
 import { acrossLinks, cellOf, linkedOptionProperties, linkedRows, oneLinkedKey, overLinked, reachesLinked, reachesOne, resolveLinked, sortAliasOf, targetColumn, targetFieldProperty, targetOf, type LinkedOptions } from './linked-fields.ts';
 
 const readOnly = (): never => {

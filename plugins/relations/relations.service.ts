@@ -6,16 +6,11 @@ import { forbidden, invalidField, notFound, validationFailed, type ErrorDetail }
 import { keysetPage, type Page } from '../../core/pagination.ts';
 import type { UserPrincipal } from '../../core/principal.ts';
 import { atLeast } from '../../core/roles.ts';
-import type { FieldTypeRegistry } from '../databases/field-types/registry.ts';
-import { FIELD_COLUMNS, toField, type FieldRow } from '../databases/fields.view.ts';
-import { deriveApiName } from '../databases/names.ts';
-import { beginSchemaChange } from '../databases/schema-change.ts';
-import type { WorkspaceService } from '../workspaces/workspaces.service.ts';
+import { beginSchemaChange, deriveApiName, FIELD_COLUMNS, toField, type FieldLimits, type FieldRow, type FieldTypeRegistry, type TableDrops } from '../databases/public.ts';
+import type { WorkspaceService } from '../workspaces/public.ts';
 import { createJunction, junctionNameOf, type RelationKind } from './junction.ts';
 import { releaseMatchIndexes } from './auto-link.ts';
 import type { LinkOptions } from './link-type.ts';
-import type { TableDrops } from '../databases/table-drops.ts';
-import type { FieldLimits } from '../databases/field-limits.ts';
 import type { CreateRelationBody, Relation, RelationListQuery } from './schemas.ts';
 
 export interface RelationRow {

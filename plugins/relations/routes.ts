@@ -1,7 +1,7 @@
 import { Type } from '../../core/schema.ts';
 import { defineRoute, type AnyRouteDef } from '../../core/routes.ts';
 import { pageOf } from '../../core/pagination.ts';
-import { ApiRecord } from '../records/schemas.ts';
+import { ApiRecord } from '../records/public.ts';
 import { MAX_RULES_PER_RELATION } from './auto-link-rules.service.ts';
 import {
   AddLinksBody, AutoLinkRuleList, BulkLinkBody, BulkLinkResult, CreateAutoLinkRuleBody, CreatedAutoLinkRule, CreateRelationBody, DeleteAutoLinkRulesQuery,

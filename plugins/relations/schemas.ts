@@ -1,6 +1,6 @@
 import { documented, Type, type Static } from '../../core/schema.ts';
 import { pageQuery } from '../../core/pagination.ts';
-import { Field } from '../databases/schemas.ts';
+import { Field } from '../databases/public.ts';
 import { AutoLinkRule } from './link-type.ts';
 
 const Uuid = (description?: string) => Type.String({ format: 'uuid', ...(description ? { description } : {}) });

@@ -3,7 +3,7 @@ import type { EventBus } from '../../core/events.ts';
 import type { UserPrincipal } from '../../core/principal.ts';
 import { keysetPage, type Page } from '../../core/pagination.ts';
 import { invalidField, notFound } from '../../core/errors.ts';
-import type { WorkspaceService } from '../workspaces/workspaces.service.ts';
+import type { WorkspaceService } from '../workspaces/public.ts';
 import { MAX_FOLDER_DEPTH, type CreateFolderBody, type Folder, type PatchFolderBody } from './schemas.ts';
 
 type FolderRow = {

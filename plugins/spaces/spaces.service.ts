@@ -5,7 +5,7 @@ import type { Authz, WorkspaceAccess } from '../../core/authz.ts';
 import type { UserPrincipal } from '../../core/principal.ts';
 import { keysetPage, type Page } from '../../core/pagination.ts';
 import { notFound } from '../../core/errors.ts';
-import type { WorkspaceService } from '../workspaces/workspaces.service.ts';
+import type { WorkspaceService } from '../workspaces/public.ts';
 import type { CreateSpaceBody, PatchSpaceBody, Space } from './schemas.ts';
 
 type SpaceRow = {

@@ -1,6 +1,6 @@
 import { defineRoute, Reply, type AnyRouteDef } from '../../core/routes.ts';
 import { notFound } from '../../core/errors.ts';
-import { PublicUser } from '../auth/schemas.ts';
+import { PublicUser } from '../auth/public.ts';
 import { AvatarQuery, PatchPreferencesBody, Preferences, UserIdParams } from './schemas.ts';
 import { AVATAR_MAX_BYTES } from './avatars.service.ts';
 import { uploadedFile } from '../../core/uploads.ts';

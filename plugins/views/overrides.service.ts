@@ -1,11 +1,7 @@
 import type { Database as Storage, Db } from '../../core/db.ts';
 import type { UserPrincipal } from '../../core/principal.ts';
 import { validationFailed, type ErrorDetail } from '../../core/errors.ts';
-import { compileFilter } from '../records/filter-compiler.ts';
-import type { QueryView, ViewLookup } from '../records/hooks.ts';
-import type { QueryService } from '../records/query.service.ts';
-import type { RecordService } from '../records/records.service.ts';
-import { sortKeys, type SortInput } from '../records/sort-keys.ts';
+import { compileFilter, sortKeys, type QueryService, type QueryView, type RecordService, type SortInput, type ViewLookup } from '../records/public.ts';
 import type { Override, PutOverrideBody } from './schemas.ts';
 import { fieldRef, forQuery, refId, refName, renameFilterFields, type StoredConfig } from './view-config.ts';
 import type { ViewService } from './views.service.ts';

@@ -1,5 +1,5 @@
 import { Type, type Static } from '../../core/schema.ts';
-import { FILTER_DESCRIPTION, FilterNode, Sort } from '../records/schemas.ts';
+import { FILTER_DESCRIPTION, FilterNode, Sort } from '../records/public.ts';
 
 const Uuid = (description?: string) => Type.String({ format: 'uuid', ...(description ? { description } : {}) });
 const Timestamp = Type.String({ format: 'date-time' });

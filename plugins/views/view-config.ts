@@ -1,8 +1,5 @@
 import type { ErrorDetail } from '../../core/errors.ts';
-import { compileFilter, type LinkedTables } from '../records/filter-compiler.ts';
-import type { QueryView } from '../records/hooks.ts';
-import type { LiveField, RecordTable } from '../records/record-table.ts';
-import { sortKeys, type SortInput } from '../records/sort-keys.ts';
+import { compileFilter, sortKeys, type LinkedTables, type LiveField, type QueryView, type RecordTable, type SortInput } from '../records/public.ts';
 import type { ViewOptions, ViewType } from './schemas.ts';
 
 /**

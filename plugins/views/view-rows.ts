@@ -1,5 +1,5 @@
 import type { Db } from '../../core/db.ts';
-import type { RecordTable } from '../records/record-table.ts';
+import type { RecordTable } from '../records/public.ts';
 import type { View, ViewType } from './schemas.ts';
 import { toSettings, type StoredConfig } from './view-config.ts';
 

@@ -1,5 +1,5 @@
 import type { Role } from '../../core/roles.ts';
-import type { MailMessage } from '../mail/index.ts';
+import type { MailMessage } from '../mail/public.ts';
 
 export interface InviteMailInput {
   email: string;

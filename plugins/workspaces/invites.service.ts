@@ -7,7 +7,7 @@ import { compile } from '../../core/schema.ts';
 import { hashSecret, randomSecret } from '../../core/secrets.ts';
 import { keysetPage, type Page } from '../../core/pagination.ts';
 import { conflict, forbidden, invalidField, notFound } from '../../core/errors.ts';
-import type { MailSender } from '../mail/index.ts';
+import type { MailSender } from '../mail/public.ts';
 import type { MemberService } from './members.service.ts';
 import type { WorkspaceService } from './workspaces.service.ts';
 import { inviteMail } from './invites.mail.ts';

@@ -1,0 +1,14 @@
+/**
+ * What other plugins may use from the records plugin: the types of its exported services (`records.service`,
+ * `records.query`), the filter and sort compilers views build on, the record schemas, and its hook sets.
+ */
+export type { RecordService } from './records.service.ts';
+export type { QueryService } from './query.service.ts';
+export type { LiveField, RecordTable, TargetField } from './record-table.ts';
+export type { QueryView, ViewLookup, RecordViewHooks } from './hooks.ts';
+export { compileFilter, opsOf } from './filter-compiler.ts';
+export type { LinkedTables } from './filter-compiler.ts';
+export { columnSortKey, sortKeys, valueTypeOf } from './sort-keys.ts';
+export type { SortInput } from './sort-keys.ts';
+export { refusal } from './outside-cells.ts';
+export { ApiRecord, FILTER_DESCRIPTION, FilterNode, Sort } from './schemas.ts';

@@ -1,0 +1,144 @@
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
+import { importsOf, pluginFolderOf, rel, ROOT, sourceFiles, tableOwners, tablesNamed } from '../fixtures/source-scan.ts';
+
+/**
+ * Plugins meet only through what they declare. A plugin's `public.ts` is the one file other plugins may import
+ * from it (types, hook sets, the helpers of its contract; services come through DI), the kernel imports no
+ * plugin, an example plugin imports the kernel only through the package's `tessera/*` exports, and a table is
+ * named in SQL only by the plugin whose migrations create it.
+ */
+
+/**
+ * Files that still name another owner's table, each with the table: the list may only shrink. Every entry is a
+ * seam not made yet; a fixed one must leave the list (the test says so), a new one fails.
+ */
+const TABLES_NOT_YET_BEHIND_SERVICES: Record<string, string[]> = {
+  'plugins/access/grants.service.ts': ['workspace_members'],
+  'plugins/admin/stats.service.ts': ['users', 'sessions', 'personal_access_tokens', 'workspaces'],
+  'plugins/admin/users.service.ts': ['users', 'sessions', 'workspace_members'],
+  'plugins/admin/workspaces.service.ts': ['workspaces', 'workspace_members'],
+  'plugins/auth/passwords.service.ts': ['users'],
+  'plugins/auth/sessions.service.ts': ['users', 'sessions'],
+  'plugins/auth/users.service.ts': ['users'],
+  'plugins/databases/field-types/person.ts': ['users'],
+  'plugins/favorites/favorite-reader.ts': ['databases'],
+  'plugins/favorites/favorites.service.ts': ['databases'],
+  'plugins/records/people.ts': ['users', 'workspace_members'],
+  'plugins/records/record-table.ts': ['databases', 'fields', 'workspaces'],
+  'plugins/records/trash.service.ts': ['databases'],
+  'plugins/records/watchers.service.ts': ['users'],
+  'plugins/relations/auto-link-rules.service.ts': ['fields'],
+  'plugins/relations/auto-link.ts': ['fields'],
+  'plugins/relations/drift.service.ts': ['fields'],
+  'plugins/relations/migrations/20261127400001_linked_kind.ts': ['fields'],
+  'plugins/relations/relations.service.ts': ['fields'],
+  'plugins/tokens/last-used.ts': ['personal_access_tokens'],
+  'plugins/tokens/pat.strategy.ts': ['users', 'personal_access_tokens'],
+  'plugins/tokens/tokens.service.ts': ['personal_access_tokens'],
+  'plugins/users/avatars.service.ts': ['users'],
+  'plugins/views/overrides.service.ts': ['database_views'],
+  'plugins/views/view-rows.ts': ['database_views'],
+  'plugins/views/views.service.ts': ['databases', 'database_views'],
+  'plugins/workspaces/invites.service.ts': ['users'],
+  'plugins/workspaces/members.service.ts': ['users', 'personal_access_tokens'],
+  'plugins/workspaces/migrations/20261122100001_workspaces.ts': ['personal_access_tokens'],
+};
+
+/** Imports that still cross a seam, by importing file: the list may only shrink. */
+const IMPORTS_NOT_YET_THROUGH_SEAMS: Record<string, string[]> = {
+  'core/testing.ts': ['plugins/index.ts'],
+  'examples/hello-plugin/test/hello.test.ts': ['core/testing.ts', 'plugins/system/index.ts', 'plugins/auth/index.ts'],
+  'examples/hello-plugin/test/matrix.rows.ts': ['test/authorization/rows.ts'],
+};
+
+const packageJson = JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { exports: Record<string, string> };
+const exported = Object.keys(packageJson.exports).map((key) => key.replace(/^\./, 'tessera'));
+
+function isExported(specifier: string): boolean {
+  return exported.some((key) => (key.endsWith('/*') ? specifier.startsWith(key.slice(0, -1)) && !specifier.slice(key.length - 1).includes('/') : specifier === key));
+}
+
+/** Where an import of `file` lands when it crosses into something `file` may not reach; undefined when allowed. */
+function crossing(file: string, specifier: string): string | undefined {
+  const from = rel(file);
+  const fromFolder = pluginFolderOf(file);
+  if (specifier.startsWith('tessera/') || specifier === 'tessera') return isExported(specifier) ? undefined : `${specifier} (not a package export)`;
+  if (!specifier.startsWith('.')) return undefined;
+  const target = path.resolve(path.dirname(file), specifier);
+  const to = rel(target);
+  const toFolder = pluginFolderOf(target);
+  if (from.startsWith('core/')) return to.startsWith('core/') ? undefined : to;
+  if (fromFolder?.startsWith('examples/')) return toFolder === fromFolder ? undefined : to;
+  if (from === 'plugins/index.ts') return to.startsWith('core/') || /^plugins\/[a-z0-9-]+\/index\.ts$/.test(to) ? undefined : to;
+  if (to.startsWith('core/') || toFolder === fromFolder) return undefined;
+  if (toFolder?.startsWith('plugins/') && to === `${toFolder}/public.ts`) return undefined;
+  return to;
+}
+
+describe('plugin seams', () => {
+  const files = ['core', 'plugins', 'examples'].flatMap((dir) => sourceFiles(path.join(ROOT, dir)));
+
+  it('imports another plugin only through its public.ts, and the kernel imports no plugin', () => {
+    const found: Record<string, string[]> = {};
+    for (const file of files) {
+      for (const spec of importsOf(fs.readFileSync(file, 'utf8'))) {
+        const to = crossing(file, spec);
+        if (to) (found[rel(file)] ??= []).push(to);
+      }
+    }
+    assert.deepEqual(sorted(found), sorted(IMPORTS_NOT_YET_THROUGH_SEAMS), diffMessage('imports crossing a seam', found, IMPORTS_NOT_YET_THROUGH_SEAMS));
+  });
+
+  it('names a table in SQL only from the plugin whose migrations create it', () => {
+    const owners = tableOwners();
+    assert.ok(owners.get('fields') === 'plugins/databases' && owners.get('users') === 'core', 'the scan finds the owners of known tables');
+    const found: Record<string, string[]> = {};
+    for (const file of files) {
+      const folder = pluginFolderOf(file);
+      if (!folder) continue;
+      for (const table of tablesNamed(fs.readFileSync(file, 'utf8'), owners)) {
+        if (owners.get(table) !== folder) (found[rel(file)] ??= []).push(table);
+      }
+    }
+    assert.deepEqual(sorted(found), sorted(TABLES_NOT_YET_BEHIND_SERVICES), diffMessage("tables named outside their plugin", found, TABLES_NOT_YET_BEHIND_SERVICES));
+  });
+
+  it('resolves tessera/* the same way in the typecheck as the package exports do', () => {
+    const tsconfig = JSON.parse(fs.readFileSync(path.join(ROOT, 'tsconfig.json'), 'utf8')) as { compilerOptions: { paths: Record<string, string[]> } };
+    for (const [key, target] of Object.entries(packageJson.exports)) {
+      if (key === './package.json') continue;
+      const specifier = key.replace(/^\./, 'tessera');
+      const paths = tsconfig.compilerOptions.paths;
+      const match = paths[specifier] ?? Object.entries(paths).find(([p]) => p.endsWith('/*') && specifier.startsWith(p.slice(0, -1)) && p !== 'tessera/*')?.[1] ?? paths['tessera/*'];
+      const resolved = match[0].replace('*', specifier.endsWith('/*') ? '*' : path.basename(target, '.ts'));
+      assert.equal(path.normalize(resolved), path.normalize(target), `tsconfig paths and package exports disagree on ${specifier}`);
+    }
+  });
+
+  it('catches a crossing import and a foreign table, so the checks above can fail', () => {
+    const file = path.join(ROOT, 'plugins/views/probe.ts');
+    assert.equal(crossing(file, '../records/filter-compiler.ts'), 'plugins/records/filter-compiler.ts');
+    assert.equal(crossing(file, '../records/public.ts'), undefined);
+    assert.equal(crossing(path.join(ROOT, 'core/probe.ts'), '../plugins/records/public.ts'), 'plugins/records/public.ts');
+    assert.equal(crossing(path.join(ROOT, 'examples/x/index.ts'), 'tessera/not-exported'), 'tessera/not-exported (not a package export)');
+    const owners = tableOwners();
+    assert.deepEqual([...tablesNamed("await trx('fields').where({ id }).delete();", owners)], ['fields']);
+    assert.deepEqual([...tablesNamed('const q = `SELECT id FROM workspace_members WHERE user_id = $1`;', owners)], ['workspace_members']);
+    assert.deepEqual([...tablesNamed("// a comment about fields('x') and FROM users\nconst n = 1;", owners)], []);
+  });
+});
+
+function sorted(map: Record<string, string[]>): Record<string, string[]> {
+  return Object.fromEntries(Object.entries(map).sort(([a], [b]) => a.localeCompare(b)).map(([k, v]) => [k, [...new Set(v)].sort()]));
+}
+
+function diffMessage(what: string, found: Record<string, string[]>, listed: Record<string, string[]>): string {
+  const f = sorted(found);
+  const l = sorted(listed);
+  const lines: string[] = [];
+  for (const [file, items] of Object.entries(f)) for (const i of items) if (!l[file]?.includes(i)) lines.push(`  new: ${file} → ${i}`);
+  for (const [file, items] of Object.entries(l)) for (const i of items) if (!f[file]?.includes(i)) lines.push(`  fixed (remove it from the list): ${file} → ${i}`);
+  return `${what}:\n${lines.join('\n')}`;
+}
