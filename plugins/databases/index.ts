@@ -17,6 +17,7 @@ import { DatabasesOptionsSchema, type DatabasesOptions } from './options.ts';
 import { SYNC_JOB, ViewIndexService } from './view-indexes.ts';
 import { DROP_JOB, TableDrops } from './table-drops.ts';
 import { FieldLimits } from './field-limits.ts';
+import { ManagedFields } from './managed-fields.ts';
 import { FieldSight } from './field-sight.ts';
 
 declare module '../../core/container.ts' {
@@ -30,6 +31,7 @@ declare module '../../core/container.ts' {
     'databases.viewIndexes': ViewIndexService;
     'databases.tableDrops': TableDrops;
     'databases.fieldLimits': FieldLimits;
+    'databases.managedFields': ManagedFields;
     'databases.fieldSight': FieldSight;
   }
 }
@@ -41,7 +43,7 @@ export default definePlugin<DatabasesOptions>({
   dependsOn: { workspaces: '^1.0.0', spaces: '^1.0.0' },
   migrations: path.join(path.dirname(fileURLToPath(import.meta.url)), 'migrations'),
   optionsSchema: DatabasesOptionsSchema,
-  exports: ['databases.fieldTypes', 'databases.service', 'databases.fields', 'databases.viewIndexes', 'databases.tableDrops', 'databases.fieldLimits'],
+  exports: ['databases.fieldTypes', 'databases.service', 'databases.fields', 'databases.viewIndexes', 'databases.tableDrops', 'databases.fieldLimits', 'databases.managedFields'],
   register(ctx) {
     const types = new FieldTypeRegistry();
     for (const type of BUILTIN_FIELD_TYPES) types.add(type);
@@ -52,6 +54,7 @@ export default definePlugin<DatabasesOptions>({
     ctx.provide('tableDrops', (r) => new TableDrops(r('db'), r('jobs')));
     ctx.provide('service', (r) => new DatabaseService(r('db'), r('hooks'), r('events'), r('authz'), r('workspaces.service'), types, r('databases.tableDrops')));
     ctx.provide('fieldLimits', () => new FieldLimits(ctx.options.maxFields));
+    ctx.provide('managedFields', () => new ManagedFields(types));
     ctx.provide('fieldSight', (r) => new FieldSight(r('authz'), types));
     ctx.provide('fields', (r) => new FieldService(r('db'), r('events'), r('workspaces.service'), types, r('databases.fieldLimits'), r('authz')));
     ctx.provide('options', (r) => new OptionService(r('db'), r('events'), r('workspaces.service'), types));

@@ -4,7 +4,7 @@ import type { Db } from '../../core/db.ts';
 import type { EventBus } from '../../core/events.ts';
 import { conflict, invalidField, notFound } from '../../core/errors.ts';
 import type { UserPrincipal } from '../../core/principal.ts';
-import { findField, indexMatchKey, tableNameOf, type FieldTypeRegistry } from '../databases/public.ts';
+import { findField, indexMatchKey, tableNameOf, type FieldTypeRegistry, type ManagedFields } from '../databases/public.ts';
 import type { WorkspaceService } from '../workspaces/public.ts';
 import { linkMatches, matchKeySql, releaseMatchIndexes } from './auto-link.ts';
 import type { AutoLinkRule, LinkOptions } from './link-type.ts';
@@ -26,12 +26,13 @@ export class AutoLinkRuleService {
     private readonly relations: RelationService,
     private readonly workspaces: WorkspaceService,
     private readonly types: FieldTypeRegistry,
+    private readonly fields: ManagedFields,
   ) {}
 
   async list(principal: UserPrincipal, access: WorkspaceAccess, relationId: string): Promise<{ data: AutoLinkRule[] }> {
     const relation = await this.relations.findVisible(principal, access, relationId);
-    const field = (await this.db('fields').where({ id: relation.from_field_id }).first('options')) as { options: LinkOptions };
-    return { data: field.options.auto_link ?? [] };
+    const field = await this.fields.find<LinkOptions>(this.db, relation.from_field_id);
+    return { data: field?.options.auto_link ?? [] };
   }
 
   /**
@@ -75,7 +76,7 @@ export class AutoLinkRuleService {
       if (ruleId !== undefined && removed.length === 0) throw notFound('No such auto-link rule in this relation.');
       if (removed.length === 0) return;
       await this.saveRules(trx, relation, rules.filter((r) => !removed.includes(r)));
-      await releaseMatchIndexes(trx, removed);
+      await releaseMatchIndexes(trx, this.fields, removed);
       await this.events.emit(trx, removed.map((rule) => ({ name: 'auto_link_rule.deleted', workspaceId: access.workspaceId, actorId: principal.user.id, payload: { relation_id: relation.id, rule } })));
     });
   }
@@ -94,14 +95,12 @@ export class AutoLinkRuleService {
   private async lockRules(trx: Db, workspaceId: string, relation: RelationRow): Promise<LinkOptions> {
     await this.workspaces.hold(trx, workspaceId);
     await changeBothDatabases(trx, relation.from_database_id, relation.to_database_id);
-    const field = (await trx('fields').where({ id: relation.from_field_id }).first('options')) as { options: LinkOptions } | undefined;
+    const field = await this.fields.find<LinkOptions>(trx, relation.from_field_id);
     if (!field) throw notFound('No such relation in this workspace.');
     return field.options;
   }
 
   private async saveRules(trx: Db, relation: RelationRow, rules: AutoLinkRule[]): Promise<void> {
-    await trx('fields')
-      .whereIn('id', [relation.from_field_id, relation.to_field_id])
-      .update({ options: trx.raw(`jsonb_set(options, '{auto_link}', ?::jsonb)`, [JSON.stringify(rules)]), updated_at: trx.fn.now() });
+    await this.fields.setOption(trx, [relation.from_field_id, relation.to_field_id], 'auto_link', rules);
   }
 }

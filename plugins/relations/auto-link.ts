@@ -1,6 +1,6 @@
 import type { Db } from '../../core/db.ts';
 import type { EventBus } from '../../core/events.ts';
-import { dropMatchKeyIndex, matchKeyOf, tableNameOf, textFormSql, type FieldMeta, type FieldTypeRegistry, type WriteContext, type WriteReaction } from '../databases/public.ts';
+import { dropMatchKeyIndex, matchKeyOf, tableNameOf, textFormSql, type FieldMeta, type FieldTypeRegistry, type ManagedFields, type WriteContext, type WriteReaction } from '../databases/public.ts';
 import type { RecordService } from '../records/public.ts';
 import { junctionNameOf } from './junction.ts';
 import type { AutoLinkRule, LinkOptions } from './link-type.ts';
@@ -96,14 +96,11 @@ export function ruleEnds(rule: AutoLinkRule, o: Pick<LinkOptions, 'side'>): { mi
 }
 
 /** Drops the match-key indexes of the fields of `rules` that no rule of any relation uses any more. */
-export async function releaseMatchIndexes(trx: Db, rules: AutoLinkRule[]): Promise<void> {
+export async function releaseMatchIndexes(trx: Db, fields: ManagedFields, rules: AutoLinkRule[]): Promise<void> {
   const fieldIds = [...new Set(rules.flatMap((r) => [r.from_field_id, r.to_field_id]))];
   for (const id of fieldIds) {
-    const uses = await trx('fields')
-      .where({ type: 'link' })
-      .whereRaw(`(options->'auto_link' @> ?::jsonb OR options->'auto_link' @> ?::jsonb)`, [JSON.stringify([{ from_field_id: id }]), JSON.stringify([{ to_field_id: id }])])
-      .first('id');
-    const field = (await trx('fields').where({ id }).first('database_id', 'column_name')) as { database_id: string; column_name: string | null } | undefined;
+    const uses = await fields.anyHolds(trx, 'link', 'auto_link', [{ from_field_id: id }, { to_field_id: id }]);
+    const field = await fields.find(trx, id);
     if (!uses && field?.column_name) await dropMatchKeyIndex(trx, tableNameOf(field.database_id), field.column_name);
   }
 }

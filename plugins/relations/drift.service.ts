@@ -5,7 +5,7 @@ import { AppError, forbidden, invalidField } from '../../core/errors.ts';
 import { decodeCursor, encodeCursor } from '../../core/pagination.ts';
 import type { UserPrincipal } from '../../core/principal.ts';
 import { atLeast } from '../../core/roles.ts';
-import { choicesOf, findField, sqlTrim, tableNameOf, trimText, type FieldRow } from '../databases/public.ts';
+import { choicesOf, findField, sqlTrim, tableNameOf, trimText, type FieldRow, type ManagedFields } from '../databases/public.ts';
 import type { RecordService } from '../records/public.ts';
 import { junctionNameOf } from './junction.ts';
 import { linkEnds, titleSql, type LinkOptions } from './link-type.ts';
@@ -44,6 +44,7 @@ export class DriftService {
     private readonly authz: Authz,
     private readonly relations: RelationService,
     private readonly records: RecordService,
+    private readonly fields: ManagedFields,
   ) {}
 
   /** Disagreeing records in record number order, keyset paged. Needs to see both databases. */
@@ -168,7 +169,7 @@ export class DriftService {
     });
     const field = onFrom ?? (await findField(db, relation.to_database_id, ref, { where: isSelect, pointer, missing }));
     const linkId = onFrom ? relation.from_field_id : relation.to_field_id;
-    const link = (await db('fields').where({ id: linkId }).first('id', 'options')) as { id: string; options: LinkOptions };
+    const link = (await this.fields.find<LinkOptions>(db, linkId))!;
     const col = `r."${field.column_name}"`;
     const choices = choicesOf(field);
     return {

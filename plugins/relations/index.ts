@@ -39,10 +39,10 @@ export default definePlugin({
       registry.add(createRollupType(registry));
       registry.add(createCountType());
     });
-    ctx.provide('service', (r) => new RelationService(r('db'), r('events'), r('authz'), r('workspaces.service'), r('databases.fieldTypes'), r('databases.tableDrops'), r('databases.fieldLimits')));
+    ctx.provide('service', (r) => new RelationService(r('db'), r('events'), r('authz'), r('workspaces.service'), r('databases.tableDrops'), r('databases.fieldLimits'), r('databases.managedFields')));
     ctx.provide('links', (r) => new LinkService(r('db'), r('events'), r('authz'), r('records.service')));
-    ctx.provide('autoLinkRules', (r) => new AutoLinkRuleService(r('db'), r('events'), r('relations.service'), r('workspaces.service'), r('databases.fieldTypes')));
-    ctx.provide('drift', (r) => new DriftService(r('db'), r('events'), r('authz'), r('relations.service'), r('records.service')));
+    ctx.provide('autoLinkRules', (r) => new AutoLinkRuleService(r('db'), r('events'), r('relations.service'), r('workspaces.service'), r('databases.fieldTypes'), r('databases.managedFields')));
+    ctx.provide('drift', (r) => new DriftService(r('db'), r('events'), r('authz'), r('relations.service'), r('records.service'), r('databases.managedFields')));
     ctx.routes(relationRoutes());
     // Before a database's row goes: its relations, the link fields in other databases and the junction tables go too.
     ctx.hooks.entity.beforeWrite.for('database').tapPromise('relations', async (write) => {

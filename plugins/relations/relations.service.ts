@@ -6,7 +6,7 @@ import { forbidden, invalidField, notFound, validationFailed, type ErrorDetail }
 import { keysetPage, type Page } from '../../core/pagination.ts';
 import type { UserPrincipal } from '../../core/principal.ts';
 import { atLeast } from '../../core/roles.ts';
-import { beginSchemaChange, deriveApiName, FIELD_COLUMNS, toField, type FieldLimits, type FieldRow, type FieldTypeRegistry, type TableDrops } from '../databases/public.ts';
+import { beginSchemaChange, deriveApiName, type FieldLimits, type FieldRow, type ManagedFields, type TableDrops } from '../databases/public.ts';
 import type { WorkspaceService } from '../workspaces/public.ts';
 import { createJunction, junctionNameOf, type RelationKind } from './junction.ts';
 import { releaseMatchIndexes } from './auto-link.ts';
@@ -37,9 +37,9 @@ export class RelationService {
     private readonly events: EventBus,
     private readonly authz: Authz,
     private readonly workspaces: WorkspaceService,
-    private readonly types: FieldTypeRegistry,
     private readonly tableDrops: TableDrops,
     private readonly limits: FieldLimits,
+    private readonly fields: ManagedFields,
   ) {}
 
   async create(principal: UserPrincipal, access: WorkspaceAccess, body: CreateRelationBody): Promise<Relation> {
@@ -84,13 +84,12 @@ export class RelationService {
           name,
           api_name: apiName,
           type: 'link',
-          options: JSON.stringify(options),
-          column_name: null,
+          options: { ...options },
           position: Math.max(0, ...existing.map((f) => f.position)) + (databaseId === body.from_database_id && fieldId === toFieldId ? 2 : 1),
           created_by: principal.user.id,
         };
       };
-      await trx('fields').insert([
+      await this.fields.insert(trx, [
         linkField(fromFieldId, body.from_database_id, fromName, fromOptions, fromFields),
         linkField(toFieldId, body.to_database_id, toName, toOptions, toFields),
       ]);
@@ -169,17 +168,16 @@ export class RelationService {
 
   /** The relation, its link fields, the lookups, rollups and counts that read through them, and its links. */
   private async remove(trx: Db, row: RelationRow): Promise<void> {
-    const rules = ((await trx('fields').where({ id: row.from_field_id }).first('options')) as { options: LinkOptions } | undefined)?.options.auto_link ?? [];
-    await trx('fields').whereRaw("options->>'link_field_id' IN (?, ?)", [row.from_field_id, row.to_field_id]).delete();
-    await trx('fields').whereIn('id', [row.from_field_id, row.to_field_id]).delete();
+    const rules = (await this.fields.find<LinkOptions>(trx, row.from_field_id))?.options.auto_link ?? [];
+    await this.fields.deleteWithReaders(trx, [row.from_field_id, row.to_field_id]);
     await this.tableDrops.later(trx, [row.junction_table]);
     await trx('relations').where({ id: row.id }).delete();
-    await releaseMatchIndexes(trx, rules);
+    await releaseMatchIndexes(trx, this.fields, rules);
   }
 
   private async present(db: Db, row: RelationRow): Promise<Relation> {
-    const fields = (await db('fields').whereIn('id', [row.from_field_id, row.to_field_id]).select(FIELD_COLUMNS)) as FieldRow[];
-    const field = (fieldId: string) => toField(fields.find((f) => f.id === fieldId)!, this.types);
+    const fields = await this.fields.byIds(db, [row.from_field_id, row.to_field_id]);
+    const field = (fieldId: string) => fields.get(fieldId)!;
     return {
       id: row.id,
       workspace_id: row.workspace_id,
@@ -194,7 +192,7 @@ export class RelationService {
   }
 
   private async fieldsOf(trx: Db, databaseId: string): Promise<FieldRow[]> {
-    return (await trx('fields').where({ database_id: databaseId }).select(FIELD_COLUMNS)) as FieldRow[];
+    return this.fields.ofDatabase(trx, databaseId);
   }
 
   /** A relation the caller sees both databases of (as a row); 404 otherwise. */

@@ -29,11 +29,6 @@ const TABLES_NOT_YET_BEHIND_SERVICES: Record<string, string[]> = {
   'plugins/records/record-table.ts': ['databases', 'fields', 'workspaces'],
   'plugins/records/trash.service.ts': ['databases'],
   'plugins/records/watchers.service.ts': ['users'],
-  'plugins/relations/auto-link-rules.service.ts': ['fields'],
-  'plugins/relations/auto-link.ts': ['fields'],
-  'plugins/relations/drift.service.ts': ['fields'],
-  'plugins/relations/migrations/20261127400001_linked_kind.ts': ['fields'],
-  'plugins/relations/relations.service.ts': ['fields'],
   'plugins/tokens/last-used.ts': ['personal_access_tokens'],
   'plugins/tokens/pat.strategy.ts': ['users', 'personal_access_tokens'],
   'plugins/tokens/tokens.service.ts': ['personal_access_tokens'],
@@ -43,6 +38,14 @@ const TABLES_NOT_YET_BEHIND_SERVICES: Record<string, string[]> = {
   'plugins/views/views.service.ts': ['databases', 'database_views'],
   'plugins/workspaces/invites.service.ts': ['users'],
   'plugins/workspaces/members.service.ts': ['users', 'personal_access_tokens'],
+};
+
+/**
+ * Migrations that shipped touching another owner's table. They ran on installs that exist, so they stay as they
+ * are (a migration is history); a new one must not join them.
+ */
+const SHIPPED_MIGRATIONS: Record<string, string[]> = {
+  'plugins/relations/migrations/20261127400001_linked_kind.ts': ['fields'],
   'plugins/workspaces/migrations/20261122100001_workspaces.ts': ['personal_access_tokens'],
 };
 
@@ -99,7 +102,7 @@ describe('plugin seams', () => {
       const folder = pluginFolderOf(file);
       if (!folder) continue;
       for (const table of tablesNamed(fs.readFileSync(file, 'utf8'), owners)) {
-        if (owners.get(table) !== folder) (found[rel(file)] ??= []).push(table);
+        if (owners.get(table) !== folder && !SHIPPED_MIGRATIONS[rel(file)]?.includes(table)) (found[rel(file)] ??= []).push(table);
       }
     }
     assert.deepEqual(sorted(found), sorted(TABLES_NOT_YET_BEHIND_SERVICES), diffMessage("tables named outside their plugin", found, TABLES_NOT_YET_BEHIND_SERVICES));
