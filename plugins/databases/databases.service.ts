@@ -12,7 +12,8 @@ import { FIELD_COLUMNS, toField, type FieldRow } from './fields.view.ts';
 import { columnNameOf, tableNameOf } from './names.ts';
 import { addColumn, createRecordTable, indexTitle } from './record-table.ts';
 import type { TableDrops } from './table-drops.ts';
-import type { CreateDatabaseBody, Database, DatabaseListQuery, DatabaseSummary, PatchDatabaseBody, ViewSummary } from './schemas.ts';
+import type { CreateDatabaseBody, Database, DatabaseListQuery, DatabaseSummary, PatchDatabaseBody } from './schemas.ts';
+import type { DatabaseHooks } from './hooks.ts';
 
 export interface DatabaseRow {
   id: string;
@@ -64,6 +65,7 @@ export class DatabaseService {
     private readonly workspaces: WorkspaceService,
     private readonly types: FieldTypeRegistry,
     private readonly tableDrops: TableDrops,
+    private readonly databaseHooks: DatabaseHooks,
   ) {}
 
   /** Needs `creator` on the space it goes in (a grant there counts). */
@@ -106,11 +108,10 @@ export class DatabaseService {
         }
         fields.push(field);
       }
-      const [view] = await trx('database_views')
-        .insert({ workspace_id: ws, database_id: id, name: 'Grid view', type: 'grid', is_default: true, created_by: principal.user.id })
-        .returning(['id', 'name', 'type', 'is_default']);
+      await this.databaseHooks.created.promise({ trx, workspaceId: ws, databaseId: id, createdBy: principal.user.id });
+      const views = await this.databaseHooks.views.promise([], { db: trx, databaseId: id });
 
-      const database = { ...toSummary(row), fields: fields.map((f) => toField(f, this.types)), views: [view as ViewSummary] };
+      const database = { ...toSummary(row), fields: fields.map((f) => toField(f, this.types)), views };
       await this.events.emit(trx, { name: 'database.created', workspaceId: ws, actorId: principal.user.id, payload: { database: toSummary(row) } });
       return database;
     });
@@ -140,7 +141,7 @@ export class DatabaseService {
     const row = (await this.db('databases').where({ id, workspace_id: workspaceId }).first(COLUMNS)) as DatabaseRow | undefined;
     if (!row) throw notFound();
     const fields = (await this.db('fields').where({ database_id: id }).whereNull('deleted_at').orderBy([{ column: 'is_title', order: 'desc' }, 'position']).select(FIELD_COLUMNS)) as FieldRow[];
-    const views = (await this.db('database_views').where({ database_id: id }).orderBy(['position', 'created_at']).select('id', 'name', 'type', 'is_default')) as ViewSummary[];
+    const views = await this.databaseHooks.views.promise([], { db: this.db, databaseId: id });
     return { ...toSummary(row), fields: fields.map((f) => toField(f, this.types)), views };
   }
 

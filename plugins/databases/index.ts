@@ -1,7 +1,7 @@
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { definePlugin } from '../../core/plugin.ts';
-import { createFieldTypeHooks } from './hooks.ts';
+import { createDatabaseHooks, createFieldTypeHooks } from './hooks.ts';
 import { isUser, type Principal, type UserPrincipal } from '../../core/principal.ts';
 import { FieldTypeRegistry } from './field-types/registry.ts';
 import { BUILTIN_FIELD_TYPES } from './field-types/builtins.ts';
@@ -49,17 +49,18 @@ export default definePlugin<DatabasesOptions>({
     for (const type of BUILTIN_FIELD_TYPES) types.add(type);
     // Other plugins (relations, formulas, attachments) add their types here, at start-up.
     const hooks = ctx.defineHooks('fieldTypes', createFieldTypeHooks());
+    const databaseHooks = ctx.defineHooks('databases', createDatabaseHooks());
     ctx.provide('fieldTypes', () => types);
     ctx.provide('locator', (r) => new DatabaseLocator(r('database'), r('caches')));
     ctx.provide('tableDrops', (r) => new TableDrops(r('db'), r('jobs')));
-    ctx.provide('service', (r) => new DatabaseService(r('db'), r('hooks'), r('events'), r('authz'), r('workspaces.service'), types, r('databases.tableDrops')));
+    ctx.provide('service', (r) => new DatabaseService(r('db'), r('hooks'), r('events'), r('authz'), r('workspaces.service'), types, r('databases.tableDrops'), databaseHooks));
     ctx.provide('fieldLimits', () => new FieldLimits(ctx.options.maxFields));
     ctx.provide('managedFields', () => new ManagedFields(types));
     ctx.provide('fieldSight', (r) => new FieldSight(r('authz'), types));
     ctx.provide('fields', (r) => new FieldService(r('db'), r('events'), r('workspaces.service'), types, r('databases.fieldLimits'), r('authz')));
     ctx.provide('options', (r) => new OptionService(r('db'), r('events'), r('workspaces.service'), types));
     ctx.provide('convert', (r) => new ConvertService(r('db'), r('events'), r('workspaces.service'), types));
-    ctx.provide('viewIndexes', (r) => new ViewIndexService(r('database'), r('jobs'), types, ctx.options.maxViewIndexes));
+    ctx.provide('viewIndexes', (r) => new ViewIndexService(r('database'), r('jobs'), types, ctx.options.maxViewIndexes, databaseHooks));
     // Enqueued (ViewIndexService.schedule) by whatever changes a view's filter or sorts: the views plugin.
     ctx.job<{ database_id: string }>({
       name: SYNC_JOB,

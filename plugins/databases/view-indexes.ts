@@ -1,7 +1,7 @@
 import type { Database as Storage, Db } from '../../core/db.ts';
 import type { Jobs } from '../../core/jobs.ts';
 import type { FieldTypeRegistry } from './field-types/registry.ts';
-import type { ViewQuery } from './schemas.ts';
+import type { DatabaseHooks } from './hooks.ts';
 
 export const SYNC_JOB = 'databases.sync-view-indexes';
 
@@ -43,6 +43,7 @@ export class ViewIndexService {
     private readonly jobs: Jobs,
     private readonly types: FieldTypeRegistry,
     private readonly max: number,
+    private readonly hooks: DatabaseHooks,
   ) {}
 
   /** Queues a sync of the database's view indexes, sent only if `trx` commits. */
@@ -60,11 +61,11 @@ export class ViewIndexService {
     const database = (await db('databases').where({ id: databaseId }).first('table_name')) as { table_name: string } | undefined;
     if (!database) return { created: [], dropped: [] };
     const table = database.table_name;
-    const views = (await db('database_views').where({ database_id: databaseId }).orderBy([{ column: 'is_default', order: 'desc' }, 'position', 'created_at']).select('config')) as Array<{ config: ViewQuery }>;
+    const queries = await this.hooks.indexedQueries.promise([], { db, databaseId });
     const fields = (await db('fields').where({ database_id: databaseId }).whereNull('deleted_at').whereNotNull('column_name').select('id', 'type', 'options', 'api_name', 'column_name')) as Array<FieldRow & { api_name: string }>;
     const byRef = new Map(fields.flatMap((f) => [[f.id, f], [f.api_name, f]]));
 
-    const named = [...views.flatMap((v) => (v.config.sorts ?? []).map((s) => s.field)), ...views.flatMap((v) => filterFields(v.config.filter, []))];
+    const named = [...queries.flatMap((q) => (q.sorts ?? []).map((s) => s.field)), ...queries.flatMap((q) => filterFields(q.filter, []))];
     const wanted = new Map<string, string>();
     for (const name of named) {
       const field = byRef.get(name);

@@ -1,6 +1,7 @@
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { definePlugin } from '../../core/plugin.ts';
+import { tapDatabases } from './database-taps.ts';
 import { OverrideService } from './overrides.service.ts';
 import { PublicationService } from './publications.service.ts';
 import { viewRoutes } from './routes.ts';
@@ -26,6 +27,7 @@ export default definePlugin({
     ctx.provide('overrides', (r) => new OverrideService(r('db'), r('records.service'), r('views.service'), r('records.query'), r('database')));
     ctx.provide('publications', (r) => new PublicationService(r('db'), r('events'), r('views.service')));
     ctx.routes(viewRoutes());
+    tapDatabases(ctx.hooksOf('databases.databases'));
 
     let overrides: OverrideService | undefined;
     ctx.hooksOf('records.views').resolve.tapPromise('views', (lookup) => (overrides ??= ctx.resolve('views.overrides')).forQuery(lookup));

@@ -33,9 +33,7 @@ const TABLES_NOT_YET_BEHIND_SERVICES: Record<string, string[]> = {
   'plugins/tokens/pat.strategy.ts': ['users', 'personal_access_tokens'],
   'plugins/tokens/tokens.service.ts': ['personal_access_tokens'],
   'plugins/users/avatars.service.ts': ['users'],
-  'plugins/views/overrides.service.ts': ['database_views'],
-  'plugins/views/view-rows.ts': ['database_views'],
-  'plugins/views/views.service.ts': ['databases', 'database_views'],
+  'plugins/views/views.service.ts': ['databases'],
   'plugins/workspaces/invites.service.ts': ['users'],
   'plugins/workspaces/members.service.ts': ['users', 'personal_access_tokens'],
 };

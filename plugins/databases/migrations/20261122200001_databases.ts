@@ -43,27 +43,9 @@ export async function up(knex: Knex): Promise<void> {
   });
   // Names are what people see: unique among live fields, case-insensitively.
   await knex.raw('CREATE UNIQUE INDEX fields_live_name ON fields (database_id, lower(name)) WHERE deleted_at IS NULL');
-
-  // The default grid view every database starts with; the views plugin adopts these rows.
-  await knex.schema.createTable('database_views', (t) => {
-    t.uuid('id').primary().defaultTo(knex.raw('gen_random_uuid()'));
-    t.uuid('workspace_id').notNullable().references('workspaces.id').onDelete('CASCADE');
-    t.uuid('database_id').notNullable().references('databases.id').onDelete('CASCADE');
-    t.text('name').notNullable();
-    t.text('type').notNullable();
-    t.boolean('is_default').notNullable().defaultTo(false);
-    t.jsonb('config').notNullable().defaultTo('{}');
-    t.integer('position').notNullable().defaultTo(0);
-    t.uuid('created_by').references('users.id').onDelete('SET NULL');
-    t.timestamp('created_at', { useTz: true }).notNullable().defaultTo(knex.fn.now());
-    t.timestamp('updated_at', { useTz: true }).notNullable().defaultTo(knex.fn.now());
-    t.index(['database_id']);
-  });
-  await knex.raw('CREATE UNIQUE INDEX database_views_one_default ON database_views (database_id) WHERE is_default');
 }
 
 export async function down(knex: Knex): Promise<void> {
-  await knex.schema.dropTable('database_views');
   await knex.schema.dropTable('fields');
   await knex.schema.dropTable('databases');
 }

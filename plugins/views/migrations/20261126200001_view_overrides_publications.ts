@@ -1,8 +1,8 @@
 import type { Knex } from 'knex';
 
 /**
- * Views live in `database_views` (the databases plugin creates a default grid view with every
- * database); this plugin adds each user's personal overrides and form publications.
+ * Beside the views (`database_views`, the migration before this one): each user's personal overrides and
+ * form publications.
  */
 export async function up(knex: Knex): Promise<void> {
   await knex.schema.createTable('view_overrides', (t) => {
