@@ -18,6 +18,7 @@ import { SYNC_JOB, ViewIndexService } from './view-indexes.ts';
 import { DROP_JOB, TableDrops } from './table-drops.ts';
 import { FieldLimits } from './field-limits.ts';
 import { ManagedFields } from './managed-fields.ts';
+import { TableCatalog } from './table-catalog.ts';
 import { FieldSight } from './field-sight.ts';
 
 declare module '../../core/container.ts' {
@@ -32,6 +33,7 @@ declare module '../../core/container.ts' {
     'databases.tableDrops': TableDrops;
     'databases.fieldLimits': FieldLimits;
     'databases.managedFields': ManagedFields;
+    'databases.catalog': TableCatalog;
     'databases.fieldSight': FieldSight;
   }
 }
@@ -43,7 +45,7 @@ export default definePlugin<DatabasesOptions>({
   dependsOn: { workspaces: '^1.0.0', spaces: '^1.0.0' },
   migrations: path.join(path.dirname(fileURLToPath(import.meta.url)), 'migrations'),
   optionsSchema: DatabasesOptionsSchema,
-  exports: ['databases.fieldTypes', 'databases.service', 'databases.fields', 'databases.viewIndexes', 'databases.tableDrops', 'databases.fieldLimits', 'databases.managedFields'],
+  exports: ['databases.fieldTypes', 'databases.service', 'databases.fields', 'databases.viewIndexes', 'databases.tableDrops', 'databases.fieldLimits', 'databases.managedFields', 'databases.catalog'],
   register(ctx) {
     const types = new FieldTypeRegistry();
     for (const type of BUILTIN_FIELD_TYPES) types.add(type);
@@ -56,6 +58,7 @@ export default definePlugin<DatabasesOptions>({
     ctx.provide('service', (r) => new DatabaseService(r('db'), r('hooks'), r('events'), r('authz'), r('workspaces.service'), types, r('databases.tableDrops'), databaseHooks));
     ctx.provide('fieldLimits', () => new FieldLimits(ctx.options.maxFields));
     ctx.provide('managedFields', () => new ManagedFields(types));
+    ctx.provide('catalog', (r) => new TableCatalog(r('database')));
     ctx.provide('fieldSight', (r) => new FieldSight(r('authz'), types));
     ctx.provide('fields', (r) => new FieldService(r('db'), r('events'), r('workspaces.service'), types, r('databases.fieldLimits'), r('authz')));
     ctx.provide('options', (r) => new OptionService(r('db'), r('events'), r('workspaces.service'), types));

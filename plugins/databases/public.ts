@@ -12,6 +12,7 @@ export type { ViewIndexService } from './view-indexes.ts';
 export type { TableDrops } from './table-drops.ts';
 export type { FieldLimits } from './field-limits.ts';
 export type { ManagedFields, NewManagedField } from './managed-fields.ts';
+export type { CatalogFieldRow, StoredTable, TableCatalog } from './table-catalog.ts';
 export { findField } from './field-lookup.ts';
 export { FIELD_COLUMNS, toField } from './fields.view.ts';
 export type { FieldRow } from './fields.view.ts';

@@ -3,6 +3,7 @@ import type { Authz, WorkspaceAccess } from '../../core/authz.ts';
 import type { Db } from '../../core/db.ts';
 import { keysetPage, type Page } from '../../core/pagination.ts';
 import type { Principal } from '../../core/principal.ts';
+import type { TableCatalog } from '../databases/public.ts';
 import type { RecordService, RecordTable } from '../records/public.ts';
 import type { Favorite, TargetType } from './schemas.ts';
 import { plainTitle, titleColumn } from './titles.ts';
@@ -50,15 +51,17 @@ export class FavoriteReader {
     private readonly db: Db,
     private readonly authz: Authz,
     private readonly records: RecordService,
+    private readonly catalog: TableCatalog,
   ) {}
 
   /** `trx`: read inside a writer's transaction (its tables held by `records.open`). */
   async page(principal: Principal, access: WorkspaceAccess, scope: FavoriteScope, page: { limit?: number; cursor?: string }, trx?: Db): Promise<Page<Favorite>> {
     const db = trx ?? this.db;
-    const referenced = (await this.own(db, scope)
-      .join('databases as d', 'd.id', 'f.database_id')
-      .groupBy('d.id')
-      .select('d.id', 'd.name', db.raw("bool_or(f.target_type = 'record') AS has_records"))) as ReferencedDatabase[];
+    const starred = (await this.own(db, scope)
+      .groupBy('f.database_id')
+      .select('f.database_id', db.raw("bool_or(f.target_type = 'record') AS has_records"))) as Array<{ database_id: string; has_records: boolean }>;
+    const hasRecords = new Map(starred.map((s) => [s.database_id, s.has_records]));
+    const referenced: ReferencedDatabase[] = (await this.catalog.names(db, [...hasRecords.keys()])).map((d) => ({ ...d, has_records: hasRecords.get(d.id)! }));
     const visible = await visibleAmong(this.authz, principal, access, referenced, trx);
     if (visible.length === 0) return { data: [], next_cursor: null };
     const tables = await Promise.all(

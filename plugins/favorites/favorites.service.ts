@@ -4,6 +4,7 @@ import type { EventBus } from '../../core/events.ts';
 import { notFound } from '../../core/errors.ts';
 import type { Page } from '../../core/pagination.ts';
 import type { UserPrincipal } from '../../core/principal.ts';
+import type { TableCatalog } from '../databases/public.ts';
 import type { RecordService } from '../records/public.ts';
 import type { FavoriteReader, StoredFavorite } from './favorite-reader.ts';
 import { databaseHolding } from './record-lookup.ts';
@@ -28,6 +29,7 @@ export class FavoriteService {
     private readonly authz: Authz,
     private readonly records: RecordService,
     private readonly reader: FavoriteReader,
+    private readonly catalog: TableCatalog,
   ) {}
 
   list(principal: UserPrincipal, access: WorkspaceAccess, query: FavoriteQuery): Promise<Page<Favorite>> {
@@ -87,17 +89,15 @@ export class FavoriteService {
    * database being deleted waits, or is skipped once gone). Returns how many went.
    */
   async sweep(): Promise<number> {
-    const databases: Array<{ id: string; table_name: string }> = await this.db(`${TABLE} as f`)
-      .join('databases as d', 'd.id', 'f.database_id')
-      .where('f.target_type', 'record')
-      .distinct('d.id', 'd.table_name');
+    const starred = (await this.db(TABLE).where('target_type', 'record').distinct('database_id')) as Array<{ database_id: string }>;
     let swept = 0;
-    for (const { id, table_name } of databases) {
+    for (const { database_id: id } of starred) {
       swept += await this.db.transaction(async (trx): Promise<number> => {
-        if (!(await trx('databases').where({ id }).forShare().first('id'))) return 0;
+        const database = await this.catalog.keep(trx, id);
+        if (!database) return 0;
         return trx(`${TABLE} as f`)
           .where({ 'f.database_id': id, 'f.target_type': 'record' })
-          .whereRaw('NOT EXISTS (SELECT 1 FROM ?? AS t WHERE t.id = f.target_id)', [table_name])
+          .whereRaw('NOT EXISTS (SELECT 1 FROM ?? AS t WHERE t.id = f.target_id)', [database.table_name])
           .delete();
       });
     }
@@ -106,7 +106,7 @@ export class FavoriteService {
 
   /** The database holding a live record, among the workspace's databases the caller can see. */
   private async databaseOfRecord(principal: UserPrincipal, access: WorkspaceAccess, recordId: string): Promise<string | undefined> {
-    const databases: Array<{ id: string; table_name: string }> = await this.db('databases').where('workspace_id', access.workspaceId).select('id', 'table_name');
+    const databases = await this.catalog.tables(this.db, access.workspaceId);
     return databaseHolding(this.db, recordId, await visibleAmong(this.authz, principal, access, databases));
   }
 }

@@ -20,8 +20,8 @@ export default definePlugin({
   dependsOn: { workspaces: '^1.0.0', databases: '^1.0.0', records: '^1.0.0' },
   migrations: path.join(path.dirname(fileURLToPath(import.meta.url)), 'migrations'),
   register(ctx) {
-    ctx.provide('reader', (r) => new FavoriteReader(r('db'), r('authz'), r('records.service')));
-    ctx.provide('service', (r) => new FavoriteService(r('db'), r('events'), r('authz'), r('records.service'), r('favorites.reader')));
+    ctx.provide('reader', (r) => new FavoriteReader(r('db'), r('authz'), r('records.service'), r('databases.catalog')));
+    ctx.provide('service', (r) => new FavoriteService(r('db'), r('events'), r('authz'), r('records.service'), r('favorites.reader'), r('databases.catalog')));
     ctx.routes(favoriteRoutes());
     // A member who leaves takes their favorites along, in the removal's transaction.
     ctx.hooks.entity.afterWrite.for('workspace_member').tapPromise('favorites', async ({ operation, trx, before }) => {

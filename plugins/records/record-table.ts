@@ -82,26 +82,6 @@ const OLD_PREFIX = '__old_';
 
 const SYSTEM_COLUMNS = ['id', 'number', 'position', 'version', 'created_at', 'created_by', 'updated_at', 'updated_by'];
 /**
- * For writes: holds the workspace row FOR KEY SHARE (as workspaces.service.hold takes it: its
- * deletion waits) and the database row FOR SHARE, and answers the database's schema version.
- * A change to the fields bumps that version holding the row (databases/schema-change.ts), so
- * until commit the fields of that version are the fields. `$1` database id, `$2` workspace id.
- */
-export const HOLD_DATABASE = `SELECT d.schema_version FROM databases d JOIN workspaces w ON w.id = d.workspace_id
- WHERE d.id = $1 AND d.workspace_id = $2 FOR SHARE OF d FOR KEY SHARE OF w`;
-
-/**
- * The database's table, workspace and schema version, then its live fields, title first, each
- * with the live field its `options.target_field_id` names in another database (lookups, rollups):
- * `$1` database id.
- */
-export const READ_FIELDS = `SELECT d.table_name, d.workspace_id, d.schema_version, f.id, f.api_name, f.type, f.options, f.column_name, f.is_title,
-       tf.id AS target_id, tf.api_name AS target_api_name, tf.type AS target_type, tf.options AS target_options, tf.column_name AS target_column_name
-  FROM databases d JOIN fields f ON f.database_id = d.id
-  LEFT JOIN fields tf ON tf.id::text = f.options->>'target_field_id' AND tf.deleted_at IS NULL
- WHERE d.id = $1 AND f.deleted_at IS NULL
- ORDER BY f.is_title DESC, f.position`;
-/**
  * Query options (node-postgres `types`, PGlite `parsers`; each ignores the other's) that leave
  * timestamps and days as PostgreSQL prints them: the field types format them (time.ts), and
  * building a Date per cell was the largest cost of a page of records.

@@ -4,12 +4,12 @@ import type { Database as Storage, Db } from '../../core/db.ts';
 import type { EventBus } from '../../core/events.ts';
 import type { UserPrincipal } from '../../core/principal.ts';
 import { notFound, validationFailed, versionConflict, type ErrorDetail } from '../../core/errors.ts';
-import type { FieldTypeRegistry } from '../databases/public.ts';
+import type { FieldTypeRegistry, TableCatalog } from '../databases/public.ts';
 import { changedBefore, decodeValues, encodeRecord, usersShown, type DecodedValues } from './codec.ts';
 import { storeOutsideCells } from './outside-cells.ts';
 import { MemberCheck, UserNames } from './people.ts';
 import { positionsAfter } from './positions.ts';
-import { HOLD_DATABASE, newRecordId, READ_FIELDS, RecordTable, type LiveField, type RecordRow } from './record-table.ts';
+import { newRecordId, RecordTable, type LiveField, type RecordRow } from './record-table.ts';
 import type { ApiRecord, PatchRecordBody } from './schemas.ts';
 
 type Values = Record<string, unknown>;
@@ -21,8 +21,6 @@ type Values = Record<string, unknown>;
  * before answering, and emit `record.*` events in their transaction.
  */
 export class RecordService {
-  private readonly readFields: (values: unknown[], trx?: Db) => Promise<Array<Record<string, any>>>;
-  private readonly holdDatabase: (values: unknown[], trx: Db) => Promise<Array<{ schema_version: number }>>;
   private readonly tables: LocalCache<RecordTable | undefined>;
   private readonly names: UserNames;
   readonly members: MemberCheck;
@@ -34,9 +32,8 @@ export class RecordService {
     private readonly storage: Storage,
     caches: CacheSignals,
     private readonly authz: Authz,
+    private readonly catalog: TableCatalog,
   ) {
-    this.readFields = storage.prepared('records.fields', READ_FIELDS);
-    this.holdDatabase = storage.prepared('records.hold', HOLD_DATABASE);
     this.tables = caches.create('records.tables', { topics: { databases: 'group' } });
     this.names = new UserNames(storage, caches);
     this.members = new MemberCheck(storage);
@@ -44,7 +41,7 @@ export class RecordService {
 
   /** The records table of a database as reads see it; 404 when the database is not in the workspace. */
   async readTable(workspaceId: string, databaseId: string): Promise<RecordTable> {
-    const table = await this.tables.get(databaseId, '', async () => RecordTable.fromRows(databaseId, await this.readFields([databaseId]), this.types));
+    const table = await this.tables.get(databaseId, '', async () => RecordTable.fromRows(databaseId, await this.catalog.fieldRows(databaseId), this.types));
     if (!table || table.workspaceId !== workspaceId) throw notFound();
     return table;
   }
@@ -147,17 +144,17 @@ export class RecordService {
   }
 
   /**
-   * Shared with the bulk and trash services: holds the workspace and the database (HOLD_DATABASE)
+   * Shared with the bulk and trash services: holds the workspace and the database (`databases.catalog`)
    * and answers its fields at the version held, from the cache when it has that version.
    */
   async open(trx: Db, workspaceId: string, databaseId: string): Promise<RecordTable> {
-    const [held] = await this.holdDatabase([databaseId, workspaceId], trx);
-    if (!held) throw notFound();
+    const version = await this.catalog.hold(trx, workspaceId, databaseId);
+    if (version === undefined) throw notFound();
     const cached = this.tables.peek(databaseId, '');
-    if (cached?.schemaVersion === Number(held.schema_version)) return cached;
+    if (cached?.schemaVersion === version) return cached;
     // Older than the row: the signal of the change is on its way; read the fields under the lock.
     if (cached) this.tables.drop(databaseId);
-    const table = await this.tables.get(databaseId, '', async () => RecordTable.fromRows(databaseId, await this.readFields([databaseId], trx), this.types));
+    const table = await this.tables.get(databaseId, '', async () => RecordTable.fromRows(databaseId, await this.catalog.fieldRows(databaseId, trx), this.types));
     if (!table) throw notFound();
     return table;
   }

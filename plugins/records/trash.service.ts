@@ -1,4 +1,5 @@
 import type { Db } from '../../core/db.ts';
+import type { TableCatalog } from '../databases/public.ts';
 import type { UserPrincipal } from '../../core/principal.ts';
 import type { Page } from '../../core/pagination.ts';
 import type { RecordService } from './records.service.ts';
@@ -15,6 +16,7 @@ export class TrashService {
     private readonly db: Db,
     private readonly records: RecordService,
     private readonly watchers: WatcherService,
+    private readonly catalog: TableCatalog,
   ) {}
 
   async list(principal: UserPrincipal, workspaceId: string, databaseId: string, page: { limit?: number; cursor?: string }): Promise<Page<TrashedRecord>> {
@@ -32,12 +34,12 @@ export class TrashService {
    */
   async purge(now = new Date(), batch = PURGE_BATCH): Promise<number> {
     const cutoff = new Date(now.getTime() - TRASH_DAYS * 24 * 3600 * 1000);
-    const databases = (await this.db('databases').select('id')) as Array<{ id: string }>;
+    const databases = await this.catalog.tables();
     let purged = 0;
     for (const { id } of databases) {
       for (;;) {
         const n: number = await this.db.transaction(async (trx): Promise<number> => {
-          const database = await trx('databases').where({ id }).forShare().first('table_name');
+          const database = await this.catalog.keep(trx, id);
           if (!database) return 0;
           const doomed = trx(database.table_name).where('deleted_at', '<', cutoff).orderBy('deleted_at').limit(batch).select('id');
           const gone: Array<{ id: string }> = await trx(database.table_name).whereIn('id', doomed).del().returning('id');

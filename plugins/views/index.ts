@@ -23,7 +23,7 @@ export default definePlugin({
   migrations: path.join(path.dirname(fileURLToPath(import.meta.url)), 'migrations'),
   exports: ['views.service'],
   register(ctx) {
-    ctx.provide('service', (r) => new ViewService(r('db'), r('events'), r('records.service'), r('databases.viewIndexes'), r('records.query')));
+    ctx.provide('service', (r) => new ViewService(r('db'), r('events'), r('records.service'), r('databases.viewIndexes'), r('records.query'), r('databases.catalog')));
     ctx.provide('overrides', (r) => new OverrideService(r('db'), r('records.service'), r('views.service'), r('records.query'), r('database')));
     ctx.provide('publications', (r) => new PublicationService(r('db'), r('events'), r('views.service')));
     ctx.routes(viewRoutes());

@@ -2,7 +2,7 @@ import type { Db } from '../../core/db.ts';
 import type { EventBus } from '../../core/events.ts';
 import type { UserPrincipal } from '../../core/principal.ts';
 import { conflict, invalidField, notFound, validationFailed, type ErrorDetail } from '../../core/errors.ts';
-import type { ViewIndexService } from '../databases/public.ts';
+import type { TableCatalog, ViewIndexService } from '../databases/public.ts';
 import type { LinkedTables, QueryService, RecordService, RecordTable } from '../records/public.ts';
 import type { CreateViewBody, PatchViewBody, View, ViewType } from './schemas.ts';
 import { checkSettings, toSettings, toStored, withDefaults, type StoredConfig, type ViewSettings } from './view-config.ts';
@@ -24,6 +24,7 @@ export class ViewService {
     private readonly records: RecordService,
     private readonly indexes: ViewIndexService,
     private readonly query: QueryService,
+    private readonly catalog: TableCatalog,
   ) {}
 
   async list(workspaceId: string, databaseId: string): Promise<{ data: View[] }> {
@@ -133,7 +134,7 @@ export class ViewService {
 
   /** Locks the database against deletion and every one of its views against concurrent view changes. */
   private async holdViews(trx: Db, databaseId: string): Promise<Array<Pick<ViewRow, 'id' | 'position' | 'created_at' | 'is_default'>>> {
-    const database = await trx('databases').where({ id: databaseId }).forKeyShare().first('id');
+    const database = await this.catalog.keep(trx, databaseId, 'key');
     if (!database) throw notFound();
     return trx('database_views').where({ database_id: databaseId }).forUpdate().select('id', 'position', 'created_at', 'is_default');
   }
