@@ -40,15 +40,6 @@ export interface AuthorizeDecision {
   reason?: string;
 }
 
-export interface EntityWrite<T = Record<string, unknown>> {
-  entity: string;
-  operation: 'create' | 'update' | 'delete';
-  trx: Db;
-  principal?: Principal;
-  before?: T;
-  data: T;
-}
-
 export interface ProviderEntry<T = unknown> {
   id: string;
   provider: T;
@@ -170,12 +161,6 @@ function createKernelHooks(at: HookAttribution) {
       workspaceAccess: attribute(at, 'auth.workspaceAccess', new AsyncSeriesWaterfallHook<[WorkspaceAccess, Db | undefined]>(['access', 'trx'])),
       /** Keyed by resource type; bail: the owning plugin answers where a resource sits, or undefined when it is not in that workspace. */
       locate: attributeMap(at, 'auth.locate', new HookMap(() => new AsyncSeriesBailHook<[LocateRequest], Location | undefined>(['request']))),
-    }),
-    entity: Object.freeze({
-      /** Keyed by entity type; may change or reject the input, inside the transaction. */
-      beforeWrite: attributeMap(at, 'entity.beforeWrite', new HookMap(() => new AsyncSeriesWaterfallHook<[EntityWrite]>(['write']))),
-      /** Keyed by entity type; runs inside the transaction after the write. */
-      afterWrite: attributeMap(at, 'entity.afterWrite', new HookMap(() => new AsyncSeriesHook<[EntityWrite]>(['write']))),
     }),
     /** Keyed by capability (mail, payment, storage, integration, llm): each tap adds its providers. */
     providers: attributeMap(at, 'providers', new HookMap(() => new SyncWaterfallHook<[ProviderEntry[]]>(['providers']))),

@@ -4,7 +4,6 @@ import { definePlugin } from '../../core/plugin.ts';
 import { GrantSource } from './grant-source.ts';
 import { GrantService } from './grants.service.ts';
 import { accessRoutes } from './routes.ts';
-import type { ScopeType } from './schemas.ts';
 
 declare module '../../core/container.ts' {
   interface ServiceMap {
@@ -19,6 +18,7 @@ export default definePlugin({
   kernel: '^1.0.0',
   // Membership must be known before grants raise it (taps run in plugin order); spaces are what grants are on.
   dependsOn: { workspaces: '^1.0.0', spaces: '^1.0.0' },
+  optionalDependsOn: { databases: '^1.0.0' },
   migrations: path.join(path.dirname(fileURLToPath(import.meta.url)), 'migrations'),
   register(ctx) {
     ctx.provide('source', (r) => new GrantSource(r('database')));
@@ -28,18 +28,12 @@ export default definePlugin({
     ctx.hooks.auth.workspaceAccess.tapPromise('grants', (access, trx) => (source ??= ctx.resolve('access.source')).fill(access, trx));
 
     // A grant outlives neither its scope nor the grantee's membership.
-    for (const scopeType of ['space', 'database'] satisfies ScopeType[]) {
-      ctx.hooks.entity.afterWrite.for(scopeType).tapPromise('grants', async ({ operation, trx, principal, before }) => {
-        if (operation !== 'delete' || !before) return;
-        const { id, workspace_id } = before as { id: string; workspace_id: string };
-        await ctx.resolve('access.grants').revokeScope(trx, principal, workspace_id, scopeType, id);
-      });
+    const grants = () => ctx.resolve('access.grants');
+    ctx.hooksOf('spaces.lifecycle').deleted.tapPromise('grants', ({ trx, actor, workspaceId, spaceId }) => grants().revokeScope(trx, actor, workspaceId, 'space', spaceId));
+    if (ctx.has('databases')) {
+      ctx.hooksOf('databases.databases').deleted.tapPromise('grants', ({ trx, actor, workspaceId, databaseId }) => grants().revokeScope(trx, actor, workspaceId, 'database', databaseId));
     }
-    ctx.hooks.entity.afterWrite.for('workspace_member').tapPromise('grants', async ({ operation, trx, principal, before }) => {
-      if (operation !== 'delete' || !before) return;
-      const { user_id, workspace_id } = before as { user_id: string; workspace_id: string };
-      await ctx.resolve('access.grants').revokeUser(trx, principal, workspace_id, user_id);
-    });
+    ctx.hooksOf('workspaces.lifecycle').memberRemoved.tapPromise('grants', ({ trx, actor, workspaceId, userId }) => grants().revokeUser(trx, actor, workspaceId, userId));
 
     ctx.routes(accessRoutes());
   },

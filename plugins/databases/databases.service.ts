@@ -1,5 +1,4 @@
 import type { Db, Trx } from '../../core/db.ts';
-import type { KernelHooks } from '../../core/hooks.ts';
 import type { EventBus } from '../../core/events.ts';
 import { randomUUID } from 'node:crypto';
 import type { AccessGrant, Authz, WorkspaceAccess } from '../../core/authz.ts';
@@ -59,7 +58,6 @@ const STARTER_FIELDS = [
 export class DatabaseService {
   constructor(
     private readonly db: Db,
-    private readonly hooks: KernelHooks,
     private readonly events: EventBus,
     private readonly authz: Authz,
     private readonly workspaces: WorkspaceService,
@@ -182,10 +180,11 @@ export class DatabaseService {
 
   private async drop(trx: Db, principal: UserPrincipal | undefined, row: DatabaseRow): Promise<void> {
     // Before the row goes: what reaches into this database from others (relations) still finds it.
-    await this.hooks.entity.beforeWrite.for('database').promise({ entity: 'database', operation: 'delete', trx, principal, before: { ...row }, data: { ...row } });
+    const deletion = { trx, workspaceId: row.workspace_id, databaseId: row.id, actor: principal };
+    await this.databaseHooks.deleting.promise(deletion);
     await this.tableDrops.later(trx, [row.table_name]);
     await trx('databases').where({ id: row.id }).delete();
-    await this.hooks.entity.afterWrite.for('database').promise({ entity: 'database', operation: 'delete', trx, principal, before: { ...row }, data: { ...row } });
+    await this.databaseHooks.deleted.promise(deletion);
     await this.events.emit(trx, { name: 'database.deleted', workspaceId: row.workspace_id, actorId: principal?.user.id ?? null, payload: { database: toSummary(row) } });
   }
 

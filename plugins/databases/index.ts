@@ -2,7 +2,6 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { definePlugin } from '../../core/plugin.ts';
 import { createDatabaseHooks, createFieldTypeHooks } from './hooks.ts';
-import { isUser, type Principal, type UserPrincipal } from '../../core/principal.ts';
 import { FieldTypeRegistry } from './field-types/registry.ts';
 import { BUILTIN_FIELD_TYPES } from './field-types/builtins.ts';
 import { DatabaseLocator } from './locator.ts';
@@ -55,7 +54,7 @@ export default definePlugin<DatabasesOptions>({
     ctx.provide('fieldTypes', () => types);
     ctx.provide('locator', (r) => new DatabaseLocator(r('database'), r('caches')));
     ctx.provide('tableDrops', (r) => new TableDrops(r('db'), r('jobs')));
-    ctx.provide('service', (r) => new DatabaseService(r('db'), r('hooks'), r('events'), r('authz'), r('workspaces.service'), types, r('databases.tableDrops'), databaseHooks));
+    ctx.provide('service', (r) => new DatabaseService(r('db'), r('events'), r('authz'), r('workspaces.service'), types, r('databases.tableDrops'), databaseHooks));
     ctx.provide('fieldLimits', () => new FieldLimits(ctx.options.maxFields));
     ctx.provide('managedFields', () => new ManagedFields(types));
     ctx.provide('catalog', (r) => new TableCatalog(r('database')));
@@ -87,24 +86,14 @@ export default definePlugin<DatabasesOptions>({
     ctx.hooks.auth.locate.for('database').tapPromise('databases', (req) => (locator ??= ctx.resolve('databases.locator')).locate(req));
 
     // A database's table is not reached by foreign keys: drop it while the rows still say which it is.
-    ctx.hooks.entity.beforeWrite.for('space').tapPromise('databases', async (write) => {
-      if (write.operation !== 'delete' || !write.before) return write;
-      const { id, workspace_id } = write.before as { id: string; workspace_id: string };
-      await ctx.resolve('databases.service').dropAllIn(write.trx, userOf(write.principal), { workspace_id, space_id: id });
-      return write;
-    });
-    ctx.hooks.entity.beforeWrite.for('workspace').tapPromise('databases', async (write) => {
-      if (write.operation !== 'delete' || !write.before) return write;
-      const { id } = write.before as { id: string };
-      await ctx.resolve('databases.service').dropAllIn(write.trx, userOf(write.principal), { workspace_id: id });
-      return write;
-    });
+    ctx.hooksOf('spaces.lifecycle').deleting.tapPromise('databases', ({ trx, workspaceId, spaceId, actor }) =>
+      ctx.resolve('databases.service').dropAllIn(trx, actor, { workspace_id: workspaceId, space_id: spaceId }),
+    );
+    ctx.hooksOf('workspaces.lifecycle').deleting.tapPromise('databases', ({ trx, workspaceId, actor }) =>
+      ctx.resolve('databases.service').dropAllIn(trx, actor, { workspace_id: workspaceId }),
+    );
 
     ctx.hooks.lifecycle.boot.tap('databases', () => hooks.register.call(types));
     ctx.routes([...databaseRoutes(), ...fieldRoutes(types), ...optionRoutes()]);
   },
 });
-
-function userOf(principal: Principal | undefined): UserPrincipal | undefined {
-  return principal && isUser(principal) ? principal : undefined;
-}

@@ -4,7 +4,7 @@
  * storage are here. Nothing else in this folder is part of the contract.
  */
 export * from './field-types/index.ts';
-export type { DatabaseCreated, DatabaseHooks, FieldTypeHooks } from './hooks.ts';
+export type { DatabaseCreated, DatabaseDeletion, DatabaseHooks, FieldTypeHooks } from './hooks.ts';
 export type { ViewQuery, ViewSummary } from './schemas.ts';
 export type { DatabaseService } from './databases.service.ts';
 export type { FieldService } from './fields.service.ts';

@@ -83,25 +83,9 @@ export class FavoriteService {
     await trx(TABLE).where({ workspace_id: workspaceId, user_id: userId }).delete();
   }
 
-  /**
-   * Forgets the favorites of records no longer in their table (purged from the trash), one
-   * statement per database holding starred records, each holding the database row FOR SHARE (a
-   * database being deleted waits, or is skipped once gone). Returns how many went.
-   */
-  async sweep(): Promise<number> {
-    const starred = (await this.db(TABLE).where('target_type', 'record').distinct('database_id')) as Array<{ database_id: string }>;
-    let swept = 0;
-    for (const { database_id: id } of starred) {
-      swept += await this.db.transaction(async (trx): Promise<number> => {
-        const database = await this.catalog.keep(trx, id);
-        if (!database) return 0;
-        return trx(`${TABLE} as f`)
-          .where({ 'f.database_id': id, 'f.target_type': 'record' })
-          .whereRaw('NOT EXISTS (SELECT 1 FROM ?? AS t WHERE t.id = f.target_id)', [database.table_name])
-          .delete();
-      });
-    }
-    return swept;
+  /** Favorites of records purged for good (the records plugin's `purged` stage, in its transaction). */
+  async forgetRecords(trx: Db, databaseId: string, recordIds: string[]): Promise<void> {
+    await trx(TABLE).where({ database_id: databaseId, target_type: 'record' }).whereIn('target_id', recordIds).delete();
   }
 
   /** The database holding a live record, among the workspace's databases the caller can see. */

@@ -24,19 +24,8 @@ export default definePlugin({
     ctx.provide('service', (r) => new FavoriteService(r('db'), r('events'), r('authz'), r('records.service'), r('favorites.reader'), r('databases.catalog')));
     ctx.routes(favoriteRoutes());
     // A member who leaves takes their favorites along, in the removal's transaction.
-    ctx.hooks.entity.afterWrite.for('workspace_member').tapPromise('favorites', async ({ operation, trx, before }) => {
-      if (operation !== 'delete' || !before) return;
-      const { user_id, workspace_id } = before as { user_id: string; workspace_id: string };
-      await ctx.resolve('favorites.service').forgetMember(trx, workspace_id, user_id);
-    });
-    // After the records plugin's trash purge (03:43): favorites of purged records go.
-    ctx.job({
-      name: 'sweep',
-      schedule: '13 4 * * *',
-      handler: async () => {
-        const swept = await ctx.resolve('favorites.service').sweep();
-        if (swept > 0) ctx.logger.info({ swept }, 'favorites of purged records deleted');
-      },
-    });
+    ctx.hooksOf('workspaces.lifecycle').memberRemoved.tapPromise('favorites', ({ trx, workspaceId, userId }) => ctx.resolve('favorites.service').forgetMember(trx, workspaceId, userId));
+    // Records purged from the trash take their favorites along, in the purge's transaction.
+    ctx.hooksOf('records.lifecycle').purged.tapPromise('favorites', ({ trx, databaseId, recordIds }) => ctx.resolve('favorites.service').forgetRecords(trx, databaseId, recordIds));
   },
 });

@@ -1,4 +1,5 @@
-import { AsyncSeriesBailHook } from '../../core/hooks.ts';
+import type { Db } from '../../core/db.ts';
+import { AsyncSeriesBailHook, AsyncSeriesHook } from '../../core/hooks.ts';
 import type { SortInput } from './sort-keys.ts';
 
 /** Which view a record query names, for whom. */
@@ -28,8 +29,28 @@ export function createRecordViewHooks() {
 
 export type RecordViewHooks = Readonly<ReturnType<typeof createRecordViewHooks>>;
 
+/** Records gone for good (`purged`): hard-deleted from their table, inside the deleting transaction. */
+export interface RecordsPurged {
+  trx: Db;
+  databaseId: string;
+  recordIds: string[];
+}
+
+/**
+ * `records.lifecycle`: what happens to records that other plugins keep something about (favorites, comments,
+ * activity). `purged` runs once per batch of records leaving the trash for good, in the batch's transaction.
+ */
+export function createRecordLifecycle() {
+  return {
+    purged: new AsyncSeriesHook<[RecordsPurged]>(['purge']),
+  };
+}
+
+export type RecordLifecycle = Readonly<ReturnType<typeof createRecordLifecycle>>;
+
 declare module '../../core/hooks.ts' {
   interface PluginHookMap {
     'records.views': RecordViewHooks;
+    'records.lifecycle': RecordLifecycle;
   }
 }

@@ -13,7 +13,7 @@ import { TrashService } from './trash.service.ts';
 import { recordRoutes } from './routes.ts';
 import { QueryService } from './query.service.ts';
 import { queryRoutes } from './query-routes.ts';
-import { createRecordViewHooks } from './hooks.ts';
+import { createRecordLifecycle, createRecordViewHooks } from './hooks.ts';
 import { documentCellsOf } from './cell-docs.ts';
 
 declare module '../../core/container.ts' {
@@ -36,11 +36,12 @@ export default definePlugin({
   migrations: path.join(path.dirname(fileURLToPath(import.meta.url)), 'migrations'),
   exports: ['records.service', 'records.query'],
   register(ctx) {
+    const lifecycle = ctx.defineHooks('lifecycle', createRecordLifecycle());
     const views = ctx.defineHooks('views', createRecordViewHooks());
     documentCellsOf(() => ctx.resolve('databases.fieldTypes'));
     ctx.provide('service', (r) => new RecordService(r('db'), r('events'), r('databases.fieldTypes'), r('database'), r('caches'), r('authz'), r('databases.catalog')));
     ctx.provide('bulk', (r) => new RecordBulkService(r('db'), r('events'), r('records.service')));
-    ctx.provide('trash', (r) => new TrashService(r('db'), r('records.service'), r('records.watchers'), r('databases.catalog')));
+    ctx.provide('trash', (r) => new TrashService(r('db'), r('records.service'), r('records.watchers'), r('databases.catalog'), lifecycle));
     ctx.provide('duplicate', (r) => new RecordDuplicateService(r('db'), r('events'), r('records.service')));
     ctx.provide('move', (r) => new RecordMoveService(r('db'), r('events'), r('records.service')));
     ctx.provide('watchers', (r) => new WatcherService(r('db'), r('records.service'), r('authz')));
@@ -49,12 +50,9 @@ export default definePlugin({
     ctx.routes([...actionRoutes(), ...watcherRoutes()]);
     // A member who leaves stops watching, in the removal's transaction (as the access plugin drops
     // their grants); one whose role or spaces change stops watching what they can no longer see.
-    ctx.hooks.entity.afterWrite.for('workspace_member').tapPromise('records', async ({ operation, trx, before }) => {
-      if (!before || (operation !== 'delete' && operation !== 'update')) return;
-      const { user_id, workspace_id } = before as { user_id: string; workspace_id: string };
-      const watchers = ctx.resolve('records.watchers');
-      await (operation === 'delete' ? watchers.forgetMember(trx, workspace_id, user_id) : watchers.forgetUnseen(trx, workspace_id, user_id));
-    });
+    const members = ctx.hooksOf('workspaces.lifecycle');
+    members.memberRemoved.tapPromise('records', ({ trx, workspaceId, userId }) => ctx.resolve('records.watchers').forgetMember(trx, workspaceId, userId));
+    members.memberChanged.tapPromise('records', ({ trx, workspaceId, userId }) => ctx.resolve('records.watchers').forgetUnseen(trx, workspaceId, userId));
     // A revoked grant (the access plugin, when enabled) may hide a database from a guest.
     ctx.subscribe({
       name: 'forget-unseen-watches',

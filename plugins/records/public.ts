@@ -5,7 +5,7 @@
 export type { RecordService } from './records.service.ts';
 export type { QueryService } from './query.service.ts';
 export type { LiveField, RecordTable, TargetField } from './record-table.ts';
-export type { QueryView, ViewLookup, RecordViewHooks } from './hooks.ts';
+export type { QueryView, RecordLifecycle, RecordsPurged, RecordViewHooks, ViewLookup } from './hooks.ts';
 export { compileFilter, opsOf } from './filter-compiler.ts';
 export type { LinkedTables } from './filter-compiler.ts';
 export { columnSortKey, sortKeys, valueTypeOf } from './sort-keys.ts';

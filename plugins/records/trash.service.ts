@@ -5,6 +5,7 @@ import type { Page } from '../../core/pagination.ts';
 import type { RecordService } from './records.service.ts';
 import type { TrashedRecord } from './schemas.ts';
 import type { WatcherService } from './watchers.service.ts';
+import type { RecordLifecycle } from './hooks.ts';
 
 /** How long a soft-deleted record stays restorable. */
 export const TRASH_DAYS = 30;
@@ -17,6 +18,7 @@ export class TrashService {
     private readonly records: RecordService,
     private readonly watchers: WatcherService,
     private readonly catalog: TableCatalog,
+    private readonly lifecycle: RecordLifecycle,
   ) {}
 
   async list(principal: UserPrincipal, workspaceId: string, databaseId: string, page: { limit?: number; cursor?: string }): Promise<Page<TrashedRecord>> {
@@ -43,7 +45,9 @@ export class TrashService {
           if (!database) return 0;
           const doomed = trx(database.table_name).where('deleted_at', '<', cutoff).orderBy('deleted_at').limit(batch).select('id');
           const gone: Array<{ id: string }> = await trx(database.table_name).whereIn('id', doomed).del().returning('id');
-          await this.watchers.forgetRecords(trx, id, gone.map((r) => r.id));
+          const recordIds = gone.map((r) => r.id);
+          await this.watchers.forgetRecords(trx, id, recordIds);
+          if (recordIds.length > 0) await this.lifecycle.purged.promise({ trx, databaseId: id, recordIds });
           return gone.length;
         });
         purged += n;

@@ -45,9 +45,6 @@ export default definePlugin({
     ctx.provide('drift', (r) => new DriftService(r('db'), r('events'), r('authz'), r('relations.service'), r('records.service'), r('databases.managedFields')));
     ctx.routes(relationRoutes());
     // Before a database's row goes: its relations, the link fields in other databases and the junction tables go too.
-    ctx.hooks.entity.beforeWrite.for('database').tapPromise('relations', async (write) => {
-      if (write.operation === 'delete' && write.before) await ctx.resolve('relations.service').forgetDatabase(write.trx, (write.before as { id: string }).id);
-      return write;
-    });
+    ctx.hooksOf('databases.databases').deleting.tapPromise('relations', ({ trx, databaseId }) => ctx.resolve('relations.service').forgetDatabase(trx, databaseId));
   },
 });

@@ -1,6 +1,7 @@
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { definePlugin } from '../../core/plugin.ts';
+import { createSpaceLifecycle } from './hooks.ts';
 import { SpaceLocator } from './locator.ts';
 import { SpaceService } from './spaces.service.ts';
 import { FolderService } from './folders.service.ts';
@@ -23,8 +24,9 @@ export default definePlugin({
   migrations: path.join(path.dirname(fileURLToPath(import.meta.url)), 'migrations'),
   exports: ['spaces.service'],
   register(ctx) {
+    const lifecycle = ctx.defineHooks('lifecycle', createSpaceLifecycle());
     ctx.provide('locator', (r) => new SpaceLocator(r('database')));
-    ctx.provide('service', (r) => new SpaceService(r('db'), r('hooks'), r('events'), r('authz'), r('workspaces.service')));
+    ctx.provide('service', (r) => new SpaceService(r('db'), lifecycle, r('events'), r('authz'), r('workspaces.service')));
     ctx.provide('folders', (r) => new FolderService(r('db'), r('events'), r('workspaces.service')));
 
     let locator: SpaceLocator | undefined;

@@ -1,5 +1,5 @@
 import type { Db } from '../../core/db.ts';
-import type { KernelHooks } from '../../core/hooks.ts';
+import type { SpaceLifecycle } from './hooks.ts';
 import type { EventBus } from '../../core/events.ts';
 import type { Authz, WorkspaceAccess } from '../../core/authz.ts';
 import type { UserPrincipal } from '../../core/principal.ts';
@@ -36,7 +36,7 @@ const COLUMNS = ['id', 'workspace_id', 'name', 'description', 'created_by', 'cre
 export class SpaceService {
   constructor(
     private readonly db: Db,
-    private readonly hooks: KernelHooks,
+    private readonly lifecycle: SpaceLifecycle,
     private readonly events: EventBus,
     private readonly authz: Authz,
     private readonly workspaces: WorkspaceService,
@@ -94,9 +94,9 @@ export class SpaceService {
 
   /**
    * Deletes a space; its folders go by cascade. Plugins holding what a foreign key cannot
-   * reach clean up in `entity.beforeWrite` for `space` (databases drop their tables); those
-   * referring to it by id alone (guests' `space_ids`, grants) in `entity.afterWrite`; both
-   * inside this transaction.
+   * reach clean up in `spaces.lifecycle` `deleting` (databases drop their tables); those
+   * referring to it by id alone in `deleted` (grants), and guests' `space_ids` through the
+   * workspaces plugin; all inside this transaction.
    */
   async delete(principal: UserPrincipal, workspaceId: string, id: string): Promise<void> {
     await this.db.transaction(async (trx) => {
@@ -104,9 +104,10 @@ export class SpaceService {
       const before = await trx('spaces').where({ id, workspace_id: workspaceId }).forUpdate().first(COLUMNS);
       if (!before) throw notFound();
       // Content that a foreign key cannot reach (a database's own table) goes first, while its rows still say where it is.
-      await this.hooks.entity.beforeWrite.for('space').promise({ entity: 'space', operation: 'delete', trx, principal, before, data: before });
+      await this.lifecycle.deleting.promise({ trx, workspaceId, spaceId: id, actor: principal });
       const [row] = await trx('spaces').where({ id, workspace_id: workspaceId }).delete().returning(COLUMNS);
-      await this.hooks.entity.afterWrite.for('space').promise({ entity: 'space', operation: 'delete', trx, principal, before: row, data: row });
+      await this.workspaces.forgetSpace(trx, workspaceId, id);
+      await this.lifecycle.deleted.promise({ trx, workspaceId, spaceId: id, actor: principal });
       await this.events.emit(trx, { name: 'space.deleted', workspaceId, actorId: principal.user.id, payload: { space: toSpace(row) } });
     });
   }

@@ -32,10 +32,6 @@ export default definePlugin({
     let overrides: OverrideService | undefined;
     ctx.hooksOf('records.views').resolve.tapPromise('views', (lookup) => (overrides ??= ctx.resolve('views.overrides')).forQuery(lookup));
 
-    ctx.hooks.entity.afterWrite.for('workspace_member').tapPromise('views', async ({ operation, trx, before }) => {
-      if (operation !== 'delete' || !before) return;
-      const { user_id, workspace_id } = before as { user_id: string; workspace_id: string };
-      await ctx.resolve('views.overrides').forgetMember(trx, workspace_id, user_id);
-    });
+    ctx.hooksOf('workspaces.lifecycle').memberRemoved.tapPromise('views', ({ trx, workspaceId, userId }) => ctx.resolve('views.overrides').forgetMember(trx, workspaceId, userId));
   },
 });

@@ -1,5 +1,6 @@
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { createWorkspaceLifecycle } from './hooks.ts';
 import { definePlugin } from '../../core/plugin.ts';
 import { invalidField } from '../../core/errors.ts';
 import { MembershipSource } from './membership.ts';
@@ -33,9 +34,10 @@ export default definePlugin({
   migrations: path.join(path.dirname(fileURLToPath(import.meta.url)), 'migrations'),
   exports: ['workspaces.service', 'workspaces.members'],
   register(ctx) {
+    const lifecycle = ctx.defineHooks('lifecycle', createWorkspaceLifecycle());
     ctx.provide('membership', (r) => new MembershipSource(r('database')));
-    ctx.provide('service', (r) => new WorkspaceService(r('db'), r('hooks'), r('events')));
-    ctx.provide('members', (r) => new MemberService(r('db'), r('hooks'), r('events'), r('authz')));
+    ctx.provide('service', (r) => new WorkspaceService(r('db'), lifecycle, r('events')));
+    ctx.provide('members', (r) => new MemberService(r('db'), lifecycle, r('events'), r('authz')));
     ctx.provide('invites', (r) => new InviteService(r('db'), r('events'), r('authz'), r('workspaces.members'), r('workspaces.service'), () => (ctx.has('mail') ? ctx.resolve('mail.sender') : null)));
     ctx.provide('gettingStarted', (r) => new GettingStartedService(r('db')));
 
@@ -53,14 +55,6 @@ export default definePlugin({
     ctx.hooksOf('auth.signUp').invited.tapPromise('pending-invites', async ({ email, trx }) => {
       const pending = await trx('workspace_invites').where({ status: 'pending' }).whereRaw('lower(email) = lower(?)', [email]).first('id');
       return pending ? true : undefined;
-    });
-
-    // A deleted space leaves no guest pointing at it.
-    ctx.hooks.entity.afterWrite.for('space').tapPromise('guest-spaces', async ({ operation, trx, before }) => {
-      if (operation !== 'delete' || !before) return;
-      const { id, workspace_id } = before as { id: string; workspace_id: string };
-      await trx('workspace_members').where({ workspace_id }).whereRaw('? = ANY(space_ids)', [id]).update({ space_ids: trx.raw('array_remove(space_ids, ?::uuid)', [id]) });
-      await trx('workspace_invites').where({ workspace_id }).whereRaw('? = ANY(space_ids)', [id]).update({ space_ids: trx.raw('array_remove(space_ids, ?::uuid)', [id]) });
     });
 
     // Steps tick themselves for whoever did the thing (the event's actor).

@@ -1,5 +1,4 @@
 import type { Db, Trx } from '../../core/db.ts';
-import type { KernelHooks } from '../../core/hooks.ts';
 import type { EventBus } from '../../core/events.ts';
 import type { Authz } from '../../core/authz.ts';
 import type { UserPrincipal } from '../../core/principal.ts';
@@ -7,6 +6,7 @@ import type { Role } from '../../core/roles.ts';
 import { keysetPage, type Page } from '../../core/pagination.ts';
 import { conflict, invalidField, notFound, validationFailed } from '../../core/errors.ts';
 import type { Member, PatchMemberBody } from './schemas.ts';
+import type { WorkspaceLifecycle } from './hooks.ts';
 
 interface MemberRow {
   user_id: string;
@@ -27,7 +27,7 @@ const COLUMNS = ['m.user_id', 'u.email', 'u.name', 'm.role', 'm.space_ids', 'm.c
 export class MemberService {
   constructor(
     private readonly db: Db,
-    private readonly hooks: KernelHooks,
+    private readonly lifecycle: WorkspaceLifecycle,
     private readonly events: EventBus,
     private readonly authz: Authz,
   ) {}
@@ -85,14 +85,20 @@ export class MemberService {
       if (before.role === 'admin' && role !== 'admin' && admins.length === 1) throw conflict('This is the last admin of the workspace; make another member admin first.');
       await trx('workspace_members').where({ workspace_id: workspaceId, user_id: userId }).update({ role, space_ids: spaceIds, updated_at: trx.fn.now() });
       const after = { ...before, role, space_ids: spaceIds };
-      // A Member names no workspace; taps need it.
-      await this.hooks.entity.afterWrite.for('workspace_member').promise({ entity: 'workspace_member', operation: 'update', trx, principal, before: { ...before, workspace_id: workspaceId }, data: { ...after, workspace_id: workspaceId } });
+      await this.lifecycle.memberChanged.promise({
+        trx,
+        workspaceId,
+        userId,
+        before: { role: before.role, space_ids: before.space_ids },
+        after: { role, space_ids: spaceIds },
+        actor: principal,
+      });
       await this.events.emit(trx, { name: 'member.updated', workspaceId, actorId: principal.user.id, payload: { before, after } });
       return after;
     });
   }
 
-  /** Removes a member; their tokens for this workspace, grants and checklist go too (afterWrite taps, cascades). */
+  /** Removes a member; their tokens for this workspace, grants and checklist go too (`memberRemoved` taps, cascades). */
   async remove(principal: UserPrincipal, workspaceId: string, userId: string): Promise<void> {
     await this.db.transaction(async (trx) => {
       const admins = await this.lockAdmins(trx, workspaceId);
@@ -101,8 +107,7 @@ export class MemberService {
       if (before.role === 'admin' && admins.length === 1) throw conflict('This is the last admin of the workspace; make another member admin first, or delete the workspace.');
       await trx('workspace_members').where({ workspace_id: workspaceId, user_id: userId }).delete();
       await trx('personal_access_tokens').where({ workspace_id: workspaceId, user_id: userId }).delete();
-      const row = { ...before, workspace_id: workspaceId };
-      await this.hooks.entity.afterWrite.for('workspace_member').promise({ entity: 'workspace_member', operation: 'delete', trx, principal, before: row, data: row });
+      await this.lifecycle.memberRemoved.promise({ trx, workspaceId, userId, role: before.role, actor: principal });
       await this.events.emit(trx, { name: 'member.removed', workspaceId, actorId: principal.user.id, payload: { member: before } });
     });
   }

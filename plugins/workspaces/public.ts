@@ -1,3 +1,4 @@
 /** What other plugins may use from the workspaces plugin: the types of its exported services. */
 export type { WorkspaceService } from './workspaces.service.ts';
 export type { MemberService } from './members.service.ts';
+export type { MemberChanged, MemberRemoved, WorkspaceDeleting, WorkspaceLifecycle } from './hooks.ts';

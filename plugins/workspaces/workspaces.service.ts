@@ -1,5 +1,5 @@
 import type { Db, Trx } from '../../core/db.ts';
-import type { KernelHooks } from '../../core/hooks.ts';
+import type { WorkspaceLifecycle } from './hooks.ts';
 import type { EventBus } from '../../core/events.ts';
 import type { UserPrincipal } from '../../core/principal.ts';
 import type { Role } from '../../core/roles.ts';
@@ -34,7 +34,7 @@ const COLUMNS = ['w.id', 'w.name', 'w.description', 'w.created_by', 'w.created_a
 export class WorkspaceService {
   constructor(
     private readonly db: Db,
-    private readonly hooks: KernelHooks,
+    private readonly lifecycle: WorkspaceLifecycle,
     private readonly events: EventBus,
   ) {}
 
@@ -93,17 +93,23 @@ export class WorkspaceService {
 
   /**
    * Deletes the workspace and, by cascade, everything in it. Plugins holding what a
-   * foreign key cannot reach (per-database tables, blobs) clean up in `entity.beforeWrite`
-   * for `workspace`, inside this transaction.
+   * foreign key cannot reach (per-database tables, blobs) clean up in `workspaces.lifecycle`
+   * `deleting`, inside this transaction.
    */
   async delete(principal: UserPrincipal, workspaceId: string): Promise<void> {
     await this.db.transaction(async (trx: Trx) => {
       // Holding the row makes concurrent writers that reference it wait, then fail on the foreign key.
       const row = await trx('workspaces').where({ id: workspaceId }).forUpdate().first();
       if (!row) throw notFound();
-      await this.hooks.entity.beforeWrite.for('workspace').promise({ entity: 'workspace', operation: 'delete', trx, principal, before: row, data: row });
+      await this.lifecycle.deleting.promise({ trx, workspaceId, actor: principal });
       await trx('workspaces').where({ id: workspaceId }).delete();
       await this.events.emit(trx, { name: 'workspace.deleted', workspaceId, actorId: principal.user.id, payload: { workspace_id: workspaceId } });
     });
+  }
+
+  /** A space being deleted: no guest and no pending invite points at it any more (called by the spaces plugin, in its transaction). */
+  async forgetSpace(trx: Db, workspaceId: string, spaceId: string): Promise<void> {
+    await trx('workspace_members').where({ workspace_id: workspaceId }).whereRaw('? = ANY(space_ids)', [spaceId]).update({ space_ids: trx.raw('array_remove(space_ids, ?::uuid)', [spaceId]) });
+    await trx('workspace_invites').where({ workspace_id: workspaceId }).whereRaw('? = ANY(space_ids)', [spaceId]).update({ space_ids: trx.raw('array_remove(space_ids, ?::uuid)', [spaceId]) });
   }
 }

@@ -225,17 +225,14 @@ describe('favorites', () => {
     assert.deepEqual(await targets(w.editor.auth), [r]);
   });
 
-  it('sweeps the favorites of records purged from the trash, keeping the others', async () => {
+  it('forgets the favorites of records purged from the trash in the purge itself, keeping the others', async () => {
     const [old, recent, live] = [await createRecord({ name: 'Old' }), await createRecord({ name: 'Recent' }), await createRecord({ name: 'Live' })];
     for (const r of [old, recent, live]) await star(w.member.auth, 'record', r).expect(201);
     await star(w.member.auth, 'database', w.db).expect(201);
     await w.t.request.post(w.url('/delete')).set(w.editor.auth).send({ ids: [old, recent] }).expect(200);
     await w.t.db(w.table).where({ id: old }).update({ deleted_at: '2026-01-01T00:00:00Z' });
-    const resolve = w.t.container.resolverFor('favorites');
     assert.equal(await w.t.container.resolverFor('records')('records.trash').purge(new Date('2026-03-01T00:00:00Z')), 1);
-    assert.equal(await resolve('favorites.service').sweep(), 1);
     assert.deepEqual((await w.t.db('favorites').where({ user_id: w.member.id }).pluck('target_id')).sort(), [recent, live, w.db].sort());
-    assert.equal(await resolve('favorites.service').sweep(), 0);
   });
 
   it('lists in a number of queries that does not grow with the favorites', async () => {

@@ -13,7 +13,7 @@ export const corePlugins = [system, auth, tokens, mail, workspaces];
 
 /**
  * Stands in for the spaces plugin: answers `auth.locate` for spaces it was told about, and
- * deletes one the way the spaces plugin does (the `space` afterWrite hook, in a transaction).
+ * deletes one the way the spaces plugin does (workspaces.service.forgetSpace, in a transaction).
  */
 export function spaceProbe() {
   const spaces = new Map<string, string>();
@@ -35,9 +35,10 @@ export function spaceProbe() {
       return id;
     },
     async remove(t: TestKernel, id: string): Promise<void> {
-      const row = { id, workspace_id: spaces.get(id) };
+      const workspaceId = spaces.get(id)!;
       spaces.delete(id);
-      await t.db.transaction((trx) => t.kernel.hooks.entity.afterWrite.for('space').promise({ entity: 'space', operation: 'delete', trx, before: row, data: row }));
+      // What the spaces plugin asks of the workspaces plugin when it deletes a space.
+      await t.db.transaction((trx) => t.container.resolverFor('workspaces')('workspaces.service').forgetSpace(trx, workspaceId, id));
     },
   };
 }
