@@ -17,11 +17,18 @@ export class PluginHookError extends Error {
   }
 }
 
+/**
+ * Where a plugin's middleware runs, in this order: before the kernel authenticates the request (sees no
+ * principal; the default), or after (sees `ctx.state.principal`, undefined for an anonymous call). Within a
+ * stage, middleware runs in the order plugins registered it.
+ */
+export const MIDDLEWARE_STAGES = ['beforeAuthentication', 'afterAuthentication'] as const;
+export type MiddlewareStage = (typeof MIDDLEWARE_STAGES)[number];
+
 export interface MiddlewareEntry {
   name: string;
   middleware: Middleware;
-  /** Lower runs first; defaults to 0. Authentication runs at 100. */
-  stage?: number;
+  stage?: MiddlewareStage;
 }
 
 export interface AuthenticateInput {

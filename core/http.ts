@@ -6,7 +6,7 @@ import type { Logger } from 'pino';
 import { renderProblem } from './problem.ts';
 import { notFound, unauthenticated } from './errors.ts';
 import { ANONYMOUS, isUser } from './principal.ts';
-import type { KernelHooks, MiddlewareEntry } from './hooks.ts';
+import type { KernelHooks, MiddlewareEntry, MiddlewareStage } from './hooks.ts';
 import { API_PREFIX, type RouteState } from './router.ts';
 import type { HttpMetrics } from './metrics.ts';
 import type { KernelConfig } from './config.ts';
@@ -97,12 +97,9 @@ export function createApp(opts: AppOptions): Koa {
   app.use(compress({ threshold: 1024, br: { params: { [zlib.BROTLI_PARAM_QUALITY]: 4 } }, gzip: { level: 6 }, deflate: false }));
   app.use(requestContext(opts.logger, opts.metrics));
   if (opts.config.http.cors.origins.length > 0) app.use(cors(opts.config.http.cors.origins, opts.config.http.cors.credentials));
-  const entries: MiddlewareEntry[] = [
-    { name: 'kernel:authenticate', middleware: authenticate(opts.hooks), stage: 100 },
-    ...opts.hooks.http.middleware.call([]),
-  ];
-  entries.sort((a, b) => (a.stage ?? 0) - (b.stage ?? 0));
-  for (const e of entries) app.use(e.middleware);
+  const entries: MiddlewareEntry[] = opts.hooks.http.middleware.call([]);
+  const at = (stage: MiddlewareStage) => entries.filter((e) => (e.stage ?? 'beforeAuthentication') === stage).map((e) => e.middleware);
+  for (const middleware of [...at('beforeAuthentication'), authenticate(opts.hooks), ...at('afterAuthentication')]) app.use(middleware);
   app.use(async (ctx, next) => {
     if (ctx.path === '/' && (ctx.method === 'GET' || ctx.method === 'HEAD')) {
       ctx.body = { name: 'Tessera', api: API_PREFIX, docs: `${API_PREFIX}/docs`, openapi: `${API_PREFIX}/openapi.json` };

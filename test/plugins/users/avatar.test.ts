@@ -25,7 +25,7 @@ const probe = definePlugin({
       ...entries,
       {
         name: 'upload-probe',
-        stage: 0,
+        stage: 'beforeAuthentication',
         middleware: async (kctx: Context, next: Next) => {
           seen.headers = kctx.req.headers;
           try {
