@@ -17,7 +17,7 @@ export function nodeKey(node: ScopeNode): string {
 
 /**
  * What one user holds in one workspace, assembled by the plugins tapping
- * `auth.workspaceAccess`: membership gives `role`, guests' spaces and grants give `nodeRoles`.
+ * `auth.workspaceAccess`: its `membership` phase gives `role` and guests' spaces, its `grants` phase raises `nodeRoles`.
  */
 export interface WorkspaceAccess {
   readonly workspaceId: string;
@@ -95,8 +95,8 @@ export class Authz {
     const blank = (): WorkspaceAccess => ({ workspaceId, userId, role: null, nodeRoles: new Map() });
     if (!isUser(principal)) return blank();
     if (principal.kind === 'pat' && principal.workspaceId !== workspaceId) return blank();
-    if (trx) return this.hooks.auth.workspaceAccess.promise(blank(), trx);
-    return this.accessCache.get(workspaceId, userId, () => this.hooks.auth.workspaceAccess.promise(blank(), undefined));
+    if (trx) return this.accessOf(blank(), trx);
+    return this.accessCache.get(workspaceId, userId, () => this.accessOf(blank(), undefined));
   }
 
   /** Where a resource of `type` sits in a workspace; null when it is not there (or no plugin knows the type). */
@@ -118,8 +118,14 @@ export class Authz {
    * decisions about someone other than the caller, e.g. after their membership changed.
    */
   async userCanSee(userId: string, workspaceId: string, path: ScopeNode[], trx?: Db): Promise<boolean> {
-    const access = await this.hooks.auth.workspaceAccess.promise({ workspaceId, userId, role: null, nodeRoles: new Map() }, trx);
+    const access = await this.accessOf({ workspaceId, userId, role: null, nodeRoles: new Map() }, trx);
     return memberRoleAt(access, path) !== null;
+  }
+
+  /** `auth.workspaceAccess`: membership first, then grants on top of it. */
+  private async accessOf(blank: WorkspaceAccess, trx: Db | undefined): Promise<WorkspaceAccess> {
+    const phases = this.hooks.auth.workspaceAccess;
+    return phases.grants.promise(await phases.membership.promise(blank, trx), trx);
   }
 
   /** Whether the caller can see the resource of `type` with `id` (located by `auth.locate`; one it cannot find, it cannot see). */

@@ -164,8 +164,15 @@ function createKernelHooks(at: HookAttribution) {
       authenticate: attribute(at, 'auth.authenticate', new AsyncSeriesBailHook<[AuthenticateInput], Principal | undefined>(['input'])),
       /** Bail: the first tap with an opinion decides; no opinion means the route-level rules stand. */
       authorize: attribute(at, 'auth.authorize', new AsyncSeriesBailHook<[AuthorizeRequest], AuthorizeDecision | undefined>(['request'])),
-      /** Waterfall: each tap adds what it knows of a user in a workspace (membership, guest spaces, grants). */
-      workspaceAccess: attribute(at, 'auth.workspaceAccess', new AsyncSeriesWaterfallHook<[WorkspaceAccess, Db | undefined]>(['access', 'trx'])),
+      /**
+       * What a user may do in a workspace, in two named phases run one after the other whatever the plugin
+       * order: `membership` (waterfall: the workspace role, a guest's spaces), then `grants` (waterfall: roles
+       * raised on spaces and databases, which build on the membership).
+       */
+      workspaceAccess: Object.freeze({
+        membership: attribute(at, 'auth.workspaceAccess.membership', new AsyncSeriesWaterfallHook<[WorkspaceAccess, Db | undefined]>(['access', 'trx'])),
+        grants: attribute(at, 'auth.workspaceAccess.grants', new AsyncSeriesWaterfallHook<[WorkspaceAccess, Db | undefined]>(['access', 'trx'])),
+      }),
       /** Keyed by resource type; bail: the owning plugin answers where a resource sits, or undefined when it is not in that workspace. */
       locate: attributeMap(at, 'auth.locate', new HookMap(() => new AsyncSeriesBailHook<[LocateRequest], Location | undefined>(['request']))),
     }),

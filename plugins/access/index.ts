@@ -16,7 +16,7 @@ export default definePlugin({
   id: 'access',
   version: '1.0.0',
   kernel: '^1.0.0',
-  // Membership must be known before grants raise it (taps run in plugin order); spaces are what grants are on.
+  // Spaces are what grants are on (grants run in the `grants` phase of auth.workspaceAccess, after membership).
   dependsOn: { workspaces: '^1.0.0', spaces: '^1.0.0' },
   optionalDependsOn: { databases: '^1.0.0' },
   migrations: path.join(path.dirname(fileURLToPath(import.meta.url)), 'migrations'),
@@ -25,7 +25,7 @@ export default definePlugin({
     ctx.provide('grants', (r) => new GrantService(r('db'), r('events'), r('authz'), r('workspaces.service')));
 
     let source: GrantSource | undefined;
-    ctx.hooks.auth.workspaceAccess.tapPromise('grants', (access, trx) => (source ??= ctx.resolve('access.source')).fill(access, trx));
+    ctx.hooks.auth.workspaceAccess.grants.tapPromise('grants', (access, trx) => (source ??= ctx.resolve('access.source')).fill(access, trx));
 
     // A grant outlives neither its scope nor the grantee's membership.
     const grants = () => ctx.resolve('access.grants');

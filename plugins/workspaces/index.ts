@@ -42,7 +42,7 @@ export default definePlugin({
     ctx.provide('gettingStarted', (r) => new GettingStartedService(r('db')));
 
     let membership: MembershipSource | undefined;
-    ctx.hooks.auth.workspaceAccess.tapPromise('membership', (access, trx) => (membership ??= ctx.resolve('workspaces.membership')).fill(access, trx));
+    ctx.hooks.auth.workspaceAccess.membership.tapPromise('membership', (access, trx) => (membership ??= ctx.resolve('workspaces.membership')).fill(access, trx));
 
     // Held until the token is stored: a concurrent removal or workspace deletion then deletes the token too.
     ctx.hooksOf('tokens.creation').beforeCreate.tapPromise('membership', async ({ userId, workspaceId, trx }) => {
