@@ -3,6 +3,7 @@ import fs from 'node:fs';
 import { Stream } from 'node:stream';
 import type { Context } from 'koa';
 import type { Logger } from 'pino';
+import { canonicalJson } from './canonical-json.ts';
 import type { Db } from './db.ts';
 import { idempotencyInFlight, idempotencyKeyReused, invalidField } from './errors.ts';
 import type { AnyRouteDef } from './routes.ts';
@@ -38,17 +39,6 @@ interface Recorded {
   headers: Record<string, string>;
 }
 
-/** JSON with object members in key order, so the same body hashes the same however it was written. */
-function canonical(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(canonical).join(',')}]`;
-  if (value && typeof value === 'object') {
-    const entries = Object.entries(value).filter(([, v]) => v !== undefined);
-    entries.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-    return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonical(v)}`).join(',')}}`;
-  }
-  return JSON.stringify(value ?? null);
-}
-
 type UploadedFile = { filepath: string; originalFilename?: string | null; size: number };
 
 /** Multipart uploads are part of the request: they count by content, not by name alone. */
@@ -68,7 +58,7 @@ async function fileDigests(ctx: Context) {
 /** Validated input (defaults applied) identifies the request: the same question asked twice hashes the same. */
 async function requestHash(ctx: Context, input: { query: unknown; body: unknown }): Promise<string> {
   const files = await fileDigests(ctx);
-  return createHash('sha256').update(canonical({ query: input.query, body: input.body, files })).digest('hex');
+  return createHash('sha256').update(canonicalJson({ query: input.query, body: input.body, files })).digest('hex');
 }
 
 function storable(body: unknown): boolean {

@@ -3,7 +3,7 @@ import type { EventBus } from '../../core/events.ts';
 import type { UserPrincipal } from '../../core/principal.ts';
 import { keysetPage, type Page } from '../../core/pagination.ts';
 import { conflict, notFound } from '../../core/errors.ts';
-import { containsPattern } from './like.ts';
+import { containsPattern } from '../../core/like-pattern.ts';
 import type { AdminUser, PatchUserBody, UserListQuery } from './schemas.ts';
 
 interface UserRow {

@@ -1,7 +1,7 @@
 import type { Db } from '../../core/db.ts';
 import { keysetPage, type Page } from '../../core/pagination.ts';
 import { notFound } from '../../core/errors.ts';
-import { containsPattern } from './like.ts';
+import { containsPattern } from '../../core/like-pattern.ts';
 import type { AdminWorkspace, WorkspaceListQuery } from './schemas.ts';
 
 interface WorkspaceRow {

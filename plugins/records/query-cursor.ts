@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { canonicalJson } from '../../core/canonical-json.ts';
 import { invalidField } from '../../core/errors.ts';
 import { UUID_PATTERN } from '../../core/schema.ts';
 import type { SqlCondition } from '../databases/public.ts';
@@ -11,17 +12,8 @@ import type { SortKey } from './sort-keys.ts';
  */
 type CursorBody = [fingerprint: string, values: Array<string | null>];
 
-/** Canonical JSON (sorted object keys), so that the same query always has the same fingerprint. */
-function canonical(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(canonical).join(',')}]`;
-  if (value && typeof value === 'object') {
-    return `{${Object.keys(value).sort().map((k) => `${JSON.stringify(k)}:${canonical((value as Record<string, unknown>)[k])}`).join(',')}}`;
-  }
-  return JSON.stringify(value) ?? 'null';
-}
-
 export function fingerprint(query: unknown): string {
-  return createHash('sha256').update(canonical(query)).digest('base64url').slice(0, 16);
+  return createHash('sha256').update(canonicalJson(query)).digest('base64url').slice(0, 16);
 }
 
 export function encodeQueryCursor(print: string, values: Array<string | null>): string {

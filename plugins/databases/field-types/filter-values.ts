@@ -34,7 +34,3 @@ export function inList(expr: string, values: unknown[], placeholder = '?'): SqlC
   return { sql: `${expr} IN (${values.map(() => placeholder).join(', ')})`, bindings: values };
 }
 
-/** `%`, `_` and `\` match themselves in a LIKE pattern (backslash is LIKE's default escape). */
-export function escapeLike(text: string): string {
-  return text.replace(/[\\%_]/g, '\\$&');
-}

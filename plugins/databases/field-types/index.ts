@@ -6,7 +6,7 @@
  */
 export * from './field-type.ts';
 export { NUMBER_OPS, PRESENCE_OPS, TEXT_OPS } from './ops.ts';
-export { escapeLike } from './filter-values.ts';
+export { escapeLike } from '../../../core/like-pattern.ts';
 export { matchKeyOf, sqlTrim, trimText } from './sql.ts';
 export { textFormSql } from './text-codec.ts';
 export { instantOut } from './time.ts';

@@ -1,7 +1,8 @@
 import { UUID_PATTERN } from '../../../core/schema.ts';
 import { InvalidCell, type FieldMeta, type FilterCompiler, type FilterOps, type SqlCondition } from './field-type.ts';
 import { resolveChoice } from './choices.ts';
-import { cond, escapeLike, filterList, filterNumber, filterString, inList, orEmpty } from './filter-values.ts';
+import { escapeLike } from '../../../core/like-pattern.ts';
+import { cond, filterList, filterNumber, filterString, inList, orEmpty } from './filter-values.ts';
 import { addDays, resolveDay, resolveRange } from './relative-dates.ts';
 import { instantIn, timeZoneOf, wallToInstant, type DateTimeOptions } from './time.ts';
 
