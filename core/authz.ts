@@ -134,6 +134,18 @@ export class Authz {
     return !!location && this.canSee(principal, access, location.path);
   }
 
+  /**
+   * Whether the caller holds `need` on the resource of `type` with `id`: `unseen` when it is not there or the
+   * caller cannot see it, `weaker` when it sees it with a weaker role, `held` otherwise. For services that check
+   * several resources named in one body and answer each at its pointer.
+   */
+  async holds(principal: Principal, access: WorkspaceAccess, type: string, id: string, need: Role, trx?: Db): Promise<'unseen' | 'weaker' | 'held'> {
+    const location = await this.locate(type, { workspaceId: access.workspaceId, id, trx });
+    const role = location && this.roleAt(principal, access, location.path);
+    if (!role) return 'unseen';
+    return atLeast(role, need) ? 'held' : 'weaker';
+  }
+
   /** Whether the caller can see what is at `path` (for filtering lists). */
   canSee(principal: Principal, access: WorkspaceAccess, path: ScopeNode[]): boolean {
     return this.roleAt(principal, access, path) !== null;

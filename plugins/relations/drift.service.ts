@@ -4,7 +4,6 @@ import type { EventBus } from '../../core/events.ts';
 import { AppError, forbidden, invalidField } from '../../core/errors.ts';
 import { decodeCursor, encodeCursor } from '../../core/pagination.ts';
 import type { UserPrincipal } from '../../core/principal.ts';
-import { atLeast } from '../../core/roles.ts';
 import { choicesOf, findField, sqlTrim, tableNameOf, trimText, type FieldRow, type ManagedFields } from '../databases/public.ts';
 import type { RecordService } from '../records/public.ts';
 import { junctionNameOf } from './junction.ts';
@@ -238,9 +237,7 @@ export class DriftService {
 
   /** Links are written into the select field's database: `editor` there (403). */
   private async requireEditor(principal: UserPrincipal, access: WorkspaceAccess, databaseId: string): Promise<void> {
-    const location = await this.authz.locate('database', { workspaceId: access.workspaceId, id: databaseId });
-    const role = location && this.authz.roleAt(principal, access, location.path);
-    if (!role || !atLeast(role, 'editor')) throw forbidden('Linking records needs the editor role on the database of the select field.');
+    if ((await this.authz.holds(principal, access, 'database', databaseId, 'editor')) !== 'held') throw forbidden('Linking records needs the editor role on the database of the select field.');
   }
 }
 

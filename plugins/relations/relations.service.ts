@@ -5,7 +5,6 @@ import type { EventBus } from '../../core/events.ts';
 import { forbidden, invalidField, notFound, validationFailed, type ErrorDetail } from '../../core/errors.ts';
 import { keysetPage, type Page } from '../../core/pagination.ts';
 import type { UserPrincipal } from '../../core/principal.ts';
-import { atLeast } from '../../core/roles.ts';
 import { beginSchemaChange, deriveApiName, type FieldLimits, type FieldRow, type ManagedFields, type TableDrops } from '../databases/public.ts';
 import type { WorkspaceService } from '../workspaces/public.ts';
 import { createJunction, junctionNameOf, type RelationKind } from './junction.ts';
@@ -213,10 +212,9 @@ export class RelationService {
     const errors: ErrorDetail[] = [];
     let weaker = false;
     for (const { id, pointer } of databases) {
-      const location = await this.authz.locate('database', { workspaceId: access.workspaceId, id });
-      const role = location && this.authz.roleAt(principal, access, location.path);
-      if (!role) errors.push({ pointer, detail: 'No such database in this workspace.' });
-      else if (!atLeast(role, 'creator')) weaker = true;
+      const held = await this.authz.holds(principal, access, 'database', id, 'creator');
+      if (held === 'unseen') errors.push({ pointer, detail: 'No such database in this workspace.' });
+      else if (held === 'weaker') weaker = true;
     }
     if (errors.length > 0) throw validationFailed(errors);
     if (weaker) throw forbidden('Relating databases needs the creator role on both of them.');
