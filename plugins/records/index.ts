@@ -1,18 +1,18 @@
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { definePlugin } from '../../core/plugin.ts';
-import { actionRoutes } from './action-routes.ts';
+import { actionRoutes } from './actions.routes.ts';
 import { RecordDuplicateService } from './duplicate.service.ts';
 import { RecordMoveService } from './move.service.ts';
-import { watcherRoutes } from './watcher-routes.ts';
+import { watcherRoutes } from './watchers.routes.ts';
 import { WatcherService } from './watchers.service.ts';
-import { bulkRoutes } from './bulk-routes.ts';
+import { bulkRoutes } from './bulk.routes.ts';
 import { RecordBulkService } from './bulk.service.ts';
 import { RecordService } from './records.service.ts';
 import { TrashService } from './trash.service.ts';
 import { recordRoutes } from './routes.ts';
 import { QueryService } from './query.service.ts';
-import { queryRoutes } from './query-routes.ts';
+import { queryRoutes } from './query.routes.ts';
 import { createRecordLifecycle, createRecordViewHooks } from './hooks.ts';
 import { documentCellsOf } from './cell-docs.ts';
 
