@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
-import { Type, UUID_PATTERN, type TSchema } from './schema.ts';
-import { invalidField } from './errors.ts';
+import { Type, type TSchema } from './schema.ts';
+import { decodeCursor, encodeCursor, type CursorKeyType } from './cursor.ts';
 
 /** `?limit=` and `?cursor=` for a list route; `max` is 200 for most lists and 1000 for record pages. */
 export function pageQuery(max = 200) {
@@ -25,42 +25,15 @@ export interface Page<T> {
   next_cursor: string | null;
 }
 
-export function encodeCursor(values: string[]): string {
-  return Buffer.from(JSON.stringify(values)).toString('base64url');
-}
-
-/** The cursor's values, or a 422 pointing at `?cursor=` when it was not produced by `encodeCursor` with `arity` values. */
-export function decodeCursor(cursor: string, arity: number): string[] {
-  let values: unknown;
-  try {
-    values = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
-  } catch {
-    values = undefined;
-  }
-  if (!Array.isArray(values) || values.length !== arity || !values.every((v) => typeof v === 'string')) {
-    throw invalidField('/query/cursor', 'The cursor is invalid; pass the next_cursor of a previous page unchanged.');
-  }
-  return values;
-}
-
-/** Key column types a cursor value is cast back to; each value is checked before it reaches SQL. */
-const KEY_TYPES = {
-  timestamptz: /^\d{4}-\d{2}-\d{2}[ T]\d{2}:\d{2}:\d{2}(\.\d{1,6})?([+-]\d{2}(:?\d{2})?|Z)$/,
-  uuid: UUID_PATTERN,
-  bigint: /^-?\d{1,19}$/,
-  text: /^/,
-} as const;
-
 export interface Keyset {
   /** Columns in sort order, the last one unique (usually `id`); all sorted the same direction. */
-  keys: Array<{ column: string; type: keyof typeof KEY_TYPES }>;
+  keys: Array<{ column: string; type: CursorKeyType }>;
   direction: 'asc' | 'desc';
 }
 
 /**
  * Runs `query` (which must select its own columns) as one keyset page: `LIMIT n + 1`, no
- * count. Key values travel in the cursor as PostgreSQL text, so timestamps keep their
- * microseconds and no row is skipped or repeated between pages.
+ * count, the cursor from core/cursor.ts.
  */
 export async function keysetPage<T extends object>(
   db: Knex,
@@ -74,10 +47,7 @@ export async function keysetPage<T extends object>(
   const q = query.clone();
   keyset.keys.forEach((k, i) => q.select(db.raw(`??::text as ??`, [k.column, aliases[i]])));
   if (page.cursor) {
-    const values = decodeCursor(page.cursor, keyset.keys.length);
-    keyset.keys.forEach((k, i) => {
-      if (!KEY_TYPES[k.type].test(values[i])) throw invalidField('/query/cursor', 'The cursor is invalid; pass the next_cursor of a previous page unchanged.');
-    });
+    const values = decodeCursor(page.cursor, keyset.keys);
     const tuple = keyset.keys.map((k) => `?::${k.type}`).join(', ');
     const cols = columns.map(() => '??').join(', ');
     q.whereRaw(`(${cols}) ${keyset.direction === 'desc' ? '<' : '>'} (${tuple})`, [...columns, ...values]);

@@ -6,7 +6,8 @@ import type { UserPrincipal } from '../../core/principal.ts';
 import type { SqlCondition } from '../databases/public.ts';
 import { acrossOf, compileFilter, type LinkedTables } from './filter-compiler.ts';
 import type { RecordViewHooks } from './hooks.ts';
-import { afterCursor, decodeQueryCursor, encodeQueryCursor, fingerprint, orderBy } from './query-cursor.ts';
+import { decodeCursor, encodeCursor, queryFingerprint } from '../../core/cursor.ts';
+import { afterCursor, orderBy } from './query-cursor.ts';
 import { computedReads, TEXT_DATES, type LiveField, type RecordRow, type RecordTable } from './record-table.ts';
 import type { RecordService } from './records.service.ts';
 import type { QueryPage, RecordQuery } from './schemas.ts';
@@ -70,7 +71,7 @@ export class QueryService {
     if (errors.length > 0) throw validationFailed(errors);
 
     // The view's filters are part of the query: a cursor made before the view changed is refused.
-    const print = fingerprint({ filter: input.filter ?? null, sorts: sorts ?? null, q: input.q ?? null, view_id: input.view_id ?? null, view_filters: view?.filters ?? null });
+    const print = queryFingerprint({ filter: input.filter ?? null, sorts: sorts ?? null, q: input.q ?? null, view_id: input.view_id ?? null, view_filters: view?.filters ?? null });
     const where = (q: Knex.QueryBuilder) => {
       q.whereNull('deleted_at');
       for (const c of conditions) q.whereRaw(c.sql, c.bindings as Knex.RawBinding[]);
@@ -86,7 +87,7 @@ export class QueryService {
     const alias = (i: number) => (keys[i] === ID_KEY ? 'id' : `__k${i}`);
     keys.forEach((k, i) => k !== ID_KEY && picked.select(this.db.raw(`${k.expr} AS ??`, [alias(i)])));
     if (input.cursor) {
-      const after = afterCursor(keys, decodeQueryCursor(input.cursor, print, keys, `${base}/cursor`));
+      const after = afterCursor(keys, decodeCursor(input.cursor, keys, { fingerprint: print, pointer: `${base}/cursor` }));
       picked.whereRaw(after.sql, after.bindings as Knex.RawBinding[]);
     }
     picked.orderByRaw(orderBy(keys)).limit(limit + 1);
@@ -111,7 +112,7 @@ export class QueryService {
     const more = rows.length > limit;
     if (more) rows.length = limit;
     const last = rows[rows.length - 1];
-    const next = more && last ? encodeQueryCursor(print, keys.map((_, i) => last[`__k${i}`])) : null;
+    const next = more && last ? encodeCursor(keys.map((_, i) => last[`__k${i}`]), print) : null;
     const data = await this.records.present(this.db, table, rows, fields);
     return count === undefined ? { data, next_cursor: next } : { data, next_cursor: next, count: count.value, count_exact: count.exact };
   }

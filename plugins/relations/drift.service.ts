@@ -1,8 +1,8 @@
 import type { Authz, WorkspaceAccess } from '../../core/authz.ts';
 import type { Db } from '../../core/db.ts';
 import type { EventBus } from '../../core/events.ts';
-import { AppError, forbidden, invalidField } from '../../core/errors.ts';
-import { decodeCursor, encodeCursor } from '../../core/pagination.ts';
+import { AppError, forbidden } from '../../core/errors.ts';
+import { decodeCursor, encodeCursor } from '../../core/cursor.ts';
 import type { UserPrincipal } from '../../core/principal.ts';
 import { choicesOf, findField, sqlTrim, tableNameOf, trimText, type FieldRow, type ManagedFields } from '../databases/public.ts';
 import type { RecordService } from '../records/public.ts';
@@ -50,8 +50,7 @@ export class DriftService {
   async drift(principal: UserPrincipal, access: WorkspaceAccess, relationId: string, query: DriftQuery): Promise<Drift> {
     const relation = await this.relations.findVisible(principal, access, relationId);
     const cmp = await this.compare(this.db, relation, query.field_id, '/query/field_id');
-    const [after] = query.cursor ? decodeCursor(query.cursor, 1) : ['0'];
-    if (!/^\d{1,19}$/.test(after)) throw invalidField('/query/cursor', 'The cursor is invalid; pass the next_cursor of a previous page unchanged.');
+    const [after] = query.cursor ? decodeCursor(query.cursor, [{ type: 'bigint' }]) : ['0'];
     const limit = query.limit ?? 50;
     const { mine: mineEnd, theirs: theirEnd } = linkEnds(cmp.link.options);
     const { rows } = await this.db.raw(
