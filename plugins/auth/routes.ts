@@ -112,7 +112,7 @@ export function accountRoutes(deps: AccountRouteDeps): AnyRouteDef[] {
         422: { description: 'Wrong current password (`wrong_password`, pointer `/current_password`) or an invalid new one' },
         429: { description: 'Too many wrong passwords; see `Retry-After`' },
       },
-      errors: [AuthErrors.wrong_password],
+      errors: [AuthErrors.wrong_password, KernelErrors.rate_limited],
       handler: async ({ principal, user, body, ctx, resolve }) => {
         if (principal.kind !== 'session') return;
         await resolve('auth.passwords').change(user.id, principal.sessionId, { current: body.current_password, next: body.new_password, ip: ctx.ip });
@@ -136,6 +136,7 @@ export function accountRoutes(deps: AccountRouteDeps): AnyRouteDef[] {
         429: { description: 'Too many requests for this address or from this IP; see `Retry-After`' },
         503: { description: 'The mail plugin is not enabled' },
       },
+      errors: [KernelErrors.rate_limited, KernelErrors.service_unavailable],
       handler: async ({ body, ctx, resolve }) => {
         await resolve('auth.passwords').request(body.email, ctx.ip, link(ctx, deps.config));
         return RESET_ACCEPTED;
@@ -172,6 +173,7 @@ export function accountRoutes(deps: AccountRouteDeps): AnyRouteDef[] {
         404: { description: 'No such user' },
         503: { description: 'The mail plugin is not enabled' },
       },
+      errors: [KernelErrors.service_unavailable],
       handler: async ({ params, ctx, resolve }) => {
         await resolve('auth.passwords').force(params.id, link(ctx, deps.config));
         return new Reply(202);
