@@ -3,7 +3,7 @@ import path from 'node:path';
 import { createRequire } from 'node:module';
 import { pathToFileURL } from 'node:url';
 import semver from 'semver';
-import { StartupError } from './errors.ts';
+import { StartupError, type StartupCode } from './errors.ts';
 import { compile, toErrorDetails } from './schema.ts';
 import { isPlugin, type Plugin } from './plugin.ts';
 import type { KernelConfig } from './config.ts';
@@ -34,7 +34,7 @@ export interface PluginPlan {
  */
 export async function importPlugin(id: string, spec: string, baseDir: string): Promise<Plugin> {
   const isPath = spec.startsWith('.') || path.isAbsolute(spec);
-  const fail = (why: string, code: string) => new StartupError(`Plugin "${id}" (resolve "${spec}") ${why}`, code, [id]);
+  const fail = (why: string, code: StartupCode) => new StartupError(`Plugin "${id}" (resolve "${spec}") ${why}`, code, [id]);
   let mod: Record<string, unknown>;
   try {
     const local = path.resolve(baseDir, spec);

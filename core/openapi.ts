@@ -5,6 +5,7 @@ import { DOC_KEYWORD, type SchemaDoc, type TSchema } from './schema.ts';
 import { API_PREFIX } from './router.ts';
 import { PROBLEM_TYPE } from './problem.ts';
 import type { RegisteredRoute, ResponseSpec, RouteDef } from './routes.ts';
+import { KernelErrors, type CodedError } from './errors.ts';
 import { IDEMPOTENCY_TTL_HOURS, isIdempotentRoute, REPLAYED_HEADER } from './idempotency.ts';
 import { KERNEL_VERSION } from './version.ts';
 
@@ -62,24 +63,45 @@ function parametersOf(def: RouteDef, where: 'path' | 'query') {
   }));
 }
 
-/** The errors every route of its kind can give, unless the route documents them itself. */
-function problemResponses(def: RouteDef): Record<number, ResponseSpec> {
-  const out: Record<number, ResponseSpec> = {};
-  const add = (status: number, description: string) => {
-    if (!def.responses[status]) out[status] = { description };
+/** The kernel's codes every route of its kind can give, then the ones the route names; each code once. */
+function errorsOf(def: RouteDef, idempotent: boolean): CodedError[] {
+  const implied: CodedError[] = [];
+  if (def.body) implied.push(KernelErrors.malformed_json);
+  if (def.auth !== 'public') implied.push(KernelErrors.unauthenticated, KernelErrors.forbidden);
+  if (def.path.includes('{')) implied.push(KernelErrors.not_found);
+  if (def.body || def.bodyType === 'multipart') implied.push(KernelErrors.payload_too_large, KernelErrors.unsupported_media_type);
+  if (def.body || def.query || idempotent) implied.push(KernelErrors.validation_failed);
+  if (idempotent) implied.push(KernelErrors.idempotency_in_flight, KernelErrors.idempotency_key_reused);
+  const byCode = new Map<string, CodedError>();
+  for (const entry of [...implied, ...(def.errors ?? [])]) byCode.set(entry.code, entry);
+  return [...byCode.values()];
+}
+
+/** A problem body as an example of one code, so the reference shows each code a status stands for. */
+function problemExample(entry: CodedError) {
+  return {
+    summary: entry.when,
+    value: { type: `urn:tessera:problem:${entry.code}`, title: entry.title, status: entry.status, detail: `${entry.when}.`, code: entry.code, request_id: '3f0c1d2e-9b8a-4c7d-8e6f-5a4b3c2d1e0f' },
   };
-  if (def.body) add(400, 'Malformed JSON');
-  if (def.auth !== 'public') {
-    add(401, 'Missing, invalid, expired or revoked credential');
-    add(403, 'Authenticated but not allowed');
+}
+
+/**
+ * Lists each code under its status: a status the route does not describe itself gets the codes' `when` as its
+ * description; every problem response carries its codes (`x-tessera-codes`) and an example of each.
+ */
+function documentErrors(def: RouteDef, idempotent: boolean, responses: Record<string, any>): void {
+  const byStatus = new Map<number, CodedError[]>();
+  for (const entry of errorsOf(def, idempotent)) byStatus.set(entry.status, [...(byStatus.get(entry.status) ?? []), entry]);
+  for (const [status, entries] of byStatus) {
+    const described = def.responses[status]?.description;
+    const unnamed = entries.map((e) => `\`${e.code}\``).filter((code) => !described?.includes(code));
+    if (described) responses[status].description = unnamed.length ? `${described} (${unnamed.join(', ')})` : described;
+    else responses[status] = response(status, { description: entries.length === 1 ? entries[0].when : entries.map((e) => `\`${e.code}\`: ${e.when}`).join('; ') });
+    const problem = responses[status].content?.[PROBLEM_TYPE];
+    if (!problem) continue;
+    responses[status]['x-tessera-codes'] = entries.map((e) => e.code);
+    problem.examples = Object.fromEntries(entries.map((e) => [e.code, problemExample(e)]));
   }
-  if (def.path.includes('{')) add(404, 'Unknown or malformed id, or an id the caller cannot see');
-  if (def.body || def.bodyType === 'multipart') {
-    add(413, 'Body too large');
-    add(415, 'Wrong content type');
-  }
-  if (def.body || def.query) add(422, 'Well-formed but invalid input; `errors[]` carries JSON pointers');
-  return out;
 }
 
 const IDEMPOTENCY_KEY_PARAMETER = {
@@ -98,18 +120,10 @@ const IDEMPOTENCY_KEY_PARAMETER = {
 const IDEMPOTENCY_IGNORED =
   'This route does not take `Idempotency-Key`: its response is never stored, so a sent key is ignored and every call creates anew.';
 
-/** The header parameter, the replay marker on the success response, and the 409/422 answers a key can cause. */
-function documentIdempotency(def: RouteDef, responses: Record<string, any>): void {
+/** The replay marker on the success response; the 409/422 answers a key can cause are among the route's codes. */
+function documentReplay(def: RouteDef, responses: Record<string, any>): void {
   const success = responses[def.status!];
   if (success) success.headers = { ...success.headers, [REPLAYED_HEADER]: { description: '`true` when this is the recorded response of an earlier request with the same key', schema: { type: 'string', enum: ['true'] } } };
-  const extra: Record<number, string> = {
-    409: 'A request with the same `Idempotency-Key` is still running (`idempotency_in_flight`)',
-    422: 'An `Idempotency-Key` that is malformed (`validation_failed`) or was used for a different request (`idempotency_key_reused`)',
-  };
-  for (const [status, description] of Object.entries(extra)) {
-    if (responses[status]) responses[status].description += `; or: ${description}`;
-    else responses[status] = response(Number(status), { description });
-  }
 }
 
 function accessSentence(def: RouteDef): string | undefined {
@@ -143,9 +157,9 @@ function response(status: number, spec: ResponseSpec): Record<string, unknown> {
 function operation(pluginId: string, def: RouteDef) {
   const responses: Record<string, any> = {};
   for (const [status, spec] of Object.entries(def.responses)) responses[status] = response(Number(status), spec);
-  for (const [status, spec] of Object.entries(problemResponses(def))) responses[status] = response(Number(status), spec);
   const idempotent = isIdempotentRoute(def);
-  if (idempotent) documentIdempotency(def, responses);
+  documentErrors(def, idempotent, responses);
+  if (idempotent) documentReplay(def, responses);
   const optedOut = def.method === 'POST' && def.status === 201 && !idempotent;
   const description = [def.description, accessSentence(def), optedOut ? IDEMPOTENCY_IGNORED : undefined].filter(Boolean).join(' ');
   const requestBody = def.bodyType === 'multipart'

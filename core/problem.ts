@@ -1,5 +1,5 @@
 import type { Context } from 'koa';
-import { AppError, internalError } from './errors.ts';
+import { AppError, internalError, KernelErrors } from './errors.ts';
 import { PluginHookError } from './hooks.ts';
 import type { Logger } from 'pino';
 
@@ -9,17 +9,17 @@ export const PROBLEM_TYPE = 'application/problem+json';
 function fromHttpError(err: { status?: number; statusCode?: number; message?: string; expose?: boolean }): AppError | null {
   const status = err.status ?? err.statusCode;
   if (!status || status < 400 || status > 599) return null;
-  const byStatus: Record<number, [string, string, string]> = {
-    400: ['malformed_json', 'Bad Request', 'The request body could not be parsed.'],
-    404: ['not_found', 'Not Found', 'No such route.'],
-    405: ['method_not_allowed', 'Method Not Allowed', 'This method is not allowed on this route.'],
-    413: ['payload_too_large', 'Content Too Large', 'The request body is too large.'],
-    415: ['unsupported_media_type', 'Unsupported Media Type', 'This content type is not accepted here.'],
-    501: ['not_implemented', 'Not Implemented', 'This method is not implemented.'],
+  const byStatus: Record<number, () => AppError> = {
+    400: () => KernelErrors.malformed_json('The request body could not be parsed.'),
+    404: () => KernelErrors.not_found('No such route.'),
+    405: () => KernelErrors.method_not_allowed(),
+    413: () => KernelErrors.payload_too_large('The request body is too large.'),
+    415: () => KernelErrors.unsupported_media_type('This content type is not accepted here.'),
+    501: () => KernelErrors.not_implemented(),
   };
   const known = byStatus[status];
   if (!known) return status >= 500 ? null : new AppError({ status, code: 'bad_request', title: 'Bad Request', detail: err.expose && err.message ? err.message : 'The request is invalid.' });
-  return new AppError({ status, code: known[0], title: known[1], detail: known[2] });
+  return known();
 }
 
 export function toAppError(err: unknown): AppError | null {

@@ -5,6 +5,7 @@ import type { Principal, PrincipalUser, TokenScope, UserPrincipal } from './prin
 import type { Resolve } from './container.ts';
 import type { AccessGrant, AccessRule } from './authz.ts';
 import type { KernelConfig } from './config.ts';
+import type { CodedError } from './errors.ts';
 
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 
@@ -113,7 +114,11 @@ export interface RouteDef<
   /** The answer shows a secret (a session, a token, an invite link): `Cache-Control: no-store`, so no cache keeps it. */
   secret?: true;
   responses: Record<number, ResponseSpec>;
-  /** Extension member documented on this route's errors, if any. */
+  /**
+   * The catalogue entries this route's services can answer with (`ViewErrors.last_view`), listed per status in
+   * the OpenAPI document. The kernel's own that the route's shape implies (401, 403, 404, 422…) need not be named.
+   */
+  errors?: CodedError[];
   handler: (req: RouteRequest<Static<P>, Static<Q>, Static<B>, UserFor<A>, GrantFor<W>>) => unknown | Promise<unknown>;
 }
 

@@ -1,6 +1,7 @@
 import { defineRoute, type AnyRouteDef } from '../../core/routes.ts';
 import { pageOf } from '../../core/pagination.ts';
 import { AdminUser, AdminWorkspace, IdParams, PatchUserBody, PluginList, Stats, UserListQuery, WorkspaceListQuery } from './schemas.ts';
+import { AdminErrors } from './errors.ts';
 
 const auth = 'instance_admin';
 
@@ -50,6 +51,7 @@ export function adminRoutes(opts: { workspaces: boolean }): AnyRouteDef[] {
       params: IdParams,
       body: PatchUserBody,
       responses: { 200: { description: 'The user', schema: AdminUser }, 409: { description: 'The change would lock you or every admin out' } },
+      errors: [AdminErrors.self_change, AdminErrors.last_instance_admin],
       handler: ({ principal, params, body, resolve }) => resolve('admin.users').update(principal, params.id, body),
     }),
     ...(opts.workspaces

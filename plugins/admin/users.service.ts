@@ -2,8 +2,9 @@ import type { Db, Trx } from '../../core/db.ts';
 import type { EventBus } from '../../core/events.ts';
 import type { UserPrincipal } from '../../core/principal.ts';
 import { keysetPage, type Page } from '../../core/pagination.ts';
-import { conflict, notFound } from '../../core/errors.ts';
+import { notFound } from '../../core/errors.ts';
 import { containsPattern } from '../../core/like-pattern.ts';
+import { AdminErrors } from './errors.ts';
 import type { AdminUser, PatchUserBody, UserListQuery } from './schemas.ts';
 
 interface UserRow {
@@ -73,11 +74,11 @@ export class AdminUserService {
       const admins = await this.lockEnabledAdmins(trx);
       const before = await trx('users').where({ id }).forNoKeyUpdate().first('id', 'is_instance_admin', 'disabled_at');
       if (!before) throw notFound('No such user.');
-      if (id === principal.user.id && body.disabled === true) throw conflict('You cannot disable your own account; another instance admin can.');
-      if (id === principal.user.id && body.is_instance_admin === false) throw conflict('You cannot remove your own instance-admin flag; another instance admin can.');
+      if (id === principal.user.id && body.disabled === true) throw AdminErrors.self_change('disable');
+      if (id === principal.user.id && body.is_instance_admin === false) throw AdminErrors.self_change('demote');
       const wasAdmin = before.is_instance_admin && before.disabled_at === null;
       const isAdmin = (body.is_instance_admin ?? before.is_instance_admin) && !(body.disabled ?? before.disabled_at !== null);
-      if (wasAdmin && !isAdmin && admins.length <= 1) throw conflict('This is the last enabled instance admin; make another user instance admin first.');
+      if (wasAdmin && !isAdmin && admins.length <= 1) throw AdminErrors.last_instance_admin();
 
       const patch: Record<string, unknown> = { updated_at: trx.fn.now() };
       if (body.name !== undefined) patch.name = body.name.trim();

@@ -1,6 +1,7 @@
 import type { Context } from 'koa';
 import { defineRoute, Reply, type AnyRouteDef } from '../../core/routes.ts';
 import { API_PREFIX } from '../../core/router.ts';
+import { KernelErrors } from '../../core/errors.ts';
 import { CallbackQuery, ProviderList, ProviderParams, SessionResponse } from './schemas.ts';
 import { sessionBody } from './routes.ts';
 
@@ -75,6 +76,7 @@ export function oauthRoutes(): AnyRouteDef[] {
         404: { description: 'No such provider is configured' },
         502: { description: 'The provider failed or refused the code (`provider_error`)' },
       },
+      errors: [KernelErrors.provider_error],
       handler: async ({ params, query, resolve, ctx }) => {
         const user = await resolve('auth.oauth').complete(params.provider, query);
         const session = await resolve('auth.sessions').issue(user.id, ctx.get('user-agent'));

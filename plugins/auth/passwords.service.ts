@@ -7,7 +7,7 @@ import type { UserRow, UserService } from './users.service.ts';
 import type { SessionService } from './sessions.service.ts';
 import type { SignInLimiter } from './sign-in-limiter.ts';
 import { emailKey, ipKey, type RateLimiter } from './rate-limiter.ts';
-import { resetTokenInvalid, wrongCurrentPassword } from './errors.ts';
+import { AuthErrors } from './errors.ts';
 import { resetMail } from './passwords.mail.ts';
 
 const TABLE = 'auth_password_resets';
@@ -42,7 +42,7 @@ export class PasswordService {
     await this.signInLimiter.assertAllowed(user.email, input.ip);
     if (!(await this.users.checkPassword(user, input.current))) {
       await this.signInLimiter.recordFailure(user.email, input.ip);
-      throw wrongCurrentPassword();
+      throw AuthErrors.wrong_password();
     }
     await this.db.transaction(async (trx) => {
       await this.users.setPassword(user.id, input.next, trx);
@@ -85,7 +85,7 @@ export class PasswordService {
         .where('expires_at', '>', trx.fn.now())
         .update({ used_at: trx.fn.now() })
         .returning('user_id');
-      if (!row) throw resetTokenInvalid();
+      if (!row) throw AuthErrors.reset_token_invalid();
       await this.users.setPassword(row.user_id, password, trx);
       await this.sessions.revokeAllOf(row.user_id, trx);
     });

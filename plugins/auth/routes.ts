@@ -15,6 +15,8 @@ import {
   UserIdParams,
 } from './schemas.ts';
 import type { IssuedSession } from './sign-in.service.ts';
+import { KernelErrors } from '../../core/errors.ts';
+import { AuthErrors } from './errors.ts';
 
 /** The same body whether or not the address has an account. */
 const RESET_ACCEPTED = { status: 'accepted', detail: 'If an account uses this address, a reset link is on its way.' } as const;
@@ -55,6 +57,7 @@ export function accountRoutes(deps: AccountRouteDeps): AnyRouteDef[] {
         409: { description: 'An account with this email exists (`email_taken`)' },
         429: { description: 'Too many sign-ups from this address; see `Retry-After`' },
       },
+      errors: [AuthErrors.sign_up_closed, AuthErrors.sign_up_invite_only, AuthErrors.email_taken, KernelErrors.rate_limited],
       handler: async ({ body, resolve, ctx }) => {
         await deps.limitSignUp(ctx.ip);
         const user = await resolve('auth.users').signUp(body);
@@ -78,6 +81,7 @@ export function accountRoutes(deps: AccountRouteDeps): AnyRouteDef[] {
         401: { description: 'Wrong email or password, or a disabled account' },
         429: { description: 'Too many failed attempts; see `Retry-After`' },
       },
+      errors: [KernelErrors.rate_limited],
       handler: async ({ body, resolve, ctx }) =>
         sessionBody(resolve, await resolve('auth.signIn').withPassword(body.email, body.password, { ip: ctx.ip, userAgent: ctx.get('user-agent') })),
     }),
@@ -108,6 +112,7 @@ export function accountRoutes(deps: AccountRouteDeps): AnyRouteDef[] {
         422: { description: 'Wrong current password (`wrong_password`, pointer `/current_password`) or an invalid new one' },
         429: { description: 'Too many wrong passwords; see `Retry-After`' },
       },
+      errors: [AuthErrors.wrong_password, KernelErrors.rate_limited],
       handler: async ({ principal, user, body, ctx, resolve }) => {
         if (principal.kind !== 'session') return;
         await resolve('auth.passwords').change(user.id, principal.sessionId, { current: body.current_password, next: body.new_password, ip: ctx.ip });
@@ -131,6 +136,7 @@ export function accountRoutes(deps: AccountRouteDeps): AnyRouteDef[] {
         429: { description: 'Too many requests for this address or from this IP; see `Retry-After`' },
         503: { description: 'The mail plugin is not enabled' },
       },
+      errors: [KernelErrors.rate_limited, KernelErrors.service_unavailable],
       handler: async ({ body, ctx, resolve }) => {
         await resolve('auth.passwords').request(body.email, ctx.ip, link(ctx, deps.config));
         return RESET_ACCEPTED;
@@ -149,6 +155,7 @@ export function accountRoutes(deps: AccountRouteDeps): AnyRouteDef[] {
         204: { description: 'The password is set; sign in with it' },
         422: { description: 'Unknown, used or expired token (`reset_token_invalid`, one answer for all three), or an invalid password' },
       },
+      errors: [AuthErrors.reset_token_invalid],
       handler: async ({ body, resolve }) => {
         await resolve('auth.passwords').confirm(body.token, body.password);
       },
@@ -166,6 +173,7 @@ export function accountRoutes(deps: AccountRouteDeps): AnyRouteDef[] {
         404: { description: 'No such user' },
         503: { description: 'The mail plugin is not enabled' },
       },
+      errors: [KernelErrors.service_unavailable],
       handler: async ({ params, ctx, resolve }) => {
         await resolve('auth.passwords').force(params.id, link(ctx, deps.config));
         return new Reply(202);

@@ -4,7 +4,7 @@ import { invalidField } from '../../core/errors.ts';
 import type { PublicUser } from './schemas.ts';
 import type { AuthOptions } from './options.ts';
 import type { SignUpHooks } from './hooks.ts';
-import { emailTaken, signUpClosed, signUpInviteOnly } from './errors.ts';
+import { AuthErrors } from './errors.ts';
 
 export interface UserRow {
   id: string;
@@ -77,11 +77,11 @@ export class UserService {
    */
   signUp(input: NewUser, trx?: Db): Promise<UserRow> {
     return this.create(input, trx, async (t) => {
-      if (this.policy === 'closed') throw signUpClosed();
+      if (this.policy === 'closed') throw AuthErrors.sign_up_closed();
       // A registered address goes on to 409 email_taken, as on an open instance, so a 403 here never means "has an account".
       if (this.policy === 'invite_only' && !(await this.findByEmail(input.email, t))) {
         const invited = await this.hooks.invited.promise({ email: input.email.trim(), trx: t });
-        if (invited !== true) throw signUpInviteOnly();
+        if (invited !== true) throw AuthErrors.sign_up_invite_only();
       }
     });
   }
@@ -95,7 +95,7 @@ export class UserService {
     const passwordHash = input.password === undefined ? null : await hash(input.password);
     return this.withCreationLock(async (t) => {
       await allowed?.(t);
-      if (await this.findByEmail(input.email, t)) throw emailTaken();
+      if (await this.findByEmail(input.email, t)) throw AuthErrors.email_taken();
       const { count } = (await t('users').count({ count: '*' }).first()) as { count: number };
       const [row] = await t<UserRow>('users')
         .insert({

@@ -1,6 +1,7 @@
 import type { Db } from '../../core/db.ts';
 import { compile, toErrorDetails, UUID_PATTERN } from '../../core/schema.ts';
-import { conflict, invalidField, notFound, validationFailed } from '../../core/errors.ts';
+import { invalidField, notFound, validationFailed } from '../../core/errors.ts';
+import { DatabaseErrors } from './errors.ts';
 import type { FieldTypeRegistry } from './field-types/registry.ts';
 import type { FieldType } from './field-types/field-type.ts';
 import { FIELD_COLUMNS, type FieldRow } from './fields.view.ts';
@@ -37,5 +38,5 @@ export function checkOptions(type: FieldType, input: Record<string, unknown>, pr
 /** Fields a plugin manages (links: relations) change only through that plugin: 409. */
 export function refuseManaged(types: FieldTypeRegistry, field: FieldRow, what: string): void {
   const owner = types.get(field.type)?.managedBy;
-  if (owner) throw conflict(`A ${field.type} field is ${what} by the ${owner} plugin, with what it belongs to (a link: its relation), not through the fields routes.`);
+  if (owner) throw DatabaseErrors.managed_field(field.type, what, owner);
 }

@@ -7,6 +7,7 @@ import { DatabaseParams, Field } from './schemas.ts';
 import { CreateFieldBody, DeletedField, FieldListQuery, FieldParams, fieldBodyDoc, PatchFieldBody } from './fields.schemas.ts';
 import type { FieldTypeRegistry } from './field-types/registry.ts';
 import { Conversion, ConvertFieldBody } from './convert.schemas.ts';
+import { DatabaseErrors } from './errors.ts';
 
 const tags = ['fields'];
 
@@ -90,6 +91,7 @@ export function fieldRoutes(types: FieldTypeRegistry): AnyRouteDef[] {
       access: { role: 'creator', resource },
       params: FieldParams,
       responses: { 200: { description: 'How many live records had a value', schema: DeletedField }, 409: { description: 'The title field' } },
+      errors: [DatabaseErrors.title_field, DatabaseErrors.managed_field],
       handler: ({ principal, params, resolve }) => resolve('databases.fields').delete(principal, params.ws, params.db, params.field),
     }),
     defineRoute({
@@ -103,6 +105,7 @@ export function fieldRoutes(types: FieldTypeRegistry): AnyRouteDef[] {
       access: { role: 'creator', resource },
       params: FieldParams,
       responses: { 200: { description: 'The field', schema: Field }, 409: { description: 'Its name is taken by a live field' } },
+      errors: [DatabaseErrors.name_taken, DatabaseErrors.managed_field],
       handler: async ({ principal, access, params, resolve }) => shownOne(resolve, principal, access, await resolve('databases.fields').restore(principal, params.ws, params.db, params.field)),
     }),
     defineRoute({

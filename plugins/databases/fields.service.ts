@@ -3,7 +3,8 @@ import type { Authz } from '../../core/authz.ts';
 import type { Db } from '../../core/db.ts';
 import type { EventBus } from '../../core/events.ts';
 import type { UserPrincipal } from '../../core/principal.ts';
-import { conflict, invalidField } from '../../core/errors.ts';
+import { invalidField } from '../../core/errors.ts';
+import { DatabaseErrors } from './errors.ts';
 import type { WorkspaceService } from '../workspaces/public.ts';
 import type { OptionsWriter } from './field-types/field-type.ts';
 import type { FieldTypeRegistry } from './field-types/registry.ts';
@@ -135,7 +136,7 @@ export class FieldService {
       await this.workspaces.hold(trx, workspaceId);
       const table = await beginSchemaChange(trx, databaseId);
       const field = await findField(trx, databaseId, ref, { lock: true });
-      if (field.is_title) throw conflict('The title field cannot be deleted; make another field the title first.');
+      if (field.is_title) throw DatabaseErrors.title_field();
       refuseManaged(this.types, field, 'deleted');
       let withValue = 0;
       if (field.column_name) {
@@ -157,7 +158,7 @@ export class FieldService {
       refuseManaged(this.types, field, 'restored');
       await this.limits.assertRoom(trx, databaseId, { live: 1, columns: 0 });
       const clash = await trx('fields').where({ database_id: databaseId }).whereNull('deleted_at').whereRaw('lower(name) = ?', [field.name.toLowerCase()]).first('id');
-      if (clash) throw conflict(`A live field is named "${field.name}" now; rename it first.`);
+      if (clash) throw DatabaseErrors.name_taken(field.name);
       const [row] = (await trx('fields').where({ id: field.id }).update({ deleted_at: null, updated_at: trx.fn.now() }).returning(FIELD_COLUMNS)) as FieldRow[];
       const restored = toField(row, this.types);
       await this.events.emit(trx, { name: 'field.restored', workspaceId, actorId: principal.user.id, payload: { database_id: databaseId, field: restored } });

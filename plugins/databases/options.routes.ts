@@ -2,6 +2,7 @@ import { Type } from '../../core/schema.ts';
 import { defineRoute, type AnyRouteDef } from '../../core/routes.ts';
 import { FieldParams } from './fields.schemas.ts';
 import { CreateOptionBody, DeleteOptionQuery, Option, OptionParams, PatchOptionBody } from './options.schemas.ts';
+import { DatabaseErrors } from './errors.ts';
 
 const tags = ['fields'];
 const resource = { type: 'database', param: 'db' };
@@ -50,6 +51,7 @@ export function optionRoutes(): AnyRouteDef[] {
       params: OptionParams,
       query: DeleteOptionQuery,
       responses: { 204: { description: 'Removed' }, 409: { description: 'In use: `usage_count` records hold it; delete with `?confirm=true` to clear it from them', extensions: { usage_count: Type.Integer({ minimum: 1 }) } } },
+      errors: [DatabaseErrors.option_in_use],
       handler: ({ principal, params, query, resolve }) => resolve('databases.options').remove(principal, params.ws, params.db, params.field, params.option_id, query.confirm ?? false),
     }),
   ];

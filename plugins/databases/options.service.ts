@@ -2,7 +2,8 @@ import type { Db } from '../../core/db.ts';
 import type { EventBus } from '../../core/events.ts';
 import type { UserPrincipal } from '../../core/principal.ts';
 import { compile, toErrorDetails } from '../../core/schema.ts';
-import { AppError, conflict, notFound, validationFailed, type ErrorDetail } from '../../core/errors.ts';
+import { AppError, notFound, validationFailed, type ErrorDetail } from '../../core/errors.ts';
+import { DatabaseErrors } from './errors.ts';
 import type { WorkspaceService } from '../workspaces/public.ts';
 import type { FieldTypeRegistry } from './field-types/registry.ts';
 import type { Choice, ChoicesOptions } from './field-types/choices.ts';
@@ -59,7 +60,7 @@ export class OptionService {
       const holds = field.type === 'single_select' ? trx.raw('?? = ?::uuid', [col, optionId]) : trx.raw('?::uuid = ANY(??)', [optionId, col]);
       const [{ n }] = await trx(table).whereNull('deleted_at').where(holds).count({ n: '*' });
       const usage = Number(n);
-      if (usage > 0 && !confirm) throw conflict(`${usage} records use this option; delete with ?confirm=true to clear it from them.`, { usage_count: usage });
+      if (usage > 0 && !confirm) throw DatabaseErrors.option_in_use(usage);
       if (field.type === 'single_select') await trx(table).where(holds).update({ [col]: null });
       else await trx(table).where(holds).update({ [col]: trx.raw("NULLIF(array_remove(??, ?::uuid), '{}'::uuid[])", [col, optionId]) });
       const options = { ...field.options, choices: choices.filter((c) => c.id !== optionId) };

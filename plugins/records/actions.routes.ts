@@ -1,6 +1,7 @@
 import { defineRoute, type AnyRouteDef } from '../../core/routes.ts';
 import { MoveRecordBody } from './move.schemas.ts';
 import { ApiRecord, RecordParams } from './schemas.ts';
+import { RecordErrors } from './errors.ts';
 
 const tags = ['records'];
 const write = { role: 'editor' as const, resource: { type: 'database', param: 'db' } };
@@ -27,6 +28,7 @@ export function actionRoutes(): AnyRouteDef[] {
         404: { description: 'No live record with this id in the database' },
         409: { description: 'The source and the next record share a position; try again' },
       },
+      errors: [RecordErrors.position_clash],
       handler: ({ principal, params, resolve }) => resolve('records.duplicate').duplicate(principal, params.ws, params.db, params.id),
     }),
     defineRoute({
@@ -49,6 +51,7 @@ export function actionRoutes(): AnyRouteDef[] {
         409: { description: 'Two neighbouring records share a position; try again' },
         422: { description: 'Both anchors, an anchor that is not another live record of the database (`/before_id`, `/after_id`), or invalid cells' },
       },
+      errors: [RecordErrors.position_clash, RecordErrors.link_conflict],
       handler: ({ principal, params, body, resolve }) => resolve('records.move').move(principal, params.ws, params.db, params.id, body),
     }),
   ];

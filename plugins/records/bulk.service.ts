@@ -2,6 +2,7 @@ import type { Db } from '../../core/db.ts';
 import type { EventBus } from '../../core/events.ts';
 import type { UserPrincipal } from '../../core/principal.ts';
 import { invalidField, type ErrorDetail } from '../../core/errors.ts';
+import { RecordErrors } from './errors.ts';
 import { checkOutsideCells, writeOutsideCells } from './outside-cells.ts';
 import { changedBefore, decodeValues, type DecodedValues } from './codec.ts';
 import type { RecordRow } from './record-table.ts';
@@ -55,7 +56,7 @@ export class RecordBulkService {
         for (const id of refused) {
           const own = problems.filter((p) => p.recordId === id);
           const clash = own.find((p) => p.conflict);
-          errors.push(clash ? { id, code: 'conflict', detail: clash.detail } : { id, code: 'validation_failed', detail: own.map((p) => `${p.pointer}: ${p.detail}`).join(' ') });
+          errors.push(clash ? { id, code: RecordErrors.link_conflict.code, detail: clash.detail } : { id, code: 'validation_failed', detail: own.map((p) => `${p.pointer}: ${p.detail}`).join(' ') });
         }
         valid.splice(0, valid.length, ...valid.filter((v) => !refused.has(v.before.id)));
       }

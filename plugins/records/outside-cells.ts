@@ -1,5 +1,6 @@
 import type { Db } from '../../core/db.ts';
-import { AppError, conflict, validationFailed } from '../../core/errors.ts';
+import { AppError, validationFailed } from '../../core/errors.ts';
+import { RecordErrors } from './errors.ts';
 import type { CellContext, CellProblem } from '../databases/public.ts';
 import type { DecodedCell } from './codec.ts';
 import type { LiveField } from './record-table.ts';
@@ -31,7 +32,7 @@ export async function writeOutsideCells(trx: Db, writes: Array<{ recordId: strin
 /** What a request that stops at its first bad record answers: 409 when a cell clashes with other records, else 422 with every pointer. */
 export function refusal(problems: CellProblem[]): AppError {
   const clash = problems.find((p) => p.conflict);
-  return clash ? conflict(clash.detail, clash.extensions) : validationFailed(problems.map(({ pointer, detail }) => ({ pointer, detail })));
+  return clash ? RecordErrors.link_conflict(clash.detail, clash.extensions) : validationFailed(problems.map(({ pointer, detail }) => ({ pointer, detail })));
 }
 
 /** Checks then writes the outside cells of a write that is all or nothing. */

@@ -1,6 +1,6 @@
 import { randomInt } from 'node:crypto';
 import { BASE_62_DIGITS, generateKeyBetween } from 'fractional-indexing';
-import { conflict } from '../../core/errors.ts';
+import { RecordErrors } from './errors.ts';
 
 /**
  * Random digits appended to every key. Two writers that read the same neighbours (two creates
@@ -22,7 +22,7 @@ function suffix(): string {
  */
 export function positionBetween(before: string | null, after: string | null): string {
   if (before !== null && after !== null && before >= after) {
-    throw conflict('Two neighbouring records share a position, so there is no room between them; try again.');
+    throw RecordErrors.position_clash();
   }
   let key = generateKeyBetween(before, after);
   // A key that is a prefix of `after` (the library may return one) would pass `after` once

@@ -11,4 +11,5 @@ export type { LinkedTables } from './filter-compiler.ts';
 export { columnSortKey, sortKeys, valueTypeOf } from './sort-keys.ts';
 export type { SortInput } from './sort-keys.ts';
 export { refusal } from './outside-cells.ts';
+export { RecordErrors } from './errors.ts';
 export { ApiRecord, FILTER_DESCRIPTION, FilterNode, Sort } from './schemas.ts';

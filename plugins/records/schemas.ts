@@ -171,8 +171,8 @@ export type RecordIdsBody = Static<typeof RecordIdsBody>;
 
 export const RecordError = Type.Object({
   id: Uuid(),
-  code: Type.Union([Type.Literal('not_found'), Type.Literal('validation_failed'), Type.Literal('conflict')], {
-    description: '`conflict`: a link cell clashes with other records (a one-to-many record linked elsewhere).',
+  code: Type.Union([Type.Literal('not_found'), Type.Literal('validation_failed'), Type.Literal('link_conflict')], {
+    description: '`link_conflict`: a link cell clashes with other records (a one-to-many record linked elsewhere).',
   }),
   detail: Type.String(),
 });

@@ -2,7 +2,8 @@ import { randomUUID } from 'node:crypto';
 import type { WorkspaceAccess } from '../../core/authz.ts';
 import type { Db } from '../../core/db.ts';
 import type { EventBus } from '../../core/events.ts';
-import { conflict, invalidField, notFound } from '../../core/errors.ts';
+import { invalidField, notFound } from '../../core/errors.ts';
+import { RelationErrors } from './errors.ts';
 import type { UserPrincipal } from '../../core/principal.ts';
 import { findField, indexMatchKey, tableNameOf, type FieldTypeRegistry, type ManagedFields } from '../databases/public.ts';
 import type { WorkspaceService } from '../workspaces/public.ts';
@@ -50,7 +51,7 @@ export class AutoLinkRuleService {
         if (!matchKeySql(this.types, field, 'r')) throw invalidField(pointer, `A ${field.type} field has no text form to match on.`);
       }
       const same = rules.find((r) => r.from_field_id === from.id && r.to_field_id === to.id);
-      if (same) throw conflict('This relation has that rule already.', { rule_id: same.id });
+      if (same) throw RelationErrors.rule_exists(same.id);
       if (rules.length >= MAX_RULES_PER_RELATION) throw invalidField('', `A relation has ${MAX_RULES_PER_RELATION} auto-link rules at most.`);
       const rule: AutoLinkRule = { id: randomUUID(), from_field_id: from.id, to_field_id: to.id, created_by: principal.user.id, created_at: new Date().toISOString() };
       await this.saveRules(trx, relation, [...rules, rule]);

@@ -1,10 +1,10 @@
 import type { Authz, WorkspaceAccess } from '../../core/authz.ts';
 import type { Db } from '../../core/db.ts';
 import type { EventBus } from '../../core/events.ts';
-import { conflict, notFound } from '../../core/errors.ts';
+import { notFound } from '../../core/errors.ts';
 import type { UserPrincipal } from '../../core/principal.ts';
 import { tableNameOf, type CellContext, type CellProblem, type CellStore, type CellWrite, type FieldMeta } from '../databases/public.ts';
-import { refusal, type ApiRecord, type LiveField, type RecordService, type RecordTable } from '../records/public.ts';
+import { RecordErrors, refusal, type ApiRecord, type LiveField, type RecordService, type RecordTable } from '../records/public.ts';
 import { junctionNameOf } from './junction.ts';
 import { linkEnds, type LinkOptions } from './link-type.ts';
 
@@ -121,7 +121,7 @@ export class LinkService implements CellStore {
       .returning(['from_id', 'to_id'])
       .catch((err: { code?: string }) => {
         // Another transaction linked one of these `to` records meanwhile (the unique index on to_id).
-        if (err.code === '23505') throw conflict('One of these records was just linked to another record; a one-to-many link allows one.');
+        if (err.code === '23505') throw RecordErrors.link_conflict('One of these records was just linked to another record; a one-to-many link allows one.');
         throw err;
       })) as Pair[];
   }

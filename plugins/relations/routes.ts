@@ -1,12 +1,13 @@
 import { Type } from '../../core/schema.ts';
 import { defineRoute, type AnyRouteDef } from '../../core/routes.ts';
 import { pageOf } from '../../core/pagination.ts';
-import { ApiRecord } from '../records/public.ts';
+import { ApiRecord, RecordErrors } from '../records/public.ts';
 import { MAX_RULES_PER_RELATION } from './auto-link-rules.service.ts';
 import {
   AddLinksBody, AutoLinkRuleList, BulkLinkBody, BulkLinkResult, CreateAutoLinkRuleBody, CreatedAutoLinkRule, CreateRelationBody, DeleteAutoLinkRulesQuery,
   DeleteRelationBody, Drift, DriftQuery, LinkParams, LinkTargetParams, Relation, RelationListQuery, RelationParams, RuleParams, WorkspaceParams,
 } from './schemas.ts';
+import { RelationErrors } from './errors.ts';
 
 const tags = ['relations'];
 const member = { role: 'guest' as const };
@@ -90,6 +91,7 @@ export function relationRoutes(): AnyRouteDef[] {
       body: CreateAutoLinkRuleBody,
       status: 201,
       responses: { 201: { description: 'The rule, and how many links the backfill added', schema: CreatedAutoLinkRule }, 409: { description: 'The same rule exists (`rule_id`)', extensions: { rule_id: Type.String({ format: 'uuid' }) } } },
+      errors: [RelationErrors.rule_exists],
       handler: ({ principal, access, params, body, resolve }) => resolve('relations.autoLinkRules').create(principal, access.access, params.id, body),
     }),
     defineRoute({
@@ -181,6 +183,7 @@ export function relationRoutes(): AnyRouteDef[] {
       params: LinkParams,
       body: AddLinksBody,
       responses: { 200: { description: 'The record, with its links', schema: ApiRecord }, 409: { description: 'One-to-many: already linked elsewhere (`linked_record_id`: the record it is linked to)', extensions: { linked_record_id: Type.String({ format: 'uuid' }) } } },
+      errors: [RecordErrors.link_conflict],
       handler: ({ principal, access, params, body, resolve }) => resolve('relations.links').add(principal, access.access, params.db, params.id, params.field, body.record_ids),
     }),
     defineRoute({

@@ -1,6 +1,7 @@
 import { defineRoute, publicOrigin, type AnyRouteDef } from '../../core/routes.ts';
 import { Type } from '../../core/schema.ts';
 import { CreateViewBody, DatabaseParams, Override, PatchViewBody, Publication, PutOverrideBody, View, ViewParams } from './schemas.ts';
+import { ViewErrors } from './errors.ts';
 
 const tags = ['views'];
 const resource = { type: 'database', param: 'db' };
@@ -78,6 +79,7 @@ export function viewRoutes(): AnyRouteDef[] {
       access: design,
       params: ViewParams,
       responses: { 204: { description: 'Deleted' }, 409: { description: "The database's last view" } },
+      errors: [ViewErrors.last_view],
       handler: ({ principal, params, resolve }) => resolve('views.service').delete(principal, params.ws, params.db, params.view),
     }),
     defineRoute({

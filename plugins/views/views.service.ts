@@ -1,7 +1,8 @@
 import type { Db } from '../../core/db.ts';
 import type { EventBus } from '../../core/events.ts';
 import type { UserPrincipal } from '../../core/principal.ts';
-import { conflict, invalidField, notFound, validationFailed, type ErrorDetail } from '../../core/errors.ts';
+import { invalidField, notFound, validationFailed, type ErrorDetail } from '../../core/errors.ts';
+import { ViewErrors } from './errors.ts';
 import type { TableCatalog, ViewIndexService } from '../databases/public.ts';
 import type { LinkedTables, QueryService, RecordService, RecordTable } from '../records/public.ts';
 import type { CreateViewBody, PatchViewBody, View, ViewType } from './schemas.ts';
@@ -115,7 +116,7 @@ export class ViewService {
     await this.db.transaction(async (trx) => {
       const views = await this.holdViews(trx, databaseId);
       const row = await this.find(trx, databaseId, id);
-      if (views.length === 1) throw conflict('A database keeps at least one view: this is its last one.');
+      if (views.length === 1) throw ViewErrors.last_view();
       await trx('database_views').where({ id }).delete();
       if (row.is_default) {
         const next = views.filter((v) => v.id !== id).sort((a, b) => a.position - b.position || a.created_at.getTime() - b.created_at.getTime())[0];

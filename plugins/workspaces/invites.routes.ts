@@ -5,6 +5,7 @@ import type { KernelConfig } from '../../core/config.ts';
 import { WorkspaceParams } from './schemas.ts';
 import { AcceptedInvite, CreateInviteBody, Invite, InviteListQuery, InviteParams, InviteTokenParams } from './invites.schemas.ts';
 import type { LinkBase } from './invites.service.ts';
+import { WorkspaceErrors } from './errors.ts';
 
 const tags = ['invites'];
 
@@ -37,6 +38,7 @@ export function inviteRoutes(): AnyRouteDef[] {
         201: { description: 'The pending invite, with its `accept_url` (shown here and on resend only)', schema: Invite },
         409: { description: 'Already a member, or an invite to this address is pending' },
       },
+      errors: [WorkspaceErrors.invite_pending, WorkspaceErrors.already_member],
       handler: ({ principal, params, body, ctx, resolve }) => resolve('workspaces.invites').create(principal, params.ws, body, linkBase(ctx, resolve('config'))),
     }),
     defineRoute({
@@ -66,6 +68,7 @@ export function inviteRoutes(): AnyRouteDef[] {
         200: { description: 'The invite, with its new `accept_url`', schema: Invite },
         409: { description: 'The invite is not pending' },
       },
+      errors: [WorkspaceErrors.invite_not_pending],
       handler: ({ principal, params, ctx, resolve }) => resolve('workspaces.invites').resend(principal, params.ws, params.id, linkBase(ctx, resolve('config'))),
     }),
     defineRoute({
@@ -82,6 +85,7 @@ export function inviteRoutes(): AnyRouteDef[] {
         200: { description: 'The invite, now `revoked`', schema: Invite },
         409: { description: 'The invite was accepted' },
       },
+      errors: [WorkspaceErrors.invite_accepted],
       handler: ({ principal, params, resolve }) => resolve('workspaces.invites').revoke(principal, params.ws, params.id),
     }),
     defineRoute({
@@ -102,6 +106,7 @@ export function inviteRoutes(): AnyRouteDef[] {
         404: { description: 'No valid invite has this token' },
         409: { description: 'A guest invite whose spaces have all been deleted' },
       },
+      errors: [WorkspaceErrors.invite_spaces_gone],
       handler: ({ principal, params, resolve }) => resolve('workspaces.invites').accept(principal, params.token),
     }),
   ];

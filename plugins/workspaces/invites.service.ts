@@ -6,7 +6,8 @@ import type { Role } from '../../core/roles.ts';
 import { compile } from '../../core/schema.ts';
 import { hashSecret, randomSecret } from '../../core/secrets.ts';
 import { keysetPage, type Page } from '../../core/pagination.ts';
-import { conflict, forbidden, invalidField, notFound } from '../../core/errors.ts';
+import { forbidden, invalidField, notFound } from '../../core/errors.ts';
+import { WorkspaceErrors } from './errors.ts';
 import type { MailSender } from '../mail/public.ts';
 import type { MemberService } from './members.service.ts';
 import type { WorkspaceService } from './workspaces.service.ts';
@@ -58,8 +59,7 @@ function toInvite(row: InviteRow, acceptUrl: string | null): Invite {
 
 const sameEmail = (a: string, b: string) => a.trim().toLowerCase() === b.trim().toLowerCase();
 
-const pendingConflict = (workspaceId: string, id = '{id}') =>
-  conflict(`An invite to this address is already pending; resend it (POST /workspaces/${workspaceId}/invites/${id}/resend) for a fresh link, or revoke it first.`);
+const pendingConflict = WorkspaceErrors.invite_pending;
 
 function isPendingDuplicate(err: unknown): boolean {
   const e = err as { code?: string; constraint?: string; message?: string };
@@ -101,7 +101,7 @@ export class InviteService {
         .where('m.workspace_id', workspaceId)
         .whereRaw('lower(u.email) = lower(?)', [email])
         .first('m.user_id');
-      if (member) throw conflict('Someone with this email address is already a member of this workspace.');
+      if (member) throw WorkspaceErrors.already_member();
       const pending = await trx(TABLE).where({ workspace_id: workspaceId, status: 'pending' }).whereRaw('lower(email) = lower(?)', [email]).first('id');
       if (pending) throw pendingConflict(workspaceId, pending.id);
       const token = randomSecret('', INVITE_TOKEN_CHARS);
@@ -134,7 +134,7 @@ export class InviteService {
     return this.db.transaction(async (trx) => {
       const workspace = await this.workspaces.hold(trx, workspaceId);
       const before = await this.lockInvite(trx, workspaceId, id);
-      if (before.status !== 'pending') throw conflict(`Only a pending invite can be resent; this one is ${before.status}.`);
+      if (before.status !== 'pending') throw WorkspaceErrors.invite_not_pending(before.status);
       const token = randomSecret('', INVITE_TOKEN_CHARS);
       const [row] = await trx(TABLE)
         .where({ id })
@@ -151,7 +151,7 @@ export class InviteService {
     return this.db.transaction(async (trx) => {
       const before = await this.lockInvite(trx, workspaceId, id);
       if (before.status === 'revoked') return toInvite(before, null);
-      if (before.status === 'accepted') throw conflict('This invite was already accepted; remove the member instead.');
+      if (before.status === 'accepted') throw WorkspaceErrors.invite_accepted();
       const [row] = await trx(TABLE)
         .where({ id })
         .update({ status: 'revoked', revoked_at: trx.fn.now(), updated_at: trx.fn.now() })
@@ -193,7 +193,7 @@ export class InviteService {
       // A space deleted since the invite was sent has left the invite (and is not held here).
       const spaceIds = row.space_ids.filter((id) => held.has(id));
       if (row.role === 'guest' && spaceIds.length === 0) {
-        throw conflict('Every space this invite gave access to has been deleted; ask an admin of the workspace for a new invite.');
+        throw WorkspaceErrors.invite_spaces_gone();
       }
       const member = await this.members.add(trx, workspaceId, userId, row.role, spaceIds, userId);
       const [accepted] = await trx(TABLE)

@@ -4,7 +4,8 @@ import type { Authz } from '../../core/authz.ts';
 import type { UserPrincipal } from '../../core/principal.ts';
 import type { Role } from '../../core/roles.ts';
 import { keysetPage, type Page } from '../../core/pagination.ts';
-import { conflict, invalidField, notFound, validationFailed } from '../../core/errors.ts';
+import { invalidField, notFound, validationFailed } from '../../core/errors.ts';
+import { WorkspaceErrors } from './errors.ts';
 import type { Member, PatchMemberBody } from './schemas.ts';
 import type { WorkspaceLifecycle } from './hooks.ts';
 
@@ -82,7 +83,7 @@ export class MemberService {
         if (body.space_ids?.length) throw invalidField('/space_ids', `Only guests are confined to spaces; a ${role} sees the whole workspace.`);
         spaceIds = [];
       }
-      if (before.role === 'admin' && role !== 'admin' && admins.length === 1) throw conflict('This is the last admin of the workspace; make another member admin first.');
+      if (before.role === 'admin' && role !== 'admin' && admins.length === 1) throw WorkspaceErrors.last_admin('demote');
       await trx('workspace_members').where({ workspace_id: workspaceId, user_id: userId }).update({ role, space_ids: spaceIds, updated_at: trx.fn.now() });
       const after = { ...before, role, space_ids: spaceIds };
       await this.lifecycle.memberChanged.promise({
@@ -104,7 +105,7 @@ export class MemberService {
       const admins = await this.lockAdmins(trx, workspaceId);
       const before = await this.get(workspaceId, userId, trx);
       if (!before) throw notFound('No such member.');
-      if (before.role === 'admin' && admins.length === 1) throw conflict('This is the last admin of the workspace; make another member admin first, or delete the workspace.');
+      if (before.role === 'admin' && admins.length === 1) throw WorkspaceErrors.last_admin('remove');
       await trx('workspace_members').where({ workspace_id: workspaceId, user_id: userId }).delete();
       await trx('personal_access_tokens').where({ workspace_id: workspaceId, user_id: userId }).delete();
       await this.lifecycle.memberRemoved.promise({ trx, workspaceId, userId, role: before.role, actor: principal });

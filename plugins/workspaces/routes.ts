@@ -10,6 +10,7 @@ import {
   Workspace,
   WorkspaceParams,
 } from './schemas.ts';
+import { WorkspaceErrors } from './errors.ts';
 
 const tags = ['workspaces'];
 
@@ -108,6 +109,7 @@ export function workspaceRoutes(): AnyRouteDef[] {
       params: MemberParams,
       body: PatchMemberBody,
       responses: { 200: { description: 'The member', schema: Member }, 409: { description: 'The last admin cannot be demoted' } },
+      errors: [WorkspaceErrors.last_admin],
       handler: ({ principal, params, body, resolve }) => resolve('workspaces.members').update(principal, params.ws, params.user_id, body),
     }),
     defineRoute({
@@ -121,6 +123,7 @@ export function workspaceRoutes(): AnyRouteDef[] {
       access: { role: 'guest' },
       params: MemberParams,
       responses: { 204: { description: 'Removed' }, 409: { description: 'The last admin cannot be removed' } },
+      errors: [WorkspaceErrors.last_admin],
       handler: async ({ principal, user, params, access, resolve }) => {
         if (params.user_id !== user.id) resolve('authz').demand(principal, access, 'admin');
         const members = resolve('workspaces.members');

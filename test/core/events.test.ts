@@ -71,7 +71,7 @@ describe('domain events', () => {
 
   it('never delivers an event whose transaction rolled back', async () => {
     const res = await emit([{ name: 'probe.item.rolled-back' }], true).expect(409);
-    assert.equal(res.body.code, 'conflict');
+    assert.equal(res.body.code, 'rolled_back');
     assert.equal((await t.db('kernel_events').where({ name: 'probe.item.rolled-back' })).length, 0, 'nothing left in the outbox');
 
     await emit([{ name: 'probe.item.after-rollback' }]).expect(201);

@@ -97,6 +97,27 @@ describe('OpenAPI document and reference page', () => {
     assert.ok(members('/workspaces/{ws}/databases/{db}/records/{id}/links/{field}', 'post', '409').linked_record_id);
   });
 
+  it("lists under each status the codes an operation can answer with: its catalogue's and the kernel's its shape implies", async () => {
+    const { body: doc } = await t.request.get('/api/v1/openapi.json').expect(200);
+    const byId = new Map<string, any>();
+    for (const ops of Object.values(doc.paths as Record<string, Record<string, any>>)) for (const op of Object.values(ops)) byId.set(op.operationId, op);
+    const codes = (operationId: string, status: string) => byId.get(operationId)?.responses[status]?.['x-tessera-codes'];
+    const deleteView = byId.get('views.delete');
+    assert.ok(deleteView, 'views.delete is documented');
+    assert.deepEqual(codes('views.delete', '409'), ['last_view']);
+    assert.match(deleteView.responses['409'].description, /last view.*`last_view`/);
+    const example = deleteView.responses['409'].content['application/problem+json'].examples.last_view.value;
+    assert.equal(example.code, 'last_view');
+    assert.equal(example.status, 409);
+    assert.deepEqual(codes('views.delete', '401'), ['unauthenticated']);
+    assert.deepEqual(codes('views.delete', '404'), ['not_found']);
+    const patchMember = [...byId.values()].find((op) => op['x-tessera-plugin'] === 'workspaces' && op.responses['409']?.['x-tessera-codes']?.includes('last_admin'));
+    assert.ok(patchMember, 'a members route lists last_admin');
+    assert.deepEqual(codes('records.update', '409'), ['version_conflict', 'link_conflict']);
+    assert.ok(codes('records.update', '422').includes('validation_failed'));
+    assert.deepEqual(codes('auth.signUp', '409'), ['email_taken']);
+  });
+
   it('documents what the server enforces: the filter AST, one of values or records, confirm true', async () => {
     const { body: doc } = await t.request.get('/api/v1/openapi.json').expect(200);
     const body = (path: string, method: string) => doc.paths[`/api/v1${path}`][method].requestBody.content['application/json'].schema;

@@ -132,9 +132,9 @@ describe('admin: users', () => {
 
   it('an admin can neither disable themselves nor drop their own admin flag (409)', async () => {
     const disable = await patch(root.id, { disabled: true }).expect(409);
-    assert.equal(disable.body.code, 'conflict');
+    assert.equal(disable.body.code, 'self_change');
     const demote = await patch(root.id, { is_instance_admin: false }).expect(409);
-    assert.equal(demote.body.code, 'conflict');
+    assert.equal(demote.body.code, 'self_change');
     const row = await t.db('users').where({ id: root.id }).first();
     assert.equal(row.is_instance_admin, true);
     assert.equal(row.disabled_at, null);
@@ -157,7 +157,7 @@ describe('admin: users', () => {
     const principal = { kind: 'session', sessionId: 'stale', user: { id: stale.id, email: stale.email, name: stale.name, is_instance_admin: true } } as unknown as UserPrincipal;
     const users = t.container.resolverFor('admin')('admin.users');
     for (const body of [{ disabled: true }, { is_instance_admin: false }]) {
-      await assert.rejects(users.update(principal, root.id, body), (err: unknown) => err instanceof AppError && err.status === 409 && err.code === 'conflict');
+      await assert.rejects(users.update(principal, root.id, body), (err: unknown) => err instanceof AppError && err.status === 409 && err.code === 'last_instance_admin');
     }
     const row = await t.db('users').where({ id: root.id }).first();
     assert.equal(row.is_instance_admin, true);

@@ -95,7 +95,7 @@ describe('fields', () => {
   });
 
   it('keeps the title field (409) and refuses restoring over a live name (409)', async () => {
-    assert.equal((await t.request.delete(fields('/name')).set(admin.auth).expect(409)).body.code, 'conflict');
+    assert.equal((await t.request.delete(fields('/name')).set(admin.auth).expect(409)).body.code, 'title_field');
     await add({ name: 'Twin', type: 'text' }).expect(201);
     await t.request.delete(fields('/twin')).set(admin.auth).expect(200);
     await add({ name: 'Twin', type: 'text' }).expect(201);

@@ -54,6 +54,7 @@ describe('select options and field conversion', () => {
       await t.db(table).insert([{ position: 'a', [col]: done }, { position: 'b', [col]: done }, { position: 'c', [col]: open }]);
       const refused = await t.request.delete(fields(`/stage/options/${done}`)).set(admin.auth).expect(409);
       assert.equal(refused.body.usage_count, 2);
+      assert.equal(refused.body.code, 'option_in_use');
       assert.equal((await t.db(table).where(col, done)).length, 2, 'nothing changed');
       await t.request.delete(fields(`/stage/options/${done}`)).query({ confirm: true }).set(admin.auth).expect(204);
       assert.equal((await t.db(table).where(col, done)).length, 0);

@@ -110,7 +110,7 @@ describe('records: duplicate', () => {
     const [first] = rows.map((r) => r.id).sort();
     const before = await count();
     const res = await duplicate(first).expect(409);
-    assert.equal(res.body.code, 'conflict');
+    assert.equal(res.body.code, 'position_clash');
     assert.equal(await count(), before);
   });
 });

@@ -129,7 +129,7 @@ describe('records: move', () => {
     const z = await create('Z');
     const stored = await row(z.id);
     const res = await move(z.id, { after_id: x }).expect(409);
-    assert.equal(res.body.code, 'conflict');
+    assert.equal(res.body.code, 'position_clash');
     await move(z.id, { before_id: y }).expect(409);
     assert.deepEqual(await row(z.id), stored);
     await move(y, {}).expect(200);

@@ -62,10 +62,10 @@ describe('records: positions', () => {
       assert.equal(new Set(keys).size, 100);
     });
 
-    it('refuse equal bounds with 409 conflict', () => {
+    it('refuse equal bounds with 409 position_clash', () => {
       assert.throws(
         () => positionBetween('a5', 'a5'),
-        (err: unknown) => err instanceof AppError && err.status === 409 && err.code === 'conflict',
+        (err: unknown) => err instanceof AppError && err.status === 409 && err.code === 'position_clash',
       );
     });
   });

@@ -88,6 +88,7 @@ describe('relations: auto-link rules, drift and bulk link', () => {
     assert.deepEqual((await get(w.db, shut)).values.companies, []);
     const again = await w.t.request.post(rules).set(w.admin.auth).send({ from_field_id: 'name', to_field_id: 'stage' }).expect(409);
     assert.equal(again.body.rule_id, rule.id);
+    assert.equal(again.body.code, 'rule_exists');
 
     // Both sides react: a company named like a label, and a record given that label.
     const opened = await create(companies, { name: 'open' });

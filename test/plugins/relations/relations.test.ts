@@ -87,7 +87,7 @@ describe('relations: link fields between databases', () => {
     const clash = await w.t.request.patch(records(companies, `/${globex}`)).set(w.editor.auth).send({ values: { people: [ann, bob] } }).expect(409);
     assert.equal(clash.body.linked_record_id, acme.id);
     const batch = (await w.t.request.patch(records(companies)).set(w.editor.auth).send({ records: [{ id: globex, values: { people: [bob] } }, { id: acme.id, values: { people: [ann, bob] } }] }).expect(200)).body;
-    assert.deepEqual(batch.errors.map((e: any) => [e.id, e.code]), [[globex, 'conflict']]);
+    assert.deepEqual(batch.errors.map((e: any) => [e.id, e.code]), [[globex, 'link_conflict']]);
     assert.deepEqual(batch.data[0].values.people.map((p: any) => p.title), ['Bob', 'Ann']);
     // from the `to` side a cell replaces the one link
     await w.t.request.patch(records(w.db, `/${ann}`)).set(w.editor.auth).send({ values: { company: [globex] } }).expect(200);

@@ -35,7 +35,7 @@ describe('views: saved views of a database', () => {
     await w.t.request.delete(V(`/${grid.id}`)).set(w.admin.auth).expect(204);
     assert.deepEqual((await list()).map((v) => [v.id, v.is_default]), [[kanban.id, true]]);
     const last = await w.t.request.delete(V(`/${kanban.id}`)).set(w.admin.auth).expect(409);
-    assert.equal(last.body.code, 'conflict');
+    assert.equal(last.body.code, 'last_view');
     assert.equal((await list()).length, 1);
   });
 

@@ -128,10 +128,12 @@ describe('workspace invites', () => {
     const ws = await createWorkspace(t, ann);
     const member = await t.request.post(`/api/v1/workspaces/${ws.id}/invites`).set(ann.auth).send({ email: ann.email.toUpperCase(), role: 'member' });
     assert.equal(member.status, 409);
+    assert.equal(member.body.code, 'already_member');
 
     const first = await invite(t, ann, ws.id, { email: 'dup@example.test', role: 'member' });
     const again = await t.request.post(`/api/v1/workspaces/${ws.id}/invites`).set(ann.auth).send({ email: 'DUP@example.test', role: 'editor' });
     assert.equal(again.status, 409);
+    assert.equal(again.body.code, 'invite_pending');
     assert.match(again.body.detail, /resend/);
     assert.ok(again.body.detail.includes(first.id));
 
@@ -236,6 +238,7 @@ describe('workspace invites', () => {
     assert.equal((await accept(tokenOf(res.body.accept_url), dan)).status, 200);
     const late = await t.request.post(`/api/v1/workspaces/${ws.id}/invites/${first.id}/resend`).set(ann.auth);
     assert.equal(late.status, 409);
+    assert.equal(late.body.code, 'invite_not_pending');
 
     const revoked = await invite(t, ann, ws.id, { email: 'gone@example.test', role: 'member' });
     await t.request.delete(`/api/v1/workspaces/${ws.id}/invites/${revoked.id}`).set(ann.auth).expect(200);
@@ -300,6 +303,7 @@ describe('workspace invites', () => {
     assert.deepEqual(row.space_ids, []);
     const res = await accept(tokenOf(accept_url), hal);
     assert.equal(res.status, 409);
+    assert.equal(res.body.code, 'invite_spaces_gone');
     assert.equal((await t.db('workspace_members').where({ workspace_id: ws.id, user_id: hal.id })).length, 0);
   });
 });

@@ -32,8 +32,10 @@ describe('workspaces', () => {
     const ws = (await t.request.post('/api/v1/workspaces').set(ann.auth).send({ name: 'Solo' })).body;
     const demote = await t.request.patch(`/api/v1/workspaces/${ws.id}/members/${ann.id}`).set(ann.auth).send({ role: 'editor' });
     assert.equal(demote.status, 409);
+    assert.equal(demote.body.code, 'last_admin');
     const remove = await t.request.delete(`/api/v1/workspaces/${ws.id}/members/${ann.id}`).set(ann.auth);
     assert.equal(remove.status, 409);
+    assert.equal(remove.body.code, 'last_admin');
     const members = await t.db('workspace_members').where({ workspace_id: ws.id });
     assert.deepEqual(members.map((m) => m.role), ['admin']);
   });
