@@ -1,5 +1,5 @@
 import type { Logger } from 'pino';
-import { afterCommit, type Database, type Db } from './db.ts';
+import { inTransaction, afterCommit, type Database, type Db } from './db.ts';
 import type { Jobs } from './jobs.ts';
 
 export interface DomainEvent<T = unknown> {
@@ -170,7 +170,7 @@ export class EventBus {
   /** Fans out one batch of undispatched events; returns how many it took. */
   async dispatchBatch(): Promise<number> {
     const touched = new Set<string>();
-    const count = await this.db.transaction(async (trx) => {
+    const count = await inTransaction(this.db, async (trx) => {
       const rows: DomainEvent[] = await trx(EVENTS_TABLE)
         .select('id', 'name', 'payload', 'workspace_id', 'actor_id', 'occurred_at')
         .whereNull('dispatched_at')

@@ -1,4 +1,4 @@
-import type { Db } from 'tessera/db';
+import { inTransaction, type Db } from 'tessera/db';
 import type { EventBus } from 'tessera/events';
 import { keysetPage, type Page } from 'tessera/pagination';
 import type { Greeting } from './schemas.ts';
@@ -29,7 +29,7 @@ export class GreetingService {
   /** Stores a greeting and records `hello.greeting_created` in the same transaction. */
   async create(userId: string, name: string): Promise<Greeting> {
     const message = this.hooks.message.call(`${this.greeting}, ${name}!`, { name, userId });
-    return this.db.transaction(async (trx) => {
+    return inTransaction(this.db, async (trx) => {
       const [row] = await trx<GreetingRow>(TABLE).insert({ user_id: userId, name, message }).returning('*');
       await this.events.emit(trx, { name: 'hello.greeting_created', payload: { id: row.id, name }, actorId: userId });
       return toGreeting(row);

@@ -1,4 +1,4 @@
-import type { Db } from '../../core/db.ts';
+import { inTransaction, type Db } from '../../core/db.ts';
 import type { EventBus } from '../../core/events.ts';
 import type { Authz } from '../../core/authz.ts';
 import { isUser, type Principal, type UserPrincipal } from '../../core/principal.ts';
@@ -60,7 +60,7 @@ export class GrantService {
    * of either waits for this grant and then takes it away with it.
    */
   async put(principal: UserPrincipal, workspaceId: string, body: PutGrantBody): Promise<{ grant: Grant; created: boolean }> {
-    return this.db.transaction(async (trx) => {
+    return inTransaction(this.db, async (trx) => {
       await this.workspaces.hold(trx, workspaceId);
       const errors: ErrorDetail[] = [];
       const member = await trx('workspace_members').where({ workspace_id: workspaceId, user_id: body.user_id }).forShare().first('user_id');
@@ -85,7 +85,7 @@ export class GrantService {
   }
 
   async revoke(principal: UserPrincipal, workspaceId: string, id: string): Promise<void> {
-    await this.db.transaction(async (trx) => {
+    await inTransaction(this.db, async (trx) => {
       await this.workspaces.hold(trx, workspaceId);
       if ((await this.deleteWhere(trx, principal, { workspace_id: workspaceId, id })) === 0) throw notFound('No such grant.');
     });

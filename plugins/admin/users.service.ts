@@ -1,4 +1,4 @@
-import type { Db, Trx } from '../../core/db.ts';
+import { inTransaction, type Db, type Trx } from '../../core/db.ts';
 import type { EventBus } from '../../core/events.ts';
 import type { UserPrincipal } from '../../core/principal.ts';
 import { keysetPage, type Page } from '../../core/pagination.ts';
@@ -70,7 +70,7 @@ export class AdminUserService {
    * enabled instance admin, and no admin can lock themselves out.
    */
   async update(principal: UserPrincipal, id: string, body: PatchUserBody): Promise<AdminUser> {
-    return this.db.transaction(async (trx) => {
+    return inTransaction(this.db, async (trx) => {
       const admins = await this.lockEnabledAdmins(trx);
       const before = await trx('users').where({ id }).forNoKeyUpdate().first('id', 'is_instance_admin', 'disabled_at');
       if (!before) throw notFound('No such user.');

@@ -1,4 +1,4 @@
-import type { Db } from '../../core/db.ts';
+import { inTransaction, type Db } from '../../core/db.ts';
 import { notFound, serviceUnavailable } from '../../core/errors.ts';
 import { hashSecret, randomSecret } from '../../core/secrets.ts';
 import type { MailSender } from '../mail/public.ts';
@@ -44,7 +44,7 @@ export class PasswordService {
       await this.signInLimiter.recordFailure(user.email, input.ip);
       throw AuthErrors.wrong_password();
     }
-    await this.db.transaction(async (trx) => {
+    await inTransaction(this.db, async (trx) => {
       await this.users.setPassword(user.id, input.next, trx);
       await this.sessions.revokeOthersOf(user.id, sessionId, trx);
       // A token mailed before the change would undo it.
@@ -57,7 +57,7 @@ export class PasswordService {
     const mailer = this.sender();
     const { maxPerEmail, maxPerIp, windowMinutes } = this.options.passwordResetRateLimit;
     await this.limiter.hit([{ key: emailKey('reset', email), max: maxPerEmail }, { key: ipKey('reset', ip), max: maxPerIp }], windowMinutes);
-    await this.db.transaction(async (trx) => {
+    await inTransaction(this.db, async (trx) => {
       const user = await this.users.findByEmail(email, trx);
       if (!user || user.disabled_at) return;
       await this.issue(trx, user, link, mailer, false);
@@ -67,7 +67,7 @@ export class PasswordService {
   /** The admin's reset: signed out everywhere and no usable password until the mailed link is used. */
   async force(userId: string, link: LinkBase): Promise<void> {
     const mailer = this.sender();
-    await this.db.transaction(async (trx) => {
+    await inTransaction(this.db, async (trx) => {
       const user = await trx<UserRow>('users').where({ id: userId }).forNoKeyUpdate().first();
       if (!user) throw notFound('No such user.');
       await this.users.setPassword(user.id, null, trx);
@@ -78,7 +78,7 @@ export class PasswordService {
 
   /** Consumes the token (once, atomically), sets the password and ends every session of its user. */
   async confirm(token: string, password: string): Promise<void> {
-    await this.db.transaction(async (trx) => {
+    await inTransaction(this.db, async (trx) => {
       const [row] = await trx(TABLE)
         .where({ token_hash: hashSecret(token) })
         .whereNull('used_at')

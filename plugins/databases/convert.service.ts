@@ -1,4 +1,4 @@
-import type { Db } from '../../core/db.ts';
+import { inTransaction, type Db } from '../../core/db.ts';
 import type { EventBus } from '../../core/events.ts';
 import type { UserPrincipal } from '../../core/principal.ts';
 import { invalidField } from '../../core/errors.ts';
@@ -27,7 +27,7 @@ export class ConvertService {
   ) {}
 
   async convert(principal: UserPrincipal, workspaceId: string, databaseId: string, ref: string, body: ConvertFieldBody): Promise<ConversionResult> {
-    return this.db.transaction(async (trx) => {
+    return inTransaction(this.db, async (trx) => {
       await this.workspaces.hold(trx, workspaceId);
       const table = await beginSchemaChange(trx, databaseId);
       const field = await findField(trx, databaseId, ref, { lock: true });

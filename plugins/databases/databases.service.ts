@@ -1,4 +1,4 @@
-import type { Db, Trx } from '../../core/db.ts';
+import { inTransaction, type Db, type Trx } from '../../core/db.ts';
 import type { EventBus } from '../../core/events.ts';
 import { randomUUID } from 'node:crypto';
 import type { AccessGrant, Authz, WorkspaceAccess } from '../../core/authz.ts';
@@ -69,7 +69,7 @@ export class DatabaseService {
   /** Needs `creator` on the space it goes in (a grant there counts). */
   async create(principal: UserPrincipal, grant: AccessGrant, body: CreateDatabaseBody): Promise<Database> {
     const { access, workspaceId: ws } = grant;
-    return this.db.transaction(async (trx) => {
+    return inTransaction(this.db, async (trx) => {
       await this.workspaces.hold(trx, ws);
       const space = await this.authz.locate('space', { workspaceId: ws, id: body.space_id, trx, lock: true });
       if (!space || !this.authz.canSee(principal, access, space.path)) throw invalidField('/space_id', 'No such space in this workspace.');
@@ -144,7 +144,7 @@ export class DatabaseService {
   }
 
   async update(principal: UserPrincipal, workspaceId: string, id: string, body: PatchDatabaseBody): Promise<Database> {
-    await this.db.transaction(async (trx) => {
+    await inTransaction(this.db, async (trx) => {
       await this.workspaces.hold(trx, workspaceId);
       const before = (await trx('databases').where({ id, workspace_id: workspaceId }).forUpdate().first(COLUMNS)) as DatabaseRow | undefined;
       if (!before) throw notFound();
@@ -163,7 +163,7 @@ export class DatabaseService {
 
   /** Permanent: the metadata and the records' table go in one transaction. */
   async delete(principal: UserPrincipal, workspaceId: string, id: string, confirm: string): Promise<void> {
-    await this.db.transaction(async (trx) => {
+    await inTransaction(this.db, async (trx) => {
       await this.workspaces.hold(trx, workspaceId);
       const row = (await trx('databases').where({ id, workspace_id: workspaceId }).forUpdate().first(COLUMNS)) as DatabaseRow | undefined;
       if (!row) throw notFound();

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Authz } from '../../core/authz.ts';
-import type { Db } from '../../core/db.ts';
+import { inTransaction, type Db } from '../../core/db.ts';
 import type { EventBus } from '../../core/events.ts';
 import type { UserPrincipal } from '../../core/principal.ts';
 import { invalidField } from '../../core/errors.ts';
@@ -51,7 +51,7 @@ export class FieldService {
     if (!type) throw invalidField('/type', `Unknown field type "${body.type}". Known: ${this.types.names().join(', ')}.`);
     if (type.managedBy) throw invalidField('/type', `A ${type.type} field is made by the ${type.managedBy} plugin (for a link: POST /workspaces/{ws}/relations).`);
     const checked = checkOptions(type, body.options ?? {});
-    return this.db.transaction(async (trx) => {
+    return inTransaction(this.db, async (trx) => {
       await this.workspaces.hold(trx, workspaceId);
       const table = await beginSchemaChange(trx, databaseId);
       await this.limits.assertRoom(trx, databaseId, { live: 1, columns: type.column ? 1 : 0 });
@@ -86,7 +86,7 @@ export class FieldService {
   }
 
   async update(principal: UserPrincipal, workspaceId: string, databaseId: string, ref: string, body: PatchFieldBody): Promise<Field> {
-    return this.db.transaction(async (trx) => {
+    return inTransaction(this.db, async (trx) => {
       await this.workspaces.hold(trx, workspaceId);
       const table = await beginSchemaChange(trx, databaseId);
       const before = await findField(trx, databaseId, ref, { lock: true });
@@ -132,7 +132,7 @@ export class FieldService {
 
   /** Soft delete: the column stays, so a restore brings every value back. The title field cannot go. */
   async delete(principal: UserPrincipal, workspaceId: string, databaseId: string, ref: string): Promise<{ records_with_value: number }> {
-    return this.db.transaction(async (trx) => {
+    return inTransaction(this.db, async (trx) => {
       await this.workspaces.hold(trx, workspaceId);
       const table = await beginSchemaChange(trx, databaseId);
       const field = await findField(trx, databaseId, ref, { lock: true });
@@ -150,7 +150,7 @@ export class FieldService {
   }
 
   async restore(principal: UserPrincipal, workspaceId: string, databaseId: string, ref: string): Promise<Field> {
-    return this.db.transaction(async (trx) => {
+    return inTransaction(this.db, async (trx) => {
       await this.workspaces.hold(trx, workspaceId);
       await beginSchemaChange(trx, databaseId);
       const field = await findField(trx, databaseId, ref, { lock: true, includeDeleted: true });

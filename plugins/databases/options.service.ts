@@ -1,4 +1,4 @@
-import type { Db } from '../../core/db.ts';
+import { inTransaction, type Db } from '../../core/db.ts';
 import type { EventBus } from '../../core/events.ts';
 import type { UserPrincipal } from '../../core/principal.ts';
 import { compile, toErrorDetails } from '../../core/schema.ts';
@@ -50,7 +50,7 @@ export class OptionService {
 
   /** Cells holding a used option are cleared first, and only with `confirm`; otherwise 409 with `usage_count`. */
   async remove(principal: UserPrincipal, workspaceId: string, databaseId: string, ref: string, optionId: string, confirm: boolean): Promise<void> {
-    await this.db.transaction(async (trx) => {
+    await inTransaction(this.db, async (trx) => {
       await this.workspaces.hold(trx, workspaceId);
       const table = await beginSchemaChange(trx, databaseId);
       const field = await this.findSelect(trx, databaseId, ref);
@@ -77,7 +77,7 @@ export class OptionService {
     edit: (choices: Choice[]) => Choice[],
     pick: (after: Choice[], before: Choice[]) => Choice,
   ): Promise<Choice> {
-    return this.db.transaction(async (trx) => {
+    return inTransaction(this.db, async (trx) => {
       await this.workspaces.hold(trx, workspaceId);
       await beginSchemaChange(trx, databaseId);
       const field = await this.findSelect(trx, databaseId, ref);

@@ -1,4 +1,4 @@
-import { afterCommit, type Db } from '../../core/db.ts';
+import { inTransaction, afterCommit, type Db } from '../../core/db.ts';
 import type { Jobs } from '../../core/jobs.ts';
 
 export const DROP_JOB = 'databases.drop-tables';
@@ -36,7 +36,7 @@ export class TableDrops {
     let dropped = 0;
     // SKIP LOCKED: two workers (or processes) share the queue instead of waiting on each other.
     while (
-      await this.db.transaction(async (trx) => {
+      await inTransaction(this.db, async (trx) => {
         const next: { id: string; table_name: string } | undefined = await trx(QUEUE).first('id', 'table_name').orderBy('id').forUpdate().skipLocked();
         if (!next) return false;
         await trx.raw('DROP TABLE IF EXISTS ??', [next.table_name]);

@@ -1,5 +1,5 @@
 import type { Authz, WorkspaceAccess } from '../../core/authz.ts';
-import type { Db } from '../../core/db.ts';
+import { inTransaction, type Db } from '../../core/db.ts';
 import type { EventBus } from '../../core/events.ts';
 import { notFound } from '../../core/errors.ts';
 import type { Page } from '../../core/pagination.ts';
@@ -48,7 +48,7 @@ export class FavoriteService {
     const userId = principal.user.id;
     const databaseId = body.target_type === 'database' ? body.target_id : await this.databaseOfRecord(principal, access, body.target_id);
     if (!databaseId) throw notFound(NO_TARGET);
-    return this.db.transaction(async (trx) => {
+    return inTransaction(this.db, async (trx) => {
       // Holds the workspace and the database rows: deleting either waits for this favorite, then takes it along.
       await this.records.open(trx, workspaceId, databaseId);
       // The membership row, held FOR SHARE: a removal (which forgets the member's favorites) waits too.
@@ -71,7 +71,7 @@ export class FavoriteService {
   /** Unstars one of the caller's favorites, whether or not its target is still live or visible. */
   async remove(principal: UserPrincipal, workspaceId: string, id: string): Promise<void> {
     const userId = principal.user.id;
-    await this.db.transaction(async (trx) => {
+    await inTransaction(this.db, async (trx) => {
       const [row] = (await trx(TABLE).where({ id, workspace_id: workspaceId, user_id: userId }).delete().returning(STORED)) as StoredFavorite[];
       if (!row) throw notFound(NO_FAVORITE);
       await this.events.emit(trx, { name: 'favorite.removed', workspaceId, actorId: userId, payload: { favorite: toEvent(row) } });

@@ -1,4 +1,4 @@
-import type { Db } from '../../core/db.ts';
+import { inTransaction, type Db } from '../../core/db.ts';
 import type { EventBus } from '../../core/events.ts';
 import type { UserPrincipal } from '../../core/principal.ts';
 import { invalidField, type ErrorDetail } from '../../core/errors.ts';
@@ -28,7 +28,7 @@ export class RecordBulkService {
       seen.add(id);
     });
     const userId = principal.user.id;
-    return this.db.transaction(async (trx) => {
+    return inTransaction(this.db, async (trx) => {
       const table = await this.records.open(trx, workspaceId, databaseId);
       const rows = new Map((await table.lockMany(trx, [...seen])).map((r) => [r.id, r]));
       const errors: RecordError[] = [];
@@ -102,7 +102,7 @@ export class RecordBulkService {
   }
 
   private async setDeleted(principal: UserPrincipal, workspaceId: string, databaseId: string, ids: string[], deleted: boolean): Promise<string[]> {
-    return this.db.transaction(async (trx) => {
+    return inTransaction(this.db, async (trx) => {
       const table = await this.records.open(trx, workspaceId, databaseId);
       const rows = await table.lockMany(trx, [...new Set(ids)], !deleted);
       await table.setDeleted(trx, rows.map((r) => r.id), deleted);

@@ -1,4 +1,4 @@
-import type { Db } from '../../core/db.ts';
+import { inTransaction, type Db } from '../../core/db.ts';
 import type { EventBus } from '../../core/events.ts';
 import type { UserPrincipal } from '../../core/principal.ts';
 import { notFound } from '../../core/errors.ts';
@@ -22,7 +22,7 @@ export class RecordDuplicateService {
    */
   async duplicate(principal: UserPrincipal, workspaceId: string, databaseId: string, id: string): Promise<ApiRecord> {
     const userId = principal.user.id;
-    return this.db.transaction(async (trx) => {
+    return inTransaction(this.db, async (trx) => {
       const table = await this.records.open(trx, workspaceId, databaseId);
       const source = await table.find(trx, id);
       if (!source) throw notFound('No such record in this database.');

@@ -1,3 +1,4 @@
+import { inTransaction } from '../../core/db.ts';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { definePlugin } from '../../core/plugin.ts';
@@ -59,7 +60,7 @@ export default definePlugin({
       events: ['access.revoked'],
       handler: async (event) => {
         const { grant } = event.payload as { grant: { user_id: string } };
-        await ctx.db.transaction((trx) => ctx.resolve('records.watchers').forgetUnseen(trx, event.workspace_id!, grant.user_id));
+        await inTransaction(ctx.db, (trx) => ctx.resolve('records.watchers').forgetUnseen(trx, event.workspace_id!, grant.user_id));
       },
     });
     ctx.job({

@@ -1,4 +1,4 @@
-import type { Db } from '../../core/db.ts';
+import { inTransaction, type Db } from '../../core/db.ts';
 import type { EventBus } from '../../core/events.ts';
 import type { UserPrincipal } from '../../core/principal.ts';
 import { invalidField, notFound, type ErrorDetail } from '../../core/errors.ts';
@@ -29,7 +29,7 @@ export class RecordMoveService {
   async move(principal: UserPrincipal, workspaceId: string, databaseId: string, id: string, body: MoveRecordBody): Promise<ApiRecord> {
     if (body.before_id !== undefined && body.after_id !== undefined) throw invalidField('/after_id', 'Send `before_id` or `after_id`, not both.');
     const userId = principal.user.id;
-    return this.db.transaction(async (trx) => {
+    return inTransaction(this.db, async (trx) => {
       const table = await this.records.open(trx, workspaceId, databaseId);
       const before = await table.find(trx, id, true);
       if (!before) throw notFound('No such record in this database.');

@@ -1,6 +1,6 @@
 import type { Authz } from '../../core/authz.ts';
 import type { CacheSignals, LocalCache } from '../../core/cache.ts';
-import type { Database as Storage, Db } from '../../core/db.ts';
+import { inTransaction, type Database as Storage, type Db } from '../../core/db.ts';
 import type { EventBus } from '../../core/events.ts';
 import type { UserPrincipal } from '../../core/principal.ts';
 import { notFound, validationFailed, versionConflict, type ErrorDetail } from '../../core/errors.ts';
@@ -82,7 +82,7 @@ export class RecordService {
    */
   async create(principal: UserPrincipal, workspaceId: string, databaseId: string, inputs: Values[], bases: string[]): Promise<ApiRecord[]> {
     const userId = principal.user.id;
-    return this.db.transaction(async (trx) => {
+    return inTransaction(this.db, async (trx) => {
       const table = await this.open(trx, workspaceId, databaseId);
       const decoded = await this.decode(trx, table, workspaceId, inputs.map((values, i) => ({ values, base: bases[i] })));
       const positions = positionsAfter(await table.lastPosition(trx, this.storage), inputs.length);
@@ -105,7 +105,7 @@ export class RecordService {
    * The cells are checked first; then one statement locks, checks and updates the record.
    */
   async update(principal: UserPrincipal, workspaceId: string, databaseId: string, id: string, body: PatchRecordBody): Promise<ApiRecord> {
-    return this.db.transaction(async (trx) => {
+    return inTransaction(this.db, async (trx) => {
       const table = await this.open(trx, workspaceId, databaseId);
       const [decoded] = await this.decode(trx, table, workspaceId, [{ values: body.values, base: '' }]);
       if (Object.keys(decoded.columns).length === 0 && decoded.cells.length === 0) {
@@ -133,7 +133,7 @@ export class RecordService {
 
   /** Soft delete: the row stays (for the trash) but no read finds it. */
   async delete(principal: UserPrincipal, workspaceId: string, databaseId: string, id: string): Promise<void> {
-    await this.db.transaction(async (trx) => {
+    await inTransaction(this.db, async (trx) => {
       const table = await this.open(trx, workspaceId, databaseId);
       const row = await table.find(trx, id, true);
       if (!row) throw notFound('No such record in this database.');

@@ -1,4 +1,4 @@
-import type { Db } from '../../core/db.ts';
+import { inTransaction, type Db } from '../../core/db.ts';
 import type { TableCatalog } from '../databases/public.ts';
 import type { UserPrincipal } from '../../core/principal.ts';
 import type { Page } from '../../core/pagination.ts';
@@ -40,7 +40,7 @@ export class TrashService {
     let purged = 0;
     for (const { id } of databases) {
       for (;;) {
-        const n: number = await this.db.transaction(async (trx): Promise<number> => {
+        const n: number = await inTransaction(this.db, async (trx): Promise<number> => {
           const database = await this.catalog.keep(trx, id);
           if (!database) return 0;
           const doomed = trx(database.table_name).where('deleted_at', '<', cutoff).orderBy('deleted_at').limit(batch).select('id');

@@ -1,5 +1,5 @@
 import type { Authz } from '../../core/authz.ts';
-import type { Db } from '../../core/db.ts';
+import { inTransaction, type Db } from '../../core/db.ts';
 import { keysetPage, type Page } from '../../core/pagination.ts';
 import type { UserPrincipal } from '../../core/principal.ts';
 import { notFound } from '../../core/errors.ts';
@@ -31,7 +31,7 @@ export class WatcherService {
   /** Starts watching a live record; `created` is false when the caller already watched it (nothing changes). */
   async watch(principal: UserPrincipal, workspaceId: string, databaseId: string, id: string): Promise<{ watcher: Watcher; created: boolean }> {
     const userId = principal.user.id;
-    return this.db.transaction(async (trx) => {
+    return inTransaction(this.db, async (trx) => {
       const table = await this.records.open(trx, workspaceId, databaseId);
       if (!(await table.find(trx, id))) throw notFound(NO_RECORD);
       // The membership row, held FOR SHARE: a removal (which forgets the member's watches) waits for this insert.

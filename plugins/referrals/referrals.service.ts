@@ -1,4 +1,4 @@
-import type { Db } from '../../core/db.ts';
+import { inTransaction, type Db } from '../../core/db.ts';
 import type { EventBus } from '../../core/events.ts';
 import { serviceUnavailable } from '../../core/errors.ts';
 import { normalizeCode, randomCode } from './codes.ts';
@@ -49,7 +49,7 @@ export class ReferralService {
    */
   async attribute(userId: string, input: string): Promise<Attribution> {
     const code = normalizeCode(input);
-    return this.db.transaction(async (trx) => {
+    return inTransaction(this.db, async (trx) => {
       const owner = code ? await trx('referral_codes').where({ code }).first('user_id') : undefined;
       if (!owner) return { attributed: false, reason: 'unknown_code' } as const;
       if (owner.user_id === userId) return { attributed: false, reason: 'self_referral' } as const;

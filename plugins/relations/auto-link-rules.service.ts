@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { WorkspaceAccess } from '../../core/authz.ts';
-import type { Db } from '../../core/db.ts';
+import { inTransaction, type Db } from '../../core/db.ts';
 import type { EventBus } from '../../core/events.ts';
 import { invalidField, notFound } from '../../core/errors.ts';
 import { RelationErrors } from './errors.ts';
@@ -42,7 +42,7 @@ export class AutoLinkRuleService {
    */
   async create(principal: UserPrincipal, access: WorkspaceAccess, relationId: string, body: CreateAutoLinkRuleBody): Promise<CreatedAutoLinkRule> {
     const relation = await this.authorize(principal, access, relationId);
-    return this.db.transaction(async (trx) => {
+    return inTransaction(this.db, async (trx) => {
       const fromLink = await this.lockRules(trx, access.workspaceId, relation);
       const rules = fromLink.auto_link ?? [];
       const from = await findField(trx, relation.from_database_id, body.from_field_id, { pointer: '/from_field_id', missing: `No field "${body.from_field_id}" in the \`from\` database.` });
@@ -71,7 +71,7 @@ export class AutoLinkRuleService {
   /** Removes one rule, or every rule of the relation; the links they made stay. */
   async delete(principal: UserPrincipal, access: WorkspaceAccess, relationId: string, ruleId?: string): Promise<void> {
     const relation = await this.authorize(principal, access, relationId);
-    await this.db.transaction(async (trx) => {
+    await inTransaction(this.db, async (trx) => {
       const rules = (await this.lockRules(trx, access.workspaceId, relation)).auto_link ?? [];
       const removed = rules.filter((r) => ruleId === undefined || r.id === ruleId);
       if (ruleId !== undefined && removed.length === 0) throw notFound('No such auto-link rule in this relation.');

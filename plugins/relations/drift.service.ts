@@ -1,5 +1,5 @@
 import type { Authz, WorkspaceAccess } from '../../core/authz.ts';
-import type { Db } from '../../core/db.ts';
+import { inTransaction, type Db } from '../../core/db.ts';
 import type { EventBus } from '../../core/events.ts';
 import { AppError, forbidden } from '../../core/errors.ts';
 import { decodeCursor, encodeCursor } from '../../core/cursor.ts';
@@ -96,7 +96,7 @@ export class DriftService {
    */
   async bulkLink(principal: UserPrincipal, access: WorkspaceAccess, relationId: string, body: BulkLinkBody): Promise<BulkLinkResult> {
     const relation = await this.relations.findVisible(principal, access, relationId);
-    return this.db.transaction(async (trx) => {
+    return inTransaction(this.db, async (trx) => {
       const cmp = await this.compare(trx, relation, body.field_id, '/field_id');
       await this.requireEditor(principal, access, cmp.mine);
       // Holds the select field's database at its schema version, like any record write.

@@ -1,5 +1,5 @@
 import type { Authz, WorkspaceAccess } from '../../core/authz.ts';
-import type { Db } from '../../core/db.ts';
+import { inTransaction, type Db } from '../../core/db.ts';
 import type { EventBus } from '../../core/events.ts';
 import { notFound } from '../../core/errors.ts';
 import type { UserPrincipal } from '../../core/principal.ts';
@@ -26,7 +26,7 @@ export class LinkService implements CellStore {
 
   async add(principal: UserPrincipal, access: WorkspaceAccess, databaseId: string, recordId: string, fieldRef: string, targetIds: string[]): Promise<ApiRecord> {
     const workspaceId = access.workspaceId;
-    return this.db.transaction(async (trx) => {
+    return inTransaction(this.db, async (trx) => {
       const table = await this.records.open(trx, workspaceId, databaseId);
       const field = linkField(table, fieldRef);
       if (!(await table.find(trx, recordId, true))) throw notFound('No such record in this database.');
@@ -42,7 +42,7 @@ export class LinkService implements CellStore {
 
   /** Unlinking what is not linked changes nothing (204 all the same). */
   async remove(principal: UserPrincipal, access: WorkspaceAccess, databaseId: string, recordId: string, fieldRef: string, targetId: string): Promise<void> {
-    await this.db.transaction(async (trx) => {
+    await inTransaction(this.db, async (trx) => {
       const table = await this.records.open(trx, access.workspaceId, databaseId);
       const o = options(linkField(table, fieldRef));
       if (!(await table.find(trx, recordId, true))) throw notFound('No such record in this database.');

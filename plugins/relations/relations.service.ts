@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Authz, WorkspaceAccess } from '../../core/authz.ts';
-import type { Db } from '../../core/db.ts';
+import { inTransaction, type Db } from '../../core/db.ts';
 import type { EventBus } from '../../core/events.ts';
 import { forbidden, invalidField, notFound, validationFailed, type ErrorDetail } from '../../core/errors.ts';
 import { keysetPage, type Page } from '../../core/pagination.ts';
@@ -48,7 +48,7 @@ export class RelationService {
       { id: body.to_database_id, pointer: '/to_database_id' },
     ]);
     const id = randomUUID();
-    await this.db.transaction(async (trx) => {
+    await inTransaction(this.db, async (trx) => {
       await this.workspaces.hold(trx, workspaceId);
       await changeBothDatabases(trx, body.from_database_id, body.to_database_id);
       // A link field on each side (two on one database related to itself); they have no column.
@@ -136,7 +136,7 @@ export class RelationService {
       { id: row.from_database_id, pointer: '' },
       { id: row.to_database_id, pointer: '' },
     ]);
-    await this.db.transaction(async (trx) => {
+    await inTransaction(this.db, async (trx) => {
       await this.workspaces.hold(trx, access.workspaceId);
       await changeBothDatabases(trx, row.from_database_id, row.to_database_id);
       const locked = (await trx('relations').where({ id }).forUpdate().first('*')) as RelationRow | undefined;

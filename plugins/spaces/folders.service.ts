@@ -1,4 +1,4 @@
-import type { Db, Trx } from '../../core/db.ts';
+import { inTransaction, type Db, type Trx } from '../../core/db.ts';
 import type { EventBus } from '../../core/events.ts';
 import type { UserPrincipal } from '../../core/principal.ts';
 import { keysetPage, type Page } from '../../core/pagination.ts';
@@ -60,7 +60,7 @@ export class FolderService {
   ) {}
 
   async create(principal: UserPrincipal, workspaceId: string, spaceId: string, body: CreateFolderBody): Promise<Folder> {
-    return this.db.transaction(async (trx) => {
+    return inTransaction(this.db, async (trx) => {
       await this.workspaces.hold(trx, workspaceId);
       const space = await trx('spaces').where({ id: spaceId, workspace_id: workspaceId }).forShare().first('id');
       if (!space) throw notFound();
@@ -87,7 +87,7 @@ export class FolderService {
 
   /** Renames and/or moves a folder, its subfolders with it. */
   async update(principal: UserPrincipal, workspaceId: string, id: string, body: PatchFolderBody): Promise<Folder> {
-    return this.db.transaction(async (trx) => {
+    return inTransaction(this.db, async (trx) => {
       const spaceId = await this.lockTreeOf(trx, workspaceId, id);
       const patch: Record<string, unknown> = { updated_at: trx.fn.now() };
       if (body.name !== undefined) patch.name = body.name.trim();
@@ -104,7 +104,7 @@ export class FolderService {
 
   /** Deletes a folder; its subfolders go by cascade. */
   async delete(principal: UserPrincipal, workspaceId: string, id: string): Promise<void> {
-    await this.db.transaction(async (trx) => {
+    await inTransaction(this.db, async (trx) => {
       await this.lockTreeOf(trx, workspaceId, id);
       const [row] = await trx('folders').where({ id }).delete().returning(COLUMNS);
       await this.events.emit(trx, { name: 'folder.deleted', workspaceId, actorId: principal.user.id, payload: { folder: toFolder(row) } });

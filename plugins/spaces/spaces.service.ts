@@ -1,4 +1,4 @@
-import type { Db } from '../../core/db.ts';
+import { inTransaction, type Db } from '../../core/db.ts';
 import type { SpaceLifecycle } from './hooks.ts';
 import type { EventBus } from '../../core/events.ts';
 import type { Authz, WorkspaceAccess } from '../../core/authz.ts';
@@ -43,7 +43,7 @@ export class SpaceService {
   ) {}
 
   async create(principal: UserPrincipal, workspaceId: string, body: CreateSpaceBody): Promise<Space> {
-    return this.db.transaction(async (trx) => {
+    return inTransaction(this.db, async (trx) => {
       await this.workspaces.hold(trx, workspaceId);
       const [row] = await trx('spaces')
         .insert({ workspace_id: workspaceId, name: body.name.trim(), description: body.description ?? null, created_by: principal.user.id })
@@ -79,7 +79,7 @@ export class SpaceService {
   }
 
   async update(principal: UserPrincipal, workspaceId: string, id: string, body: PatchSpaceBody): Promise<Space> {
-    return this.db.transaction(async (trx) => {
+    return inTransaction(this.db, async (trx) => {
       await this.workspaces.hold(trx, workspaceId);
       const patch: Record<string, unknown> = { updated_at: trx.fn.now() };
       if (body.name !== undefined) patch.name = body.name.trim();
@@ -99,7 +99,7 @@ export class SpaceService {
    * workspaces plugin; all inside this transaction.
    */
   async delete(principal: UserPrincipal, workspaceId: string, id: string): Promise<void> {
-    await this.db.transaction(async (trx) => {
+    await inTransaction(this.db, async (trx) => {
       await this.workspaces.hold(trx, workspaceId);
       const before = await trx('spaces').where({ id, workspace_id: workspaceId }).forUpdate().first(COLUMNS);
       if (!before) throw notFound();

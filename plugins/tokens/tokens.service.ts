@@ -1,4 +1,4 @@
-import type { Db } from '../../core/db.ts';
+import { inTransaction, type Db } from '../../core/db.ts';
 import type { TokenScope } from '../../core/principal.ts';
 import { checksummedSecret, hashSecret } from '../../core/secrets.ts';
 import { keysetPage, type Page } from '../../core/pagination.ts';
@@ -49,7 +49,7 @@ export class TokenService {
   async create(userId: string, input: NewToken): Promise<CreatedToken> {
     const token = checksummedSecret(PAT_PREFIX);
     // One transaction with the hook: a tap can hold what it checked (the membership) until the token exists.
-    const row = await this.db.transaction(async (trx) => {
+    const row = await inTransaction(this.db, async (trx) => {
       await this.hooks.beforeCreate.promise({ userId, workspaceId: input.workspaceId, scope: input.scope, allowRunButton: input.allowRunButton, trx });
       const [inserted] = await trx(TABLE)
         .insert({

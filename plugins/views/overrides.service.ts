@@ -1,4 +1,4 @@
-import type { Database as Storage, Db } from '../../core/db.ts';
+import { inTransaction, type Database as Storage, type Db } from '../../core/db.ts';
 import type { UserPrincipal } from '../../core/principal.ts';
 import { validationFailed, type ErrorDetail } from '../../core/errors.ts';
 import { compileFilter, sortKeys, type QueryService, type QueryView, type RecordService, type SortInput, type ViewLookup } from '../records/public.ts';
@@ -56,7 +56,7 @@ export class OverrideService {
     if (sorts !== null) sortKeys(table, sorts, '/sorts', errors);
     if (errors.length > 0) throw validationFailed(errors);
     const id = (ref: string) => fieldRef(table, ref)?.id ?? ref;
-    await this.db.transaction(async (trx) => {
+    await inTransaction(this.db, async (trx) => {
       await this.views.find(trx, databaseId, viewId);
       await trx('view_overrides')
         .insert({

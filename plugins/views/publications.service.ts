@@ -1,4 +1,4 @@
-import type { Db } from '../../core/db.ts';
+import { inTransaction, type Db } from '../../core/db.ts';
 import type { EventBus } from '../../core/events.ts';
 import type { UserPrincipal } from '../../core/principal.ts';
 import { invalidField } from '../../core/errors.ts';
@@ -24,7 +24,7 @@ export class PublicationService {
   ) {}
 
   async publish(principal: UserPrincipal, workspaceId: string, databaseId: string, viewId: string, link: LinkBase): Promise<Publication> {
-    return this.db.transaction(async (trx) => {
+    return inTransaction(this.db, async (trx) => {
       const view = await this.views.find(trx, databaseId, viewId);
       if (view.type !== 'form') throw invalidField('', `Only form views can be published; this is a ${view.type} view.`);
       const token = randomSecret('', 32);
@@ -39,7 +39,7 @@ export class PublicationService {
 
   /** Unpublishing a view that is not published changes nothing. */
   async unpublish(principal: UserPrincipal, workspaceId: string, databaseId: string, viewId: string): Promise<void> {
-    await this.db.transaction(async (trx) => {
+    await inTransaction(this.db, async (trx) => {
       await this.views.find(trx, databaseId, viewId);
       const removed = await trx('view_publications').where({ view_id: viewId }).delete();
       if (removed > 0) await this.events.emit(trx, { name: 'view.unpublished', workspaceId, actorId: principal.user.id, payload: { database_id: databaseId, view_id: viewId } });

@@ -1,4 +1,4 @@
-import type { Db } from '../../core/db.ts';
+import { inTransaction, type Db } from '../../core/db.ts';
 import type { EventBus } from '../../core/events.ts';
 import type { UserPrincipal } from '../../core/principal.ts';
 import { invalidField, notFound, validationFailed, type ErrorDetail } from '../../core/errors.ts';
@@ -51,7 +51,7 @@ export class ViewService {
     });
     check(principal, table, body.type, settings, await this.query.linkedTables(principal, table));
     const config = toStored(table, settings);
-    const id = await this.db.transaction(async (trx) => {
+    const id = await inTransaction(this.db, async (trx) => {
       const views = await this.holdViews(trx, databaseId);
       const isDefault = body.is_default === true || views.length === 0;
       if (isDefault) await trx('database_views').where({ database_id: databaseId, is_default: true }).update({ is_default: false, updated_at: trx.fn.now() });
@@ -82,7 +82,7 @@ export class ViewService {
     }
     // Read before the transaction: on PGlite the transaction holds the only connection.
     const linked = await this.query.linkedTables(principal, table);
-    return this.db.transaction(async (trx) => {
+    return inTransaction(this.db, async (trx) => {
       await this.holdViews(trx, databaseId);
       const before = await this.find(trx, databaseId, id);
       const current = toSettings(table, before.config ?? {});
@@ -113,7 +113,7 @@ export class ViewService {
   /** 409 for a database's last view; deleting the default makes the first remaining view the default. */
   async delete(principal: UserPrincipal, workspaceId: string, databaseId: string, id: string): Promise<void> {
     const table = await this.records.readTable(workspaceId, databaseId);
-    await this.db.transaction(async (trx) => {
+    await inTransaction(this.db, async (trx) => {
       const views = await this.holdViews(trx, databaseId);
       const row = await this.find(trx, databaseId, id);
       if (views.length === 1) throw ViewErrors.last_view();

@@ -1,4 +1,4 @@
-import type { Db } from '../../core/db.ts';
+import { inTransaction, type Db } from '../../core/db.ts';
 import { STEPS, type StepKey } from './getting-started.steps.ts';
 import type { GettingStarted, PatchGettingStartedBody } from './getting-started.schemas.ts';
 
@@ -24,7 +24,7 @@ export class GettingStartedService {
   }
 
   async update(workspaceId: string, userId: string, body: PatchGettingStartedBody): Promise<GettingStarted> {
-    return this.db.transaction(async (trx) => {
+    return inTransaction(this.db, async (trx) => {
       await trx(TABLE).insert({ workspace_id: workspaceId, user_id: userId }).onConflict(['workspace_id', 'user_id']).ignore();
       // Held so that an event ticking a step meanwhile is not lost under this write.
       const row: StateRow = await trx(TABLE).where({ workspace_id: workspaceId, user_id: userId }).forUpdate().first('completed', 'dismissed_at');

@@ -1,4 +1,4 @@
-import type { Db, Trx } from '../../core/db.ts';
+import { inTransaction, type Db, type Trx } from '../../core/db.ts';
 import type { EventBus } from '../../core/events.ts';
 import type { Authz } from '../../core/authz.ts';
 import type { UserPrincipal } from '../../core/principal.ts';
@@ -93,7 +93,7 @@ export class InviteService {
     const spaceIds = body.space_ids ?? [];
     if (body.role === 'guest' && spaceIds.length === 0) throw invalidField('/space_ids', 'A guest needs at least one space.');
     if (body.role !== 'guest' && spaceIds.length) throw invalidField('/space_ids', `Only guests are confined to spaces; a ${body.role} sees the whole workspace.`);
-    return this.db.transaction(async (trx) => {
+    return inTransaction(this.db, async (trx) => {
       const workspace = await this.workspaces.hold(trx, workspaceId);
       if (spaceIds.length) await this.members.checkSpaces(trx, workspaceId, spaceIds, '/space_ids');
       const member = await trx('workspace_members as m')
@@ -131,7 +131,7 @@ export class InviteService {
   }
 
   async resend(principal: UserPrincipal, workspaceId: string, id: string, link: LinkBase): Promise<Invite> {
-    return this.db.transaction(async (trx) => {
+    return inTransaction(this.db, async (trx) => {
       const workspace = await this.workspaces.hold(trx, workspaceId);
       const before = await this.lockInvite(trx, workspaceId, id);
       if (before.status !== 'pending') throw WorkspaceErrors.invite_not_pending(before.status);
@@ -148,7 +148,7 @@ export class InviteService {
 
   /** Revoking twice is harmless; an accepted invite is history (remove the member instead). */
   async revoke(principal: UserPrincipal, workspaceId: string, id: string): Promise<Invite> {
-    return this.db.transaction(async (trx) => {
+    return inTransaction(this.db, async (trx) => {
       const before = await this.lockInvite(trx, workspaceId, id);
       if (before.status === 'revoked') return toInvite(before, null);
       if (before.status === 'accepted') throw WorkspaceErrors.invite_accepted();
@@ -170,7 +170,7 @@ export class InviteService {
   async accept(principal: UserPrincipal, token: string): Promise<AcceptedInvite> {
     const tokenHash = hashSecret(token);
     const userId = principal.user.id;
-    return this.db.transaction(async (trx) => {
+    return inTransaction(this.db, async (trx) => {
       const seen = await trx(TABLE).where({ token_hash: tokenHash }).first('workspace_id', 'space_ids');
       if (!seen) throw notFound(NO_SUCH_INVITE);
       const workspaceId: string = seen.workspace_id;

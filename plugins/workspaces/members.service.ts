@@ -1,4 +1,4 @@
-import type { Db, Trx } from '../../core/db.ts';
+import { inTransaction, type Db, type Trx } from '../../core/db.ts';
 import type { EventBus } from '../../core/events.ts';
 import type { Authz } from '../../core/authz.ts';
 import type { UserPrincipal } from '../../core/principal.ts';
@@ -69,7 +69,7 @@ export class MemberService {
   }
 
   async update(principal: UserPrincipal, workspaceId: string, userId: string, body: PatchMemberBody): Promise<Member> {
-    return this.db.transaction(async (trx) => {
+    return inTransaction(this.db, async (trx) => {
       const admins = await this.lockAdmins(trx, workspaceId);
       const before = await this.get(workspaceId, userId, trx);
       if (!before) throw notFound('No such member.');
@@ -101,7 +101,7 @@ export class MemberService {
 
   /** Removes a member; their tokens for this workspace, grants and checklist go too (`memberRemoved` taps, cascades). */
   async remove(principal: UserPrincipal, workspaceId: string, userId: string): Promise<void> {
-    await this.db.transaction(async (trx) => {
+    await inTransaction(this.db, async (trx) => {
       const admins = await this.lockAdmins(trx, workspaceId);
       const before = await this.get(workspaceId, userId, trx);
       if (!before) throw notFound('No such member.');

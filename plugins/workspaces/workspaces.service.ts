@@ -1,4 +1,4 @@
-import type { Db, Trx } from '../../core/db.ts';
+import { inTransaction, type Db, type Trx } from '../../core/db.ts';
 import type { WorkspaceLifecycle } from './hooks.ts';
 import type { EventBus } from '../../core/events.ts';
 import type { UserPrincipal } from '../../core/principal.ts';
@@ -39,7 +39,7 @@ export class WorkspaceService {
   ) {}
 
   async create(principal: UserPrincipal, body: CreateWorkspaceBody): Promise<Workspace> {
-    return this.db.transaction(async (trx) => {
+    return inTransaction(this.db, async (trx) => {
       const [row] = await trx('workspaces')
         .insert({ name: body.name.trim(), description: body.description ?? null, created_by: principal.user.id })
         .returning(['id', 'name', 'description', 'created_by', 'created_at', 'updated_at']);
@@ -79,7 +79,7 @@ export class WorkspaceService {
   }
 
   async update(principal: UserPrincipal, workspaceId: string, role: Role, body: PatchWorkspaceBody): Promise<Workspace> {
-    return this.db.transaction(async (trx) => {
+    return inTransaction(this.db, async (trx) => {
       const patch: Record<string, unknown> = { updated_at: trx.fn.now() };
       if (body.name !== undefined) patch.name = body.name.trim();
       if (body.description !== undefined) patch.description = body.description;
@@ -97,7 +97,7 @@ export class WorkspaceService {
    * `deleting`, inside this transaction.
    */
   async delete(principal: UserPrincipal, workspaceId: string): Promise<void> {
-    await this.db.transaction(async (trx: Trx) => {
+    await inTransaction(this.db, async (trx: Trx) => {
       // Holding the row makes concurrent writers that reference it wait, then fail on the foreign key.
       const row = await trx('workspaces').where({ id: workspaceId }).forUpdate().first();
       if (!row) throw notFound();

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
-import { importsOf, pluginFolderOf, rel, ROOT, sourceFiles, tableOwners, tablesNamed } from '../fixtures/source-scan.ts';
+import { importsOf, pluginFolderOf, rel, ROOT, sourceFiles, stripComments, tableOwners, tablesNamed } from '../fixtures/source-scan.ts';
 
 /**
  * Plugins meet only through what they declare. A plugin's `public.ts` is the one file other plugins may import
@@ -101,6 +101,11 @@ describe('plugin seams', () => {
       }
     }
     assert.deepEqual(sorted(found), sorted(TABLES_NOT_YET_BEHIND_SERVICES), diffMessage("tables named outside their plugin", found, TABLES_NOT_YET_BEHIND_SERVICES));
+  });
+
+  it('opens transactions one way, through inTransaction (core/db.ts)', () => {
+    const direct = files.filter((file) => !/^core\/db[.-]/.test(rel(file)) && /\.transaction\(/.test(stripComments(fs.readFileSync(file, 'utf8')))).map(rel);
+    assert.deepEqual(direct, []);
   });
 
   it('resolves tessera/* the same way in the typecheck as the package exports do', () => {
