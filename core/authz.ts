@@ -146,6 +146,26 @@ export class Authz {
     return atLeast(role, need) ? 'held' : 'weaker';
   }
 
+  /**
+   * The resources of `type` among `rows` the caller can see, where `auth.locate` puts each (a guest's spaces,
+   * grants, a token's scope): the one filter for "which of these may the caller know of". Outside a
+   * transaction the locations come from the locators' process caches.
+   */
+  async visible<T extends { id: string }>(principal: Principal, access: WorkspaceAccess, type: string, rows: T[], trx?: Db): Promise<T[]> {
+    const seen = await Promise.all(rows.map((row) => this.seesResource(principal, access, type, row.id, trx)));
+    return rows.filter((_, i) => seen[i]);
+  }
+
+  /**
+   * The same rule as a SQL filter can take it, for a list of spaces or databases: `all` when the caller sees
+   * the whole workspace, else the spaces and databases it holds a role on (a guest's spaces, grants).
+   */
+  visibleScopes(principal: Principal, access: WorkspaceAccess): 'all' | { spaces: string[]; databases: string[] } {
+    if (this.canSee(principal, access, [{ type: 'space', id: '' }, { type: 'database', id: '' }])) return 'all';
+    const held = (type: string) => [...access.nodeRoles.keys()].filter((k) => k.startsWith(`${type}:`)).map((k) => k.slice(type.length + 1));
+    return { spaces: held('space').filter((id) => this.canSee(principal, access, [{ type: 'space', id }])), databases: held('database') };
+  }
+
   /** Whether the caller can see what is at `path` (for filtering lists). */
   canSee(principal: Principal, access: WorkspaceAccess, path: ScopeNode[]): boolean {
     return this.roleAt(principal, access, path) !== null;

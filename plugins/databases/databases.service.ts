@@ -119,12 +119,9 @@ export class DatabaseService {
   async listVisible(principal: UserPrincipal, access: WorkspaceAccess, query: DatabaseListQuery): Promise<Page<DatabaseSummary>> {
     const q = this.db('databases').where('workspace_id', access.workspaceId).select(COLUMNS);
     if (query.space_id) q.where('space_id', query.space_id);
-    const everywhere = this.authz.canSee(principal, access, [{ type: 'space', id: '' }, { type: 'database', id: '' }]);
-    if (!everywhere) {
-      const held = (type: string) =>
-        [...access.nodeRoles.keys()].filter((k) => k.startsWith(`${type}:`)).map((k) => k.slice(type.length + 1));
-      const spaces = held('space').filter((id) => this.authz.canSee(principal, access, [{ type: 'space', id }]));
-      const databases = held('database');
+    const scopes = this.authz.visibleScopes(principal, access);
+    if (scopes !== 'all') {
+      const { spaces, databases } = scopes;
       if (spaces.length === 0 && databases.length === 0) return { data: [], next_cursor: null };
       q.where((w) => {
         if (spaces.length) w.orWhereIn('space_id', spaces);

@@ -16,18 +16,18 @@ export class FieldSight {
   ) {}
 
   async shown<F extends Field>(principal: Principal, access: WorkspaceAccess, fields: F[]): Promise<F[]> {
-    const seen = new Map<string, boolean>();
-    const out: F[] = [];
-    for (const field of fields) {
+    const reaching = fields.flatMap((field) => {
       const reach = this.types.get(field.type)?.reaches;
       const target = reach?.database(field);
-      if (!reach || !target || target === field.database_id) {
-        out.push(field);
-        continue;
-      }
-      if (!seen.has(target)) seen.set(target, await this.authz.seesResource(principal, access, 'database', target));
-      out.push(seen.get(target) ? field : { ...field, options: reach.unseenOptions(field.options) });
-    }
-    return out;
+      return reach && target && target !== field.database_id ? [{ field, reach, target }] : [];
+    });
+    if (reaching.length === 0) return fields;
+    const targets = [...new Set(reaching.map((r) => r.target))].map((id) => ({ id }));
+    const seen = new Set((await this.authz.visible(principal, access, 'database', targets)).map((d) => d.id));
+    const hidden = new Map(reaching.filter((r) => !seen.has(r.target)).map((r) => [r.field, r.reach]));
+    return fields.map((field) => {
+      const reach = hidden.get(field);
+      return reach ? { ...field, options: reach.unseenOptions(field.options) } : field;
+    });
   }
 }

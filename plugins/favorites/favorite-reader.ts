@@ -7,7 +7,6 @@ import type { TableCatalog } from '../databases/public.ts';
 import type { RecordService, RecordTable } from '../records/public.ts';
 import type { Favorite, TargetType } from './schemas.ts';
 import { plainTitle, titleColumn } from './titles.ts';
-import { visibleAmong } from './visibility.ts';
 
 /** Whose favorites in which workspace, optionally one of them or one type of target. */
 export interface FavoriteScope {
@@ -62,7 +61,7 @@ export class FavoriteReader {
       .select('f.database_id', db.raw("bool_or(f.target_type = 'record') AS has_records"))) as Array<{ database_id: string; has_records: boolean }>;
     const hasRecords = new Map(starred.map((s) => [s.database_id, s.has_records]));
     const referenced: ReferencedDatabase[] = (await this.catalog.names(db, [...hasRecords.keys()])).map((d) => ({ ...d, has_records: hasRecords.get(d.id)! }));
-    const visible = await visibleAmong(this.authz, principal, access, referenced, trx);
+    const visible = await this.authz.visible(principal, access, 'database', referenced, trx);
     if (visible.length === 0) return { data: [], next_cursor: null };
     const tables = await Promise.all(
       visible.filter((d) => d.has_records).map((d) => (trx ? this.records.open(trx, scope.workspaceId, d.id) : this.records.readTable(scope.workspaceId, d.id))),

@@ -9,7 +9,6 @@ import type { RecordService } from '../records/public.ts';
 import type { FavoriteReader, StoredFavorite } from './favorite-reader.ts';
 import { databaseHolding } from './record-lookup.ts';
 import type { Favorite, FavoriteQuery, PutFavoriteBody } from './schemas.ts';
-import { visibleAmong } from './visibility.ts';
 
 const TABLE = 'favorites';
 const STORED = ['id', 'workspace_id', 'target_type', 'target_id', 'database_id', 'created_at'];
@@ -91,7 +90,7 @@ export class FavoriteService {
   /** The database holding a live record, among the workspace's databases the caller can see. */
   private async databaseOfRecord(principal: UserPrincipal, access: WorkspaceAccess, recordId: string): Promise<string | undefined> {
     const databases = await this.catalog.tables(this.db, access.workspaceId);
-    return databaseHolding(this.db, recordId, await visibleAmong(this.authz, principal, access, databases));
+    return databaseHolding(this.db, recordId, await this.authz.visible(principal, access, 'database', databases));
   }
 }
 

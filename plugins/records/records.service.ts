@@ -55,8 +55,8 @@ export class RecordService {
     const reached = table.reachedDatabases();
     if (reached.length === 0) return table;
     const access = await this.authz.workspaceAccess(principal, table.workspaceId, trx);
-    const hidden = new Set<string>();
-    for (const id of reached) if (!(await this.authz.seesResource(principal, access, 'database', id, trx))) hidden.add(id);
+    const seen = new Set((await this.authz.visible(principal, access, 'database', reached.map((id) => ({ id })), trx)).map((d) => d.id));
+    const hidden = new Set(reached.filter((id) => !seen.has(id)));
     return hidden.size === 0 ? table : table.unseenThrough(hidden);
   }
 

@@ -202,9 +202,9 @@ export class RelationService {
   }
 
   private async visible(principal: UserPrincipal, access: WorkspaceAccess, rows: RelationRow[]): Promise<RelationRow[]> {
-    const sees = (databaseId: string) => this.authz.seesResource(principal, access, 'database', databaseId);
-    const seen = await Promise.all(rows.map(async (row) => (await sees(row.from_database_id)) && (await sees(row.to_database_id))));
-    return rows.filter((_, i) => seen[i]);
+    const ids = [...new Set(rows.flatMap((row) => [row.from_database_id, row.to_database_id]))];
+    const seen = new Set((await this.authz.visible(principal, access, 'database', ids.map((id) => ({ id })))).map((d) => d.id));
+    return rows.filter((row) => seen.has(row.from_database_id) && seen.has(row.to_database_id));
   }
 
   /** `creator` on each database: an unknown or invisible one → 422 at its pointer, a weaker role → 403. */
