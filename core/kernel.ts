@@ -74,6 +74,8 @@ export interface KernelOptions {
   jobsMaintenanceSeconds?: number;
   /** `migrate`: wire plugins, run every migration and create the job queues, then stop short of workers, boot and HTTP. */
   mode?: 'serve' | 'migrate';
+  /** Called once migrations and job queues are set up, before anything else touches the database (tests copy it from here). */
+  onMigrated?: (database: Database, statuses: readonly PluginStatus[]) => Promise<void>;
 }
 
 export class Kernel {
@@ -209,6 +211,7 @@ export class Kernel {
       if (config.migrateOnStart || opts.mode === 'migrate') await this.migrate();
       await this.jobs.prepare(isActive);
     });
+    await opts.onMigrated?.(this.database, this.pluginStatuses());
     if (opts.mode === 'migrate') return;
     await this.caches.start();
 
