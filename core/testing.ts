@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import os from 'node:os';
 import path from 'node:path';
 import fs from 'node:fs';
+import { createRequire } from 'node:module';
 import supertest from 'supertest';
 import type { Logger } from 'pino';
 import { Kernel } from './kernel.ts';
@@ -106,6 +107,19 @@ export async function startTestKernel(opts: TestKernelOptions = {}): Promise<Tes
 
 /** One initialised PGlite cluster per test process: in-memory kernels without a template start from its dump. */
 let clusterDump: Promise<Blob> | undefined;
+
+/** The empty cluster, kept on disk for the next test process (and the parallel ones): initdb takes seconds. */
+async function sharedEmptyCluster(): Promise<Blob> {
+  const pglite = path.dirname(createRequire(import.meta.url).resolve('@electric-sql/pglite'));
+  const { version } = JSON.parse(fs.readFileSync(path.join(pglite, '..', 'package.json'), 'utf8')) as { version: string };
+  const file = path.join(os.tmpdir(), `tessera-pglite-${version}-empty-cluster.tar`);
+  if (fs.existsSync(file)) return new Blob([fs.readFileSync(file)]);
+  const dump = await emptyClusterDump();
+  const partial = `${file}.${process.pid}`;
+  fs.writeFileSync(partial, Buffer.from(await dump.arrayBuffer()));
+  fs.renameSync(partial, file);
+  return dump;
+}
 const templates = new MigratedTemplates();
 
 async function startKernel(opts: TestKernelOptions, storage: TestStorage, dataDir: string, pg: string | undefined): Promise<Kernel> {
@@ -132,7 +146,7 @@ async function startKernel(opts: TestKernelOptions, storage: TestStorage, dataDi
       plugins,
       schema: storage.schema,
       inMemory,
-      pgliteSeed: !inMemory ? undefined : use.template?.kind === 'pglite' ? use.template.dump : await (clusterDump ??= emptyClusterDump()),
+      pgliteSeed: !inMemory ? undefined : use.template?.kind === 'pglite' ? use.template.dump : await (clusterDump ??= sharedEmptyCluster()),
       strayQueries: 'fail',
       jobsMaintenanceSeconds: opts.jobsMaintenanceSeconds,
       logger: opts.logger,
