@@ -34,9 +34,9 @@ export function migrationsKey(plugins: readonly Plugin[], config: KernelConfig):
 }
 
 /**
- * Starting points for test kernels. Running every migration is most of a test kernel's start:
- * the second kernel of a key copies its database once it has migrated, and later kernels of that
- * key start from the copy and find nothing left to migrate. A key seen once costs no copy.
+ * Starting points for test kernels. Running every migration is a large part of a test kernel's
+ * start: the second kernel of a key copies its database once it has migrated, and later kernels of
+ * that key start from the copy and find nothing left to migrate. A key seen once costs no copy.
  */
 export class MigratedTemplates {
   private readonly sightings = new Map<string, number>();
