@@ -2,17 +2,22 @@ import { randomBytes } from 'node:crypto';
 import os from 'node:os';
 import path from 'node:path';
 import fs from 'node:fs';
+import { createRequire } from 'node:module';
 import supertest from 'supertest';
 import type { Logger } from 'pino';
 import { Kernel } from './kernel.ts';
 import { loadConfig, type ConfigInput } from './config.ts';
 import type { Plugin } from './plugin.ts';
 import type { KernelContainer } from './container.ts';
+import { importPlugin } from './loader.ts';
 import { emptyClusterDump, type Db } from './db.ts';
-import { builtinPlugins } from '../plugins/index.ts';
+import { MigratedTemplates, migrationsKey, restorePostgresTemplate } from './migrated-templates.ts';
 
 export interface TestKernelOptions {
-  /** Plugins to load; defaults to every built-in plugin. Third-party plugins go here or in config `resolve`. */
+  /**
+   * Plugins to load, with the plugins their `dependsOn` name that the test plugin source locates;
+   * defaults to the source's defaults. Third-party plugins go here or in config `resolve`.
+   */
   plugins?: Plugin[];
   config?: ConfigInput;
   /** Reuse a PostgreSQL schema or PGlite directory (restart tests); otherwise a fresh one. */
@@ -37,6 +42,24 @@ export interface TestKernel {
   url: string;
   /** Stops the kernel; `keep` leaves the data for another kernel. */
   stop(opts?: { keep?: boolean }): Promise<void>;
+}
+
+/**
+ * Where test kernels find the plugins a test does not pass. The kernel knows no plugin of its
+ * own: a suite sets this once (this repository's test/setup.ts offers the built-ins).
+ */
+export interface TestPluginSource {
+  /** What a kernel loads when the test names no plugins. */
+  defaults: readonly Plugin[];
+  /** The plugin a `dependsOn` names, as a config `resolve` specifier relative to `baseDir`; undefined when the source has none. */
+  locate(id: string): string | undefined;
+  baseDir: string;
+}
+
+let pluginSource: TestPluginSource = { defaults: [], locate: () => undefined, baseDir: process.cwd() };
+
+export function useTestPlugins(source: TestPluginSource): void {
+  pluginSource = source;
 }
 
 /** A fresh storage location: a PostgreSQL schema when DATABASE_URL is set, else a PGlite directory. */
@@ -82,12 +105,26 @@ export async function startTestKernel(opts: TestKernelOptions = {}): Promise<Tes
   };
 }
 
-/** One initialised PGlite cluster per test process: every in-memory kernel starts from its dump. */
+/** One initialised PGlite cluster per test process: in-memory kernels without a template start from its dump. */
 let clusterDump: Promise<Blob> | undefined;
+
+/** The empty cluster, kept on disk for the next test process (and the parallel ones): initdb takes seconds. */
+async function sharedEmptyCluster(): Promise<Blob> {
+  const pglite = path.dirname(createRequire(import.meta.url).resolve('@electric-sql/pglite'));
+  const { version } = JSON.parse(fs.readFileSync(path.join(pglite, '..', 'package.json'), 'utf8')) as { version: string };
+  const file = path.join(os.tmpdir(), `tessera-pglite-${version}-empty-cluster.tar`);
+  if (fs.existsSync(file)) return new Blob([fs.readFileSync(file)]);
+  const dump = await emptyClusterDump();
+  const partial = `${file}.${process.pid}`;
+  fs.writeFileSync(partial, Buffer.from(await dump.arrayBuffer()));
+  fs.renameSync(partial, file);
+  return dump;
+}
+const templates = new MigratedTemplates();
 
 async function startKernel(opts: TestKernelOptions, storage: TestStorage, dataDir: string, pg: string | undefined): Promise<Kernel> {
   const inMemory = !pg && !storage.dataDir;
-  const plugins = opts.plugins ?? builtinPlugins;
+  const plugins = opts.plugins ? await withDependencies(opts.plugins, opts.config) : [...pluginSource.defaults];
   const config = loadConfig({
     env: {},
     input: {
@@ -99,16 +136,41 @@ async function startKernel(opts: TestKernelOptions, storage: TestStorage, dataDi
       jobs: { pollingIntervalSeconds: 0.5, ...opts.config?.jobs },
     },
   });
-  return Kernel.start({
-    config,
-    plugins,
-    schema: storage.schema,
-    inMemory,
-    pgliteSeed: inMemory ? await (clusterDump ??= emptyClusterDump()) : undefined,
-    strayQueries: 'fail',
-    jobsMaintenanceSeconds: opts.jobsMaintenanceSeconds,
-    logger: opts.logger,
-  });
+  // A kernel on storage of the test's own (a restart) migrates what it finds, as a real one would.
+  const key = !opts.storage && config.migrateOnStart ? migrationsKey(plugins, config) : undefined;
+  const use = key ? await templates.use(key, pg) : { done: () => {} };
+  try {
+    if (use.template?.kind === 'postgres') await restorePostgresTemplate(use.template, pg!, storage.schema!);
+    return await Kernel.start({
+      config,
+      plugins,
+      schema: storage.schema,
+      inMemory,
+      pgliteSeed: !inMemory ? undefined : use.template?.kind === 'pglite' ? use.template.dump : await (clusterDump ??= sharedEmptyCluster()),
+      strayQueries: 'fail',
+      jobsMaintenanceSeconds: opts.jobsMaintenanceSeconds,
+      logger: opts.logger,
+      onMigrated: use.capture,
+    });
+  } finally {
+    use.done();
+  }
+}
+
+/** `plugins`, and the plugins their `dependsOn` name (transitively) that neither they nor the config's `resolve` provide. */
+async function withDependencies(plugins: Plugin[], config: ConfigInput | undefined): Promise<Plugin[]> {
+  const all = [...plugins];
+  const present = new Set([...all.map((p) => p.id), ...Object.keys(config?.plugins ?? {}).filter((id) => config?.plugins?.[id]?.resolve)]);
+  for (let i = 0; i < all.length; i++) {
+    for (const id of Object.keys(all[i].dependsOn ?? {})) {
+      const spec = present.has(id) ? undefined : pluginSource.locate(id);
+      // One the source does not know stays missing, for the loader to report.
+      if (!spec) continue;
+      present.add(id);
+      all.push(await importPlugin(id, spec, pluginSource.baseDir));
+    }
+  }
+  return all;
 }
 
 /**

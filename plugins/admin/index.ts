@@ -22,10 +22,10 @@ export default definePlugin({
   optionalDependsOn: { workspaces: '^1.0.0' },
   register(ctx) {
     const hasWorkspaces = () => ctx.has('workspaces');
-    ctx.provide('plugins', (r) => new PluginsService(r('kernel')));
+    ctx.provide('plugins', (r) => new PluginsService(r('host')));
     ctx.provide('users', (r) => new AdminUserService(r('db'), r('events'), hasWorkspaces));
     ctx.provide('workspaces', (r) => new AdminWorkspaceService(r('db'), hasWorkspaces));
-    ctx.provide('stats', (r) => new StatsService(r('database'), r('kernel'), hasWorkspaces));
+    ctx.provide('stats', (r) => new StatsService(r('database'), r('host'), hasWorkspaces));
     ctx.routes(adminRoutes({ workspaces: hasWorkspaces() }));
   },
 });

@@ -1,13 +1,13 @@
 import type { Knex } from 'knex';
 import type { Database, Db } from '../../core/db.ts';
-import type { Kernel } from '../../core/kernel.ts';
+import type { Host } from '../../core/host.ts';
 import type { Stats } from './schemas.ts';
 
 /** Instance totals, each one cheap count: nothing here scans a tenant's content. */
 export class StatsService {
   constructor(
     private readonly database: Database,
-    private readonly kernel: Kernel,
+    private readonly host: Host,
     private readonly hasWorkspaces: () => boolean,
   ) {}
 
@@ -28,7 +28,7 @@ export class StatsService {
       this.hasWorkspaces() ? this.count(this.db('workspaces')) : null,
     ]);
     const plugins = { active: 0, disabled: 0, failed: 0 };
-    for (const p of this.kernel.pluginStatuses()) plugins[p.state]++;
+    for (const p of this.host.pluginStatuses()) plugins[p.state]++;
     return {
       users: { total: users.total, disabled: users.disabled, instance_admins: users.instance_admins },
       sessions: { active: sessions },

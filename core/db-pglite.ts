@@ -1,0 +1,65 @@
+import type { EventEmitter } from 'node:events';
+import path from 'node:path';
+import knexFactory from 'knex';
+import ClientPGLite from 'knex-pglite';
+import { PGlite } from '@electric-sql/pglite';
+import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm';
+import { guardHeldConnection } from './held-connection.ts';
+import { knexLog } from './knex-log.ts';
+import { lockDataDir } from './pglite-lock.ts';
+import { SIGNAL_CHANNEL, type DatabaseOptions, type Db } from './db-types.ts';
+
+/**
+ * knex-pglite derives the SQL command from knex's method name, so `del()` reports "DEL" and
+ * knex returns the raw result instead of the affected row count; name it as PostgreSQL does.
+ */
+class PGliteClient extends (ClientPGLite as unknown as new (config: unknown) => { processResponse(obj: any, runner: unknown): unknown }) {
+  override processResponse(obj: any, runner: unknown): unknown {
+    return super.processResponse(obj?.method === 'del' ? { ...obj, method: 'delete' } : obj, runner);
+  }
+}
+
+export interface OpenPglite {
+  knex: Db;
+  dumpCluster(): Promise<Blob>;
+  close(): Promise<void>;
+}
+
+/** Embedded PostgreSQL in `DATA_DIR/pglite` (locked to this process), or in memory. */
+export async function openPglite(opts: DatabaseOptions, schema: string, searchPath: string[], signals: EventEmitter): Promise<OpenPglite> {
+  const dir = opts.dataDir ? path.resolve(opts.dataDir, 'pglite') : undefined;
+  const unlock = dir ? lockDataDir(dir) : () => {};
+  try {
+    const pglite = await PGlite.create(dir ?? 'memory://', { extensions: { pg_trgm }, ...(opts.seed && !dir ? { loadDataDir: opts.seed } : {}) });
+    const knex = knexFactory({ client: PGliteClient as never, connection: { pglite } as never, searchPath, log: knexLog(opts.logger) });
+    guardHeldConnection(knex, opts.strayQueries ?? 'log', opts.logger);
+    if (schema !== 'public') await knex.raw('CREATE SCHEMA IF NOT EXISTS ??', [schema]);
+    // PGlite calls listeners as the statement that committed the notification returns.
+    await pglite.listen(SIGNAL_CHANNEL, (payload) => signals.emit('signal', payload));
+    return {
+      knex,
+      dumpCluster: () => pglite.dumpDataDir('none'),
+      async close() {
+        await knex.destroy();
+        if (!pglite.closed) await pglite.close();
+        unlock();
+      },
+    };
+  } catch (err) {
+    unlock();
+    throw err;
+  }
+}
+
+/**
+ * A dump of a freshly initialised PGlite cluster. Loading it takes a fraction of initdb's
+ * time, which dominates starting an in-memory database.
+ */
+export async function emptyClusterDump(): Promise<Blob> {
+  const pglite = await PGlite.create('memory://', { extensions: { pg_trgm } });
+  try {
+    return await pglite.dumpDataDir('none');
+  } finally {
+    await pglite.close();
+  }
+}

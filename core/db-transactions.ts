@@ -1,0 +1,14 @@
+import type { Db, Trx } from './db-types.ts';
+
+/** The one transaction helper: runs `fn` in `trx` when given, else in a new transaction. */
+export function inTransaction<T>(db: Db, fn: (trx: Trx) => Promise<T>, trx?: Db): Promise<T> {
+  if (trx && (trx as Trx).isTransaction) return fn(trx as Trx);
+  return db.transaction(fn);
+}
+
+/** Runs `fn` once `trx` has committed (at once when `trx` is no transaction); never when it rolls back. */
+export function afterCommit(trx: Db | undefined, fn: () => void): void {
+  const t = trx as (Db & { isTransaction?: boolean; executionPromise?: Promise<unknown> }) | undefined;
+  if (t?.isTransaction && t.executionPromise) t.executionPromise.then(fn, () => {});
+  else fn();
+}
