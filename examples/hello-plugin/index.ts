@@ -15,6 +15,8 @@ export default definePlugin<HelloOptions>({
   id: 'hello',
   version: '1.0.0',
   kernel: '^1.0.0',
+  // Its routes are for signed-in users: the auth plugin is what signs them in.
+  dependsOn: { auth: '^1.0.0' },
   optionsSchema: HelloOptions,
   migrations: fileURLToPath(new URL('./migrations', import.meta.url)),
   exports: ['hello.greetings'],

@@ -1,16 +1,14 @@
 import assert from 'node:assert/strict';
-import { startTestKernel, type TestKernel } from '../../../core/testing.ts';
-import system from '../../../plugins/system/index.ts';
-import auth from '../../../plugins/auth/index.ts';
+import { startTestKernel, type TestKernel } from 'tessera/testing';
 import plugin from '../index.ts';
 
-/** The plugin booted with only what it needs: a real kernel, real storage, real HTTP. */
+/** The plugin booted with only what it needs (its dependencies come along): a real kernel, real storage, real HTTP. */
 describe('hello plugin', () => {
   let t: TestKernel;
   let caller: Record<string, string>;
 
   before(async () => {
-    t = await startTestKernel({ plugins: [system, auth, plugin] });
+    t = await startTestKernel({ plugins: [plugin] });
     const res = await t.request.post('/api/v1/auth/sign-up').send({ email: 'ada@example.test', name: 'Ada', password: 'correct horse battery' }).expect(201);
     caller = { Authorization: `Bearer ${res.body.token}` };
   });
