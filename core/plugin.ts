@@ -22,6 +22,12 @@ export interface PluginManifest<O = Record<string, unknown>> {
   optionsSchema?: TSchema;
   /** Absolute directory of knex migrations (one file per migration, run in name order). */
   migrations?: string;
+  /**
+   * Tables this plugin owns that its own migrations do not create: the identity tables (`users`, `sessions`,
+   * `personal_access_tokens`) came from the kernel's first migration, before the plugins that keep them existed.
+   * Only the owner names its tables in SQL; the others go through its exported services.
+   */
+  tables?: string[];
   /** Service keys (`<id>.<name>`) other plugins may resolve. */
   exports?: string[];
   /** Whether the plugin is on when the config does not mention it (built-ins: true). */

@@ -39,6 +39,7 @@ export default definePlugin<AuthOptions>({
   optionalDependsOn: { mail: '^1.0.0' },
   optionsSchema: AuthOptionsSchema,
   migrations: path.join(path.dirname(fileURLToPath(import.meta.url)), 'migrations'),
+  tables: ['users', 'sessions'],
   exports: ['auth.users', 'auth.sessions'],
   register(ctx) {
     const { sessionTtlHours, signInRateLimit, signUpRateLimit, oauth } = ctx.options;

@@ -19,6 +19,8 @@ export default definePlugin({
   kernel: '^1.0.0',
   // Tokens are managed from a session, which auth provides.
   dependsOn: { auth: '^1.0.0' },
+  tables: ['personal_access_tokens'],
+  exports: ['tokens.service'],
   register(ctx) {
     const hooks = ctx.defineHooks('creation', createTokenHooks());
     ctx.provide('lastUsed', (r) => new LastUsedRecorder(r('db'), ctx.logger));

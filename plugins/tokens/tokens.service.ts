@@ -85,4 +85,9 @@ export class TokenService {
     const deleted = await this.db(TABLE).where({ id: tokenId, user_id: userId }).delete().returning('id');
     return deleted.length > 0;
   }
+
+  /** Deletes a user's tokens bound to a workspace they left (the workspaces plugin calls it in the removal's transaction). */
+  async revokeInWorkspace(trx: Db, workspaceId: string, userId: string): Promise<void> {
+    await trx(TABLE).where({ workspace_id: workspaceId, user_id: userId }).delete();
+  }
 }

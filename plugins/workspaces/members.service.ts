@@ -8,6 +8,7 @@ import { invalidField, notFound, validationFailed } from '../../core/errors.ts';
 import { WorkspaceErrors } from './errors.ts';
 import type { Member, PatchMemberBody } from './schemas.ts';
 import type { WorkspaceLifecycle } from './hooks.ts';
+import type { TokenService } from '../tokens/public.ts';
 
 interface MemberRow {
   user_id: string;
@@ -31,6 +32,7 @@ export class MemberService {
     private readonly lifecycle: WorkspaceLifecycle,
     private readonly events: EventBus,
     private readonly authz: Authz,
+    private readonly tokens: TokenService,
   ) {}
 
   async list(workspaceId: string, page: { limit?: number; cursor?: string }): Promise<Page<Member>> {
@@ -107,7 +109,7 @@ export class MemberService {
       if (!before) throw notFound('No such member.');
       if (before.role === 'admin' && admins.length === 1) throw WorkspaceErrors.last_admin('remove');
       await trx('workspace_members').where({ workspace_id: workspaceId, user_id: userId }).delete();
-      await trx('personal_access_tokens').where({ workspace_id: workspaceId, user_id: userId }).delete();
+      await this.tokens.revokeInWorkspace(trx, workspaceId, userId);
       await this.lifecycle.memberRemoved.promise({ trx, workspaceId, userId, role: before.role, actor: principal });
       await this.events.emit(trx, { name: 'member.removed', workspaceId, actorId: principal.user.id, payload: { member: before } });
     });
