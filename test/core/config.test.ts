@@ -6,6 +6,7 @@ import { fileURLToPath } from 'node:url';
 import { loadConfig, type ConfigInput } from '../../core/config.ts';
 import { planPlugins } from '../../core/loader.ts';
 import { StartupError } from '../../core/errors.ts';
+import auth from '../../plugins/auth/index.ts';
 
 const bad = (input: unknown, env: NodeJS.ProcessEnv = {}) => () => loadConfig({ env, input: input as ConfigInput });
 const startupError = (pattern: RegExp) => (err: unknown) => err instanceof StartupError && err.code === 'config_invalid' && pattern.test(err.message);
@@ -80,9 +81,10 @@ describe('configuration file', () => {
     const config = loadConfig({ env: {}, cwd: dir });
     assert.equal(config.port, 4000);
     assert.equal(config.baseDir, dir);
-    const plan = await planPlugins([], config);
-    assert.deepEqual(plan.ordered.map((lp) => lp.plugin.id), ['hello']);
-    assert.deepEqual(plan.ordered[0].options, { greeting: 'Hello' });
+    // The example depends on auth, which signs its users in.
+    const plan = await planPlugins([auth], config);
+    assert.deepEqual(plan.ordered.map((lp) => lp.plugin.id), ['auth', 'hello']);
+    assert.deepEqual(plan.ordered[1].options, { greeting: 'Hello' });
   });
 
   it('takes the path from TESSERA_CONFIG, and names a missing or broken file', () => {
