@@ -134,7 +134,7 @@ export class RecordTable {
     }
   }
 
-  /** The live fields of a database as READ_FIELDS selects them (one row per field, with the database's columns); undefined when there is no such database. */
+  /** The live fields of a database as `databases.catalog.fieldRows` reads them (one row per field, with the database's columns); undefined when there is no such database. */
   static fromRows(databaseId: string, rows: Array<Record<string, any>>, types: FieldTypeRegistry): RecordTable | undefined {
     if (rows.length === 0) return undefined;
     const [first] = rows;

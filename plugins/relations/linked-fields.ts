@@ -35,7 +35,7 @@ export const targetFieldProperty = {
 /** What locates a link's junction and linked records: a link's own options, or a lookup's copy of them. */
 type LinkEnd = Pick<LinkedOptions, 'relation_id' | 'side' | 'target_database_id' | 'kind'>;
 
-/** The field a computed field reads across the link: what `READ_FIELDS` attached to it. */
+/** The field a computed field reads across the link: what `databases.catalog.fieldRows` attached to it. */
 export function targetOf(field: FieldMeta<any>): TargetField | undefined {
   return (field as { target?: TargetField }).target;
 }
