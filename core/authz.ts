@@ -152,8 +152,14 @@ export class Authz {
    * transaction the locations come from the locators' process caches.
    */
   async visible<T extends { id: string }>(principal: Principal, access: WorkspaceAccess, type: string, rows: T[], trx?: Db): Promise<T[]> {
-    const seen = await Promise.all(rows.map((row) => this.seesResource(principal, access, type, row.id, trx)));
-    return rows.filter((_, i) => seen[i]);
+    const seen = await this.seenIds(principal, access, type, rows.map((row) => row.id), trx);
+    return rows.filter((row) => seen.has(row.id));
+  }
+
+  /** The same filter over bare ids: those among `ids` the caller can see. */
+  async seenIds(principal: Principal, access: WorkspaceAccess, type: string, ids: string[], trx?: Db): Promise<Set<string>> {
+    const seen = await Promise.all(ids.map((id) => this.seesResource(principal, access, type, id, trx)));
+    return new Set(ids.filter((_, i) => seen[i]));
   }
 
   /**

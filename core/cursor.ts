@@ -40,7 +40,7 @@ export interface CursorKey {
   nullable?: boolean;
 }
 
-export function isCursorKeyType(type: string): type is CursorKeyType {
+function isCursorKeyType(type: string): type is CursorKeyType {
   return Object.hasOwn(KEY_TEXT, type);
 }
 

@@ -22,8 +22,7 @@ export class FieldSight {
       return reach && target && target !== field.database_id ? [{ field, reach, target }] : [];
     });
     if (reaching.length === 0) return fields;
-    const targets = [...new Set(reaching.map((r) => r.target))].map((id) => ({ id }));
-    const seen = new Set((await this.authz.visible(principal, access, 'database', targets)).map((d) => d.id));
+    const seen = await this.authz.seenIds(principal, access, 'database', [...new Set(reaching.map((r) => r.target))]);
     const hidden = new Map(reaching.filter((r) => !seen.has(r.target)).map((r) => [r.field, r.reach]));
     return fields.map((field) => {
       const reach = hidden.get(field);

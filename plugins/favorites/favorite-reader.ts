@@ -41,9 +41,9 @@ const NEWEST_FIRST = { keys: [{ column: 'f.created_at', type: 'timestamptz' as c
 
 /**
  * Favorites as their owner sees them: only those whose target is live and visible to them now,
- * with titles. A page costs two statements whatever its size (the databases its favorites are
- * in, then the page itself); where each database sits and its fields come from process caches
- * (one query each on a miss).
+ * with titles. A page costs three statements whatever its size (the databases its favorites are
+ * in, their names from `databases.catalog`, then the page itself); where each database sits and
+ * its fields come from process caches (one query each on a miss).
  */
 export class FavoriteReader {
   constructor(

@@ -40,7 +40,7 @@ export class QueryService {
     if (ids.length === 0) return () => undefined;
     const access = await this.authz.workspaceAccess(principal, table.workspaceId);
     const tables = new Map<string, RecordTable>();
-    for (const { id } of await this.authz.visible(principal, access, 'database', ids.map((id) => ({ id })))) tables.set(id, await this.records.readTable(table.workspaceId, id));
+    for (const id of await this.authz.seenIds(principal, access, 'database', ids)) tables.set(id, await this.records.readTable(table.workspaceId, id));
     return (id) => tables.get(id);
   }
 

@@ -55,7 +55,7 @@ export class RecordService {
     const reached = table.reachedDatabases();
     if (reached.length === 0) return table;
     const access = await this.authz.workspaceAccess(principal, table.workspaceId, trx);
-    const seen = new Set((await this.authz.visible(principal, access, 'database', reached.map((id) => ({ id })), trx)).map((d) => d.id));
+    const seen = await this.authz.seenIds(principal, access, 'database', reached, trx);
     const hidden = new Set(reached.filter((id) => !seen.has(id)));
     return hidden.size === 0 ? table : table.unseenThrough(hidden);
   }

@@ -203,7 +203,7 @@ export class RelationService {
 
   private async visible(principal: UserPrincipal, access: WorkspaceAccess, rows: RelationRow[]): Promise<RelationRow[]> {
     const ids = [...new Set(rows.flatMap((row) => [row.from_database_id, row.to_database_id]))];
-    const seen = new Set((await this.authz.visible(principal, access, 'database', ids.map((id) => ({ id })))).map((d) => d.id));
+    const seen = await this.authz.seenIds(principal, access, 'database', ids);
     return rows.filter((row) => seen.has(row.from_database_id) && seen.has(row.to_database_id));
   }
 
