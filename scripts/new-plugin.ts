@@ -64,16 +64,19 @@ function readme(n: Names): string {
 Scaffolded from \`examples/hello-plugin\` by \`npm run new-plugin\`; its guide explains every part.
 Replace the greetings with what this plugin is for, and keep this file telling its story.
 
-| method | path | auth | notes |
+| method | path | access | notes |
 | --- | --- | --- | --- |
-| GET | /api/v1/${n.id}/greetings | user | the caller's greetings, newest first (\`limit\`, \`cursor\`) |
-| POST | /api/v1/${n.id}/greetings | user | \`{ name }\` → 201 the stored greeting |
+| GET | /api/v1/workspaces/{ws}/${n.id}/greetings | member | the workspace's greetings, newest first (\`limit\`, \`cursor\`) |
+| POST | /api/v1/workspaces/{ws}/${n.id}/greetings | member | \`{ name }\` → 201 the stored greeting; 409 \`already_greeted\` for a name the caller greeted here |
+| GET | /api/v1/workspaces/{ws}/${n.id}/greetings/{id} | member | one greeting |
+| DELETE | /api/v1/workspaces/{ws}/${n.id}/greetings/{id} | its author, or an admin | 204 |
 
 - Options: \`greeting\` (string, default \`"Hello"\`).
-- Hooks tapped: \`http.middleware\` (adds the greeting as a response header).
+- Hooks tapped: \`auth.locate\` for \`${n.id}.greeting\`, \`workspaces.lifecycle.memberRemoved\` (a member's greetings leave with them), \`http.middleware\` (a response header).
 - Hooks defined: \`${n.id}.greetings\` — \`message\` (waterfall over a new greeting's message).
-- Services exported: \`${n.id}.greetings\`.
-- Events emitted: \`${n.id}.greeting_created\`.
+- Services exported: \`${n.id}.greetings\` (its type in \`public.ts\`).
+- Errors: \`already_greeted\` (409), in \`errors.ts\`.
+- Events emitted: \`${n.id}.greeting_created\`, \`${n.id}.greeting_deleted\`.
 - Tables: \`${n.snake}_greetings\`.
 `;
 }

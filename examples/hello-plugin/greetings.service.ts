@@ -1,23 +1,29 @@
 import { inTransaction, type Db } from 'tessera/db';
 import type { EventBus } from 'tessera/events';
+import { notFound } from 'tessera/errors';
+import type { Location, LocateRequest } from 'tessera/authz';
 import { keysetPage, type Page } from 'tessera/pagination';
-import type { Greeting } from './schemas.ts';
+import { HelloErrors } from './errors.ts';
 import type { HelloHooks } from './hooks.ts';
+import type { Greeting } from './schemas.ts';
 
 const TABLE = 'hello_greetings';
 
 interface GreetingRow {
   id: string;
-  user_id: string;
+  workspace_id: string;
+  created_by: string;
   name: string;
   message: string;
   created_at: Date;
 }
 
 function toGreeting(row: GreetingRow): Greeting {
-  return { id: row.id, name: row.name, message: row.message, created_at: row.created_at.toISOString() };
+  const { id, workspace_id, name, message, created_by } = row;
+  return { id, workspace_id, name, message, created_by, created_at: row.created_at.toISOString() };
 }
 
+/** Greetings of a workspace. Exported as `hello.greetings`: plugins depending on this one may call it. */
 export class GreetingService {
   constructor(
     private readonly db: Db,
@@ -26,23 +32,62 @@ export class GreetingService {
     private readonly greeting: string,
   ) {}
 
-  /** Stores a greeting and records `hello.greeting_created` in the same transaction. */
-  async create(userId: string, name: string): Promise<Greeting> {
-    const message = this.hooks.message.call(`${this.greeting}, ${name}!`, { name, userId });
+  /**
+   * Stores a greeting and records `hello.greeting_created` in the same transaction. A name the caller already
+   * greeted here is refused by the unique index, not by a read first, so two requests at once cannot both pass.
+   */
+  async create(workspaceId: string, userId: string, name: string): Promise<Greeting> {
+    const message = this.hooks.message.call(`${this.greeting}, ${name}!`, { workspaceId, name, userId });
     return inTransaction(this.db, async (trx) => {
-      const [row] = await trx<GreetingRow>(TABLE).insert({ user_id: userId, name, message }).returning('*');
-      await this.events.emit(trx, { name: 'hello.greeting_created', payload: { id: row.id, name }, actorId: userId });
+      const [row] = await trx<GreetingRow>(TABLE).insert({ workspace_id: workspaceId, created_by: userId, name, message }).onConflict().ignore().returning('*');
+      if (!row) throw HelloErrors.already_greeted(name);
+      await this.events.emit(trx, { name: 'hello.greeting_created', payload: { id: row.id, name }, workspaceId, actorId: userId });
       return toGreeting(row);
     });
   }
 
-  /** The user's greetings, newest first, one keyset page at a time. */
-  async list(userId: string, page: { limit?: number; cursor?: string }): Promise<Page<Greeting>> {
-    const query = this.db<GreetingRow>(TABLE).select('*').where({ user_id: userId });
+  /** The workspace's greetings, newest first, one keyset page at a time. */
+  async list(workspaceId: string, page: { limit?: number; cursor?: string }): Promise<Page<Greeting>> {
+    const query = this.db<GreetingRow>(TABLE).select('*').where({ workspace_id: workspaceId });
     const result = await keysetPage<GreetingRow>(this.db, query, {
       keys: [{ column: 'created_at', type: 'timestamptz' }, { column: 'id', type: 'uuid' }],
       direction: 'desc',
     }, page);
     return { data: result.data.map(toGreeting), next_cursor: result.next_cursor };
+  }
+
+  async get(workspaceId: string, id: string): Promise<Greeting> {
+    const row = await this.db<GreetingRow>(TABLE).where({ id, workspace_id: workspaceId }).first();
+    if (!row) throw notFound();
+    return toGreeting(row);
+  }
+
+  async delete(workspaceId: string, id: string, userId: string): Promise<void> {
+    await inTransaction(this.db, async (trx) => {
+      const [row] = await trx<GreetingRow>(TABLE).where({ id, workspace_id: workspaceId }).delete().returning('*');
+      if (!row) throw notFound();
+      await this.events.emit(trx, { name: 'hello.greeting_deleted', payload: { id, name: row.name }, workspaceId, actorId: userId });
+    });
+  }
+
+  /** How many greetings a member has left in a workspace: for plugins building on this one (a leaderboard, a badge). */
+  async countBy(workspaceId: string, userId: string): Promise<number> {
+    const [{ n }] = await this.db(TABLE).where({ workspace_id: workspaceId, created_by: userId }).count({ n: '*' });
+    return Number(n);
+  }
+
+  /**
+   * `auth.locate` for `hello.greeting`: where a greeting sits (the workspace itself, no space) and who wrote it,
+   * so that routes can say "its author or an admin". Inside a writer's transaction, with `lock`, the row is held.
+   */
+  async locate(req: LocateRequest): Promise<Location | undefined> {
+    const query = (req.trx ?? this.db)<GreetingRow>(TABLE).where({ id: req.id, workspace_id: req.workspaceId });
+    const row = await (req.lock ? query.forShare() : query).first('created_by');
+    return row ? { path: [], createdBy: row.created_by } : undefined;
+  }
+
+  /** A member who leaves takes their greetings along, inside the removal's transaction (`workspaces.lifecycle`). */
+  async forgetMember(trx: Db, workspaceId: string, userId: string): Promise<void> {
+    await trx(TABLE).where({ workspace_id: workspaceId, created_by: userId }).delete();
   }
 }

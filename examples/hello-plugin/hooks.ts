@@ -5,7 +5,7 @@ import { SyncWaterfallHook } from 'tessera/hooks';
 export function createHelloHooks() {
   return {
     /** Waterfall over the message of a new greeting, before it is stored. */
-    message: new SyncWaterfallHook<[string, { name: string; userId: string }]>(['message', 'context']),
+    message: new SyncWaterfallHook<[string, { workspaceId: string; name: string; userId: string }]>(['message', 'context']),
   };
 }
 export type HelloHooks = Readonly<ReturnType<typeof createHelloHooks>>;

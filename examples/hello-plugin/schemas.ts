@@ -13,15 +13,20 @@ export type HelloOptions = Static<typeof HelloOptions>;
 
 export const Greeting = Type.Object({
   id: Type.String({ format: 'uuid' }),
+  workspace_id: Type.String({ format: 'uuid' }),
   name: Type.String(),
   message: Type.String(),
+  created_by: Type.String({ format: 'uuid', description: 'The member who greeted' }),
   created_at: Type.String({ format: 'date-time' }),
 });
 export type Greeting = Static<typeof Greeting>;
 
+export const GreetingList = pageOf(Greeting);
+
 export const CreateGreetingBody = Type.Object(
-  { name: Type.String({ minLength: 1, maxLength: 100, description: 'Who to greet' }) },
+  { name: Type.String({ minLength: 1, maxLength: 100, description: 'Who to greet; a member greets each name once per workspace' }) },
   { additionalProperties: false },
 );
 
-export const GreetingList = pageOf(Greeting);
+export const WorkspaceParams = Type.Object({ ws: Type.String({ format: 'uuid' }) });
+export const GreetingParams = Type.Object({ ws: Type.String({ format: 'uuid' }), id: Type.String({ format: 'uuid' }) });

@@ -2,9 +2,10 @@ import assert from 'node:assert/strict';
 import { startTestKernel, type TestKernel } from '../../core/testing.ts';
 import { API_PREFIX } from '../../core/router.ts';
 import { builtinPlugins } from '../../plugins/index.ts';
-import { ROWS as KERNEL_ROWS, type MatrixRequest } from './rows.ts';
+import { ROWS as KERNEL_ROWS } from './rows.ts';
 import { pluginRows } from './plugin-rows.ts';
-import { buildWorld, CALLERS, createPat, createPeople, credentialOf, PASSWORD, personOf, type Caller, type People, type World } from './world.ts';
+import { buildWorld, createPat, createPeople, credentialOf, PASSWORD, personOf } from './world.ts';
+import { CALLERS, type Caller, type MatrixRequest, type People, type World } from '../../core/testing-matrix.ts';
 
 const ROWS = [...KERNEL_ROWS, ...(await pluginRows(builtinPlugins.map((p) => p.id)))];
 
@@ -88,7 +89,7 @@ describe('authorization matrix: every route × every kind of caller', function (
       assert.deepEqual(wrong, [], `${row.route}\n  ${wrong.join('\n  ')}`);
 
       if (row.foreign) {
-        const req = row.foreign(world);
+        const req = await row.foreign(world, t);
         for (const caller of ['admin', 'pat_admin'] as const) {
           assert.equal((await send(t, method, req, credentialOf(world, caller))).status, 404, `${caller} naming another workspace's resource in ${req.path}`);
         }

@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import type { MatrixRow } from './rows.ts';
+import type { MatrixRow } from '../../core/testing-matrix.ts';
 
 const PLUGIN_TESTS = fileURLToPath(new URL('../plugins', import.meta.url));
 

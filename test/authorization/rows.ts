@@ -1,34 +1,8 @@
 import { randomUUID } from 'node:crypto';
-import type { TestKernel } from '../../core/testing.ts';
+import { type TestKernel, signUp } from '../../core/testing.ts';
 import { PNG } from '../plugins/users/images.ts';
-import { signUp } from '../helpers.ts';
-import { personOf, type Caller, type World } from './world.ts';
-
-export interface MatrixRequest {
-  path: string;
-  body?: object;
-  query?: Record<string, string>;
-  /** A multipart upload in field `file`. */
-  file?: { bytes: Buffer; filename: string; type: string };
-}
-
-export interface MatrixRow {
-  /** `METHOD /path/{template}`, exactly as the route is declared. */
-  route: string;
-  /**
-   * Expected status per caller, in the order of CALLERS:
-   * root admin creator editor member guest_in guest_out pat_read pat_write pat_admin outsider anonymous
-   */
-  expect: string;
-  /**
-   * `world`: each caller acts in a world of its own (the call destroys or changes what others need);
-   * `credential`: each caller sends a new session or token of its own (the call ends it).
-   */
-  fresh?: 'world' | 'credential';
-  request: (w: World, caller: Caller, t: TestKernel) => MatrixRequest | Promise<MatrixRequest>;
-  /** The same request naming another workspace's resource under this workspace: always 404 for its admin. */
-  foreign?: (w: World) => MatrixRequest;
-}
+import { personOf } from './world.ts';
+import type { Caller, MatrixRow, World } from '../../core/testing-matrix.ts';
 
 const ALL = (s: number) => Array(12).fill(String(s)).join(' ');
 

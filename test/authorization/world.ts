@@ -1,60 +1,8 @@
 import { randomUUID } from 'node:crypto';
-import type { TestKernel } from '../../core/testing.ts';
-import { createWorkspace, signUp, type SignedUpUser } from '../helpers.ts';
-
-/** The people of the matrix. `root` is the instance admin and no member of the workspace. */
-export const PEOPLE = ['root', 'admin', 'creator', 'editor', 'member', 'guest_in', 'guest_out', 'outsider'] as const;
-export type Person = (typeof PEOPLE)[number];
-
-/** Who calls, in the column order of every matrix row. */
-export const CALLERS = [
-  'root',
-  'admin',
-  'creator',
-  'editor',
-  'member',
-  'guest_in',
-  'guest_out',
-  'pat_read',
-  'pat_write',
-  'pat_admin',
-  'outsider',
-  'anonymous',
-] as const;
-export type Caller = (typeof CALLERS)[number];
+import { type TestKernel, createWorkspace, signUp, type SignedUpUser } from '../../core/testing.ts';
+import { PEOPLE, type Caller, type People, type Person, type World } from '../../core/testing-matrix.ts';
 
 export const PASSWORD = 'correct horse battery';
-
-export type People = Record<Person, SignedUpUser>;
-
-/**
- * One workspace as the matrix sees it: `admin` owns it; `creator`, `editor`, `member` hold
- * those roles; `guest_in` is a guest of space S, `guest_out` a guest of space T only.
- * S (and its folder F and database D) were created by `creator`; T by `admin`. The three tokens belong to
- * `admin` and are bound to this workspace. `outsider` is the admin of another workspace.
- */
-export interface World {
-  ws: string;
-  people: People;
-  otherWs: string;
-  spaceS: string;
-  spaceT: string;
-  folderF: string;
-  /** A database in S, created by `creator`, named `D`, with a text field `notes` and a single select `stage`. */
-  databaseD: string;
-  /** The choice `Open` of `stage`. */
-  optionOpen: string;
-  pats: Record<'read' | 'write' | 'admin', string>;
-  /**
-   * Vault, a database in T that D links to (a link field `vault` and a lookup `vault_titles` on D):
-   * a record of D links Vault's record titled `marker`. `guest_in` reads D but not Vault, so no
-   * answer it gets may hold Vault's id or the marker. Only in the shared world: the fresh worlds
-   * serve rows that destroy, whose answers show nothing.
-   */
-  vault?: { database: string; marker: string };
-  /** Resources of the outsider's workspace, to name under this one. */
-  foreign: { space: string; folder: string; invite: string; grant: string; database: string };
-}
 
 export async function createPeople(t: TestKernel): Promise<People> {
   // The first account of an instance is its admin.

@@ -1,9 +1,8 @@
 import assert from 'node:assert/strict';
 import net from 'node:net';
-import { startTestKernel, type TestKernel } from '../../core/testing.ts';
+import { startTestKernel, type TestKernel, signUp, type SignedUpUser } from '../../core/testing.ts';
 import { LINGER_BYTES, LINGER_MS } from '../../core/linger.ts';
 import { builtinPlugins } from '../../plugins/index.ts';
-import { signUp, type SignedUpUser } from '../helpers.ts';
 import { httpProbePlugin } from '../fixtures/http-probe.ts';
 import { streamedFetch } from '../fixtures/streamed-fetch.ts';
 

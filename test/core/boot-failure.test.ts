@@ -2,14 +2,13 @@ import assert from 'node:assert/strict';
 import { Writable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 import { pino } from 'pino';
-import { startTestKernel, type TestKernel } from '../../core/testing.ts';
+import { startTestKernel, type TestKernel, signUp, type SignedUpUser } from '../../core/testing.ts';
 import { definePlugin, type Plugin, type PluginManifest } from '../../core/plugin.ts';
 import { defineRoute } from '../../core/routes.ts';
 import { StartupError } from '../../core/errors.ts';
 import system from '../../plugins/system/index.ts';
 import auth from '../../plugins/auth/index.ts';
 import admin from '../../plugins/admin/index.ts';
-import { signUp, type SignedUpUser } from '../helpers.ts';
 
 /** Calls of taps, to tell whether a disabled plugin's taps still run. */
 const tapCalls: string[] = [];

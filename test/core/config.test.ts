@@ -7,6 +7,8 @@ import { loadConfig, type ConfigInput } from '../../core/config.ts';
 import { planPlugins } from '../../core/loader.ts';
 import { StartupError } from '../../core/errors.ts';
 import auth from '../../plugins/auth/index.ts';
+import tokens from '../../plugins/tokens/index.ts';
+import workspaces from '../../plugins/workspaces/index.ts';
 
 const bad = (input: unknown, env: NodeJS.ProcessEnv = {}) => () => loadConfig({ env, input: input as ConfigInput });
 const startupError = (pattern: RegExp) => (err: unknown) => err instanceof StartupError && err.code === 'config_invalid' && pattern.test(err.message);
@@ -81,10 +83,10 @@ describe('configuration file', () => {
     const config = loadConfig({ env: {}, cwd: dir });
     assert.equal(config.port, 4000);
     assert.equal(config.baseDir, dir);
-    // The example depends on auth, which signs its users in.
-    const plan = await planPlugins([auth], config);
-    assert.deepEqual(plan.ordered.map((lp) => lp.plugin.id), ['auth', 'hello']);
-    assert.deepEqual(plan.ordered[1].options, { greeting: 'Hello' });
+    // The example's greetings live in workspaces: it comes after the plugins workspaces stand on.
+    const plan = await planPlugins([auth, tokens, workspaces], config);
+    assert.deepEqual(plan.ordered.map((lp) => lp.plugin.id), ['auth', 'tokens', 'workspaces', 'hello']);
+    assert.deepEqual(plan.ordered[3].options, { greeting: 'Hello' });
   });
 
   it('takes the path from TESSERA_CONFIG, and names a missing or broken file', () => {

@@ -1,8 +1,7 @@
 import assert from 'node:assert/strict';
-import { startTestKernel, type TestKernel } from '../../core/testing.ts';
+import { startTestKernel, type TestKernel, signUp, type SignedUpUser } from '../../core/testing.ts';
 import { loadConfig } from '../../core/config.ts';
 import { StartupError } from '../../core/errors.ts';
-import { signUp, type SignedUpUser } from '../helpers.ts';
 
 const METRICS_TOKEN = 'metrics-token-0123456789abcdef';
 

@@ -1,7 +1,6 @@
 import assert from 'node:assert/strict';
 import http from 'node:http';
-import { startTestKernel, type TestKernel } from '../../core/testing.ts';
-import { signUp, type SignedUpUser } from '../helpers.ts';
+import { startTestKernel, type TestKernel, signUp, type SignedUpUser } from '../../core/testing.ts';
 import { captureLogs } from '../fixtures/log-capture.ts';
 
 /** How many bytes an answer takes on the wire, read with Node's http client, which decodes nothing. */

@@ -1,8 +1,7 @@
 import assert from 'node:assert/strict';
 import type { Response } from 'supertest';
-import { startTestKernel, type TestKernel } from '../../core/testing.ts';
+import { startTestKernel, type TestKernel, signUp, type SignedUpUser } from '../../core/testing.ts';
 import { builtinPlugins } from '../../plugins/index.ts';
-import { signUp, type SignedUpUser } from '../helpers.ts';
 import { EXPLODING_TOKEN, LEAKY_MESSAGE, httpProbePlugin } from '../fixtures/http-probe.ts';
 import { captureLogs } from '../fixtures/log-capture.ts';
 import { chunkedPost } from '../fixtures/raw-http.ts';

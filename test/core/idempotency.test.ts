@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
-import { startTestKernel, type TestKernel } from '../../core/testing.ts';
+import { startTestKernel, type TestKernel, createWorkspace, signUp, type SignedUpUser } from '../../core/testing.ts';
 import { definePlugin } from '../../core/plugin.ts';
 import { defineRoute, Reply } from '../../core/routes.ts';
 import { Type } from '../../core/schema.ts';
@@ -10,7 +10,6 @@ import system from '../../plugins/system/index.ts';
 import auth from '../../plugins/auth/index.ts';
 import tokens from '../../plugins/tokens/index.ts';
 import workspaces from '../../plugins/workspaces/index.ts';
-import { createWorkspace, signUp, type SignedUpUser } from '../helpers.ts';
 import { createPat } from '../plugins/tokens/helpers.ts';
 import { waitUntil } from '../fixtures/wait.ts';
 

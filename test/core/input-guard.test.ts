@@ -1,7 +1,6 @@
 import assert from 'node:assert/strict';
-import { startTestKernel, type TestKernel } from '../../core/testing.ts';
+import { startTestKernel, type TestKernel, createWorkspace, signUp, type SignedUpUser } from '../../core/testing.ts';
 import { findHostileInput, MAX_INPUT_DEPTH } from '../../core/input-guard.ts';
-import { createWorkspace, signUp, type SignedUpUser } from '../helpers.ts';
 
 /** `{"a":{"a":…{"a":1}…}}` written as text, so building it needs no recursion. */
 function nestedJson(levels: number): string {

@@ -2,10 +2,9 @@ import assert from 'node:assert/strict';
 import type { Middleware } from 'koa';
 import { definePlugin } from '../../core/plugin.ts';
 import { isUser, type Principal } from '../../core/principal.ts';
-import { startTestKernel, type TestKernel } from '../../core/testing.ts';
+import { startTestKernel, type TestKernel, signUp } from '../../core/testing.ts';
 import system from '../../plugins/system/index.ts';
 import auth from '../../plugins/auth/index.ts';
-import { signUp } from '../helpers.ts';
 
 /** `http.middleware` stages are named: where a plugin's middleware runs depends neither on numbers nor on plugin order. */
 describe('http.middleware stages', () => {

@@ -5,10 +5,10 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
-import { startTestKernel, type TestKernel } from '../../core/testing.ts';
+import { createWorkspace, signUp, startTestKernel, type TestKernel } from '../../core/testing.ts';
 import system from '../../plugins/system/index.ts';
 import auth from '../../plugins/auth/index.ts';
-import { signUp } from '../helpers.ts';
+import workspaces from '../../plugins/workspaces/index.ts';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const EXAMPLE = path.join(ROOT, 'examples', 'hello-plugin');
@@ -54,7 +54,7 @@ describe('npm run new-plugin', () => {
     assert.match(migration, /^migrations[/\\]\d{14}_scaffold_probe_greetings\.ts$/);
     assert.deepEqual(
       files.filter((f) => f !== migration),
-      ['README.md', 'greetings.service.ts', 'hooks.ts', 'index.ts', 'package.json', 'routes.ts', 'schemas.ts', path.join('test', 'matrix.rows.ts'), path.join('test', 'scaffold-probe.test.ts')],
+      ['README.md', 'errors.ts', 'greetings.routes.ts', 'greetings.service.ts', 'hooks.ts', 'index.ts', 'package.json', 'public.ts', 'schemas.ts', path.join('test', 'matrix.rows.ts'), path.join('test', 'scaffold-probe.test.ts')],
     );
     const pkg = JSON.parse(fs.readFileSync(path.join(target, 'package.json'), 'utf8'));
     assert.equal(pkg.name, 'tessera-plugin-scaffold-probe');
@@ -73,15 +73,16 @@ describe('npm run new-plugin', () => {
 
   it('scaffolds a plugin that loads through resolve next to the example, and answers on its own route and table', async () => {
     t = await startTestKernel({
-      plugins: [system, auth],
+      plugins: [system, auth, workspaces],
       config: { plugins: { 'scaffold-probe': { resolve: target }, hello: { resolve: EXAMPLE, options: { greeting: 'Hi' } } } },
     });
     const u = await signUp(t);
-    const created = await t.request.post('/api/v1/scaffold-probe/greetings').set(u.auth).send({ name: 'Ada' }).expect(201);
+    const { id: ws } = await createWorkspace(t, u);
+    const created = await t.request.post(`/api/v1/workspaces/${ws}/scaffold-probe/greetings`).set(u.auth).send({ name: 'Ada' }).expect(201);
     assert.equal(created.body.message, 'Hello, Ada!');
     assert.equal(created.headers['x-scaffold-probe'], 'Hello');
     assert.equal(created.headers['x-hello'], 'Hi');
-    const list = await t.request.get('/api/v1/scaffold-probe/greetings').set(u.auth).expect(200);
+    const list = await t.request.get(`/api/v1/workspaces/${ws}/scaffold-probe/greetings`).set(u.auth).expect(200);
     assert.deepEqual(list.body.data.map((g: { id: string }) => g.id), [created.body.id]);
     assert.equal((await t.db('scaffold_probe_greetings').where({ id: created.body.id })).length, 1);
     assert.equal((await t.db('hello_greetings')).length, 0);
@@ -118,8 +119,8 @@ describe('npm run new-plugin', () => {
     await run('typescript/bin/tsc', ['--noEmit']);
     const mocha = await run('mocha/bin/mocha.js', ['test/plugins/scaffold-probe/scaffold-probe.test.ts', 'test/authorization/matrix.test.ts', '--grep', 'scaffold-probe|exactly one row', '--no-color']);
     assert.match(mocha.stdout, /✔ has exactly one row per route of the enabled plugins/);
-    assert.match(mocha.stdout, /✔ POST \/scaffold-probe\/greetings/);
-    assert.match(mocha.stdout, / 6 passing/);
+    assert.match(mocha.stdout, /✔ POST \/workspaces\/\{ws\}\/scaffold-probe\/greetings/);
+    assert.match(mocha.stdout, / 11 passing/);
   });
 
   it('refuses an id that is not kebab-case, writing nothing', async () => {

@@ -1,7 +1,6 @@
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
-import { startTestKernel, type TestKernel } from '../../core/testing.ts';
-import { createWorkspace, signUp, type SignedUpUser } from '../helpers.ts';
+import { startTestKernel, type TestKernel, createWorkspace, signUp, type SignedUpUser } from '../../core/testing.ts';
 
 /**
  * Every write route of the OpenAPI document, called with random and hostile bodies by a caller

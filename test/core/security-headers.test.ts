@@ -1,8 +1,7 @@
 import assert from 'node:assert/strict';
 import { loadConfig, type ConfigInput } from '../../core/config.ts';
 import { StartupError } from '../../core/errors.ts';
-import { startTestKernel, type TestKernel } from '../../core/testing.ts';
-import { createWorkspace, signUp, type SignedUpUser } from '../helpers.ts';
+import { startTestKernel, type TestKernel, createWorkspace, signUp, type SignedUpUser } from '../../core/testing.ts';
 import { PNG } from '../plugins/users/images.ts';
 
 function assertSecurityHeaders(res: { headers: Record<string, string> }, csp: RegExp = /^default-src 'none'; frame-ancestors 'none'$/) {

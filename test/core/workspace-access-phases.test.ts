@@ -1,9 +1,8 @@
 import assert from 'node:assert/strict';
 import type { Role } from '../../core/roles.ts';
 import { definePlugin } from '../../core/plugin.ts';
-import { startTestKernel, type TestKernel } from '../../core/testing.ts';
+import { startTestKernel, type TestKernel, createWorkspace, signUp } from '../../core/testing.ts';
 import { corePlugins } from '../plugins/workspaces/fixtures.ts';
-import { createWorkspace, signUp } from '../helpers.ts';
 
 /**
  * `auth.workspaceAccess` runs its `membership` phase before its `grants` phase, so a plugin raising roles sees

@@ -1,35 +1,79 @@
 import assert from 'node:assert/strict';
-import { startTestKernel, type TestKernel } from 'tessera/testing';
+import { createWorkspace, joinWorkspace, signUp, startTestKernel, type SignedUpUser, type TestKernel } from 'tessera/testing';
 import plugin from '../index.ts';
 
-/** The plugin booted with only what it needs (its dependencies come along): a real kernel, real storage, real HTTP. */
+/**
+ * The plugin booted with only what it needs (its dependencies come along): a real kernel, real storage, real
+ * HTTP. Assert what a user would notice: statuses, bodies, what is stored and what is not.
+ */
 describe('hello plugin', () => {
   let t: TestKernel;
-  let caller: Record<string, string>;
+  let admin: SignedUpUser;
+  let member: SignedUpUser;
+  let ws: string;
+  const greetings = () => `/api/v1/workspaces/${ws}/hello/greetings`;
+  const stored = async () => Number((await t.db('hello_greetings').where({ workspace_id: ws }).count({ n: '*' }).first())!.n);
 
   before(async () => {
     t = await startTestKernel({ plugins: [plugin] });
-    const res = await t.request.post('/api/v1/auth/sign-up').send({ email: 'ada@example.test', name: 'Ada', password: 'correct horse battery' }).expect(201);
-    caller = { Authorization: `Bearer ${res.body.token}` };
+    admin = await signUp(t);
+    member = await signUp(t);
+    ws = (await createWorkspace(t, admin)).id;
+    await joinWorkspace(t, admin, ws, member, 'member');
   });
   after(() => t.stop());
 
-  it('stores a greeting for the caller and lists it', async () => {
-    const created = await t.request.post('/api/v1/hello/greetings').set(caller).send({ name: 'Ada' }).expect(201);
+  it('stores a member\'s greeting in the workspace and lists it to the other members', async () => {
+    const created = await t.request.post(greetings()).set(member.auth).send({ name: 'Ada' }).expect(201);
     assert.equal(created.body.message, 'Hello, Ada!');
-    const list = await t.request.get('/api/v1/hello/greetings').set(caller).expect(200);
+    assert.equal(created.body.created_by, member.id);
+    const list = await t.request.get(greetings()).set(admin.auth).expect(200);
     assert.deepEqual(list.body.data.map((g: { id: string }) => g.id), [created.body.id]);
   });
 
-  it('refuses a body its schema does not allow, storing nothing', async () => {
-    const before = await t.db('hello_greetings').count({ n: '*' }).first();
-    const res = await t.request.post('/api/v1/hello/greetings').set(caller).send({ name: '' }).expect(422);
-    assert.equal(res.body.code, 'validation_failed');
-    assert.equal(res.body.errors[0].pointer, '/name');
-    assert.deepEqual(await t.db('hello_greetings').count({ n: '*' }).first(), before);
+  it('refuses a name the member already greeted here, whatever its case, with already_greeted and nothing stored', async () => {
+    await t.request.post(greetings()).set(member.auth).send({ name: 'Grace' }).expect(201);
+    const before = await stored();
+    const again = await t.request.post(greetings()).set(member.auth).send({ name: 'GRACE' }).expect(409);
+    assert.equal(again.body.code, 'already_greeted');
+    assert.equal(await stored(), before);
+    // Another member may greet the same name.
+    await t.request.post(greetings()).set(admin.auth).send({ name: 'Grace' }).expect(201);
   });
 
-  it('answers 401 without a credential', async () => {
-    await t.request.get('/api/v1/hello/greetings').expect(401);
+  it('refuses a body its schema does not allow, storing nothing', async () => {
+    const before = await stored();
+    const res = await t.request.post(greetings()).set(member.auth).send({ name: '' }).expect(422);
+    assert.equal(res.body.code, 'validation_failed');
+    assert.equal(res.body.errors[0].pointer, '/name');
+    assert.equal(await stored(), before);
+  });
+
+  it('hides the workspace from non-members and anonymous callers', async () => {
+    const stranger = await signUp(t);
+    await t.request.get(greetings()).set(stranger.auth).expect(404);
+    await t.request.post(greetings()).set(stranger.auth).send({ name: 'Eve' }).expect(404);
+    await t.request.get(greetings()).expect(401);
+  });
+
+  it('lets the author or an admin delete a greeting, and no other member', async () => {
+    const other = await signUp(t);
+    await joinWorkspace(t, admin, ws, other, 'editor');
+    const mine = (await t.request.post(greetings()).set(member.auth).send({ name: 'Linus' }).expect(201)).body.id;
+    await t.request.delete(`${greetings()}/${mine}`).set(other.auth).expect(403);
+    await t.request.delete(`${greetings()}/${mine}`).set(member.auth).expect(204);
+    await t.request.get(`${greetings()}/${mine}`).set(member.auth).expect(404);
+    const theirs = (await t.request.post(greetings()).set(other.auth).send({ name: 'Linus' }).expect(201)).body.id;
+    await t.request.delete(`${greetings()}/${theirs}`).set(admin.auth).expect(204);
+  });
+
+  it('takes a member\'s greetings along when the member is removed, and keeps everyone else\'s', async () => {
+    const leaver = await signUp(t);
+    await joinWorkspace(t, admin, ws, leaver, 'member');
+    await t.request.post(greetings()).set(leaver.auth).send({ name: 'Bye' }).expect(201);
+    const othersBefore = await t.db('hello_greetings').where({ workspace_id: ws }).whereNot({ created_by: leaver.id }).pluck('id');
+    await t.request.delete(`/api/v1/workspaces/${ws}/members/${leaver.id}`).set(admin.auth).expect(204);
+    assert.deepEqual(await t.db('hello_greetings').where({ created_by: leaver.id }).pluck('id'), []);
+    assert.deepEqual((await t.db('hello_greetings').where({ workspace_id: ws }).pluck('id')).sort(), othersBefore.sort());
   });
 });

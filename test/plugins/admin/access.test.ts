@@ -1,6 +1,5 @@
 import assert from 'node:assert/strict';
-import { startTestKernel, type TestKernel } from '../../../core/testing.ts';
-import { signUp, type SignedUpUser } from '../../helpers.ts';
+import { startTestKernel, type TestKernel, signUp, type SignedUpUser } from '../../../core/testing.ts';
 import { createWorkspace, patOf } from './helpers.ts';
 
 describe('admin: who may call the admin routes', () => {

@@ -1,7 +1,6 @@
 import assert from 'node:assert/strict';
 import type { Response } from 'supertest';
-import type { TestKernel } from '../../../core/testing.ts';
-import type { SignedUpUser } from '../../helpers.ts';
+import type { TestKernel, SignedUpUser } from '../../../core/testing.ts';
 import { createPat, type CreatedPat } from '../tokens/helpers.ts';
 
 /** Creates a workspace as `user` through the API. */

@@ -1,8 +1,7 @@
 import assert from 'node:assert/strict';
-import { startTestKernel, type TestKernel } from '../../../core/testing.ts';
+import { startTestKernel, type TestKernel, signUp, type SignedUpUser } from '../../../core/testing.ts';
 import { definePlugin } from '../../../core/plugin.ts';
 import { builtinPlugins } from '../../../plugins/index.ts';
-import { signUp, type SignedUpUser } from '../../helpers.ts';
 import { createPat } from '../tokens/helpers.ts';
 
 describe('admin: GET /admin/plugins', () => {

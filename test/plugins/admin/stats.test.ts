@@ -1,12 +1,11 @@
 import assert from 'node:assert/strict';
-import { startTestKernel, type TestKernel } from '../../../core/testing.ts';
+import { startTestKernel, type TestKernel, signUp } from '../../../core/testing.ts';
 import { builtinPlugins } from '../../../plugins/index.ts';
 import system from '../../../plugins/system/index.ts';
 import auth from '../../../plugins/auth/index.ts';
 import tokens from '../../../plugins/tokens/index.ts';
 import users from '../../../plugins/users/index.ts';
 import admin from '../../../plugins/admin/index.ts';
-import { signUp } from '../../helpers.ts';
 import { patOf } from './helpers.ts';
 
 describe('admin: GET /admin/stats', () => {

@@ -1,8 +1,7 @@
 import assert from 'node:assert/strict';
-import { startTestKernel, type TestKernel } from '../../../core/testing.ts';
+import { startTestKernel, type TestKernel, signUp, type SignedUpUser } from '../../../core/testing.ts';
 import type { UserPrincipal } from '../../../core/principal.ts';
 import { AppError } from '../../../core/errors.ts';
-import { signUp, type SignedUpUser } from '../../helpers.ts';
 import { collect, createWorkspace, patOf } from './helpers.ts';
 
 describe('admin: users', () => {

@@ -1,8 +1,7 @@
 import assert from 'node:assert/strict';
 import { verify } from '@node-rs/argon2';
-import { startTestKernel, type TestKernel } from '../../../core/testing.ts';
+import { startTestKernel, type TestKernel, signUp } from '../../../core/testing.ts';
 import { hashSecret } from '../../../core/secrets.ts';
-import { signUp } from '../../helpers.ts';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 const PASSWORD = 'correct horse battery';

@@ -9,9 +9,8 @@ import { verify } from '@node-rs/argon2';
 import { loadConfig } from '../../../core/config.ts';
 import { openDatabase } from '../../../core/db.ts';
 import { AppError } from '../../../core/errors.ts';
-import { newTestStorage, startTestKernel } from '../../../core/testing.ts';
+import { newTestStorage, startTestKernel, signUp } from '../../../core/testing.ts';
 import { createAdmin } from '../../../scripts/create-admin.ts';
-import { signUp } from '../../helpers.ts';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;

@@ -1,11 +1,10 @@
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
-import { startTestKernel, type TestKernel } from '../../../core/testing.ts';
+import { startTestKernel, type TestKernel, signUp } from '../../../core/testing.ts';
 import { loadConfig } from '../../../core/config.ts';
 import { Kernel } from '../../../core/kernel.ts';
 import { hashSecret } from '../../../core/secrets.ts';
 import { builtinPlugins } from '../../../plugins/index.ts';
-import { signUp } from '../../helpers.ts';
 import { FakeOAuthServer, type FakeAccount } from './fake-oauth-server.ts';
 
 let accountId = 1000;

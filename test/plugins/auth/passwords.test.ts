@@ -1,8 +1,7 @@
 import assert from 'node:assert/strict';
 import { verify } from '@node-rs/argon2';
-import { startTestKernel, type TestKernel } from '../../../core/testing.ts';
+import { startTestKernel, type TestKernel, signUp, type SignedUpUser } from '../../../core/testing.ts';
 import { hashSecret } from '../../../core/secrets.ts';
-import { signUp, type SignedUpUser } from '../../helpers.ts';
 import { createPat } from '../tokens/helpers.ts';
 import { waitUntil } from '../../fixtures/wait.ts';
 

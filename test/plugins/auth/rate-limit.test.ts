@@ -1,6 +1,5 @@
 import assert from 'node:assert/strict';
-import { startTestKernel, type TestKernel } from '../../../core/testing.ts';
-import { signUp } from '../../helpers.ts';
+import { startTestKernel, type TestKernel, signUp } from '../../../core/testing.ts';
 
 const PASSWORD = 'correct horse battery';
 let ipCounter = 1;

@@ -1,8 +1,7 @@
 import assert from 'node:assert/strict';
 import { verify } from '@node-rs/argon2';
 import { loadConfig } from '../../../core/config.ts';
-import { newTestStorage, startTestKernel, type TestKernel } from '../../../core/testing.ts';
-import { createWorkspace, type SignedUpUser } from '../../helpers.ts';
+import { newTestStorage, startTestKernel, type TestKernel, createWorkspace, type SignedUpUser } from '../../../core/testing.ts';
 import { captureLogs } from '../../fixtures/log-capture.ts';
 
 const PASSWORD = 'correct horse battery';

@@ -1,7 +1,6 @@
 import assert from 'node:assert/strict';
-import { startTestKernel, type TestKernel } from '../../../core/testing.ts';
+import { startTestKernel, type TestKernel, createWorkspace, signUp, type SignedUpUser } from '../../../core/testing.ts';
 import { randomUUID } from 'node:crypto';
-import { createWorkspace, signUp, type SignedUpUser } from '../../helpers.ts';
 import { waitUntil } from '../../fixtures/wait.ts';
 
 describe('databases', () => {

@@ -1,6 +1,5 @@
 import assert from 'node:assert/strict';
-import { startTestKernel, type TestKernel } from '../../../core/testing.ts';
-import { createWorkspace, signUp, type SignedUpUser } from '../../helpers.ts';
+import { startTestKernel, type TestKernel, createWorkspace, signUp, type SignedUpUser } from '../../../core/testing.ts';
 
 describe('select options and field conversion', () => {
   let t: TestKernel;

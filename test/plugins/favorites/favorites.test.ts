@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
-import { createWorkspace, type SignedUpUser } from '../../helpers.ts';
+import { createWorkspace, type SignedUpUser } from '../../../core/testing.ts';
 import { recordsWorld, type RecordsWorld } from '../records/setup.ts';
 import { createPat } from '../tokens/helpers.ts';
 import { eventsNamed } from '../workspaces/fixtures.ts';

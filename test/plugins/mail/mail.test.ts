@@ -1,12 +1,11 @@
 import assert from 'node:assert/strict';
-import { startTestKernel, type TestKernel } from '../../../core/testing.ts';
+import { startTestKernel, type TestKernel, signUp } from '../../../core/testing.ts';
 import { definePlugin } from '../../../core/plugin.ts';
 import type { Resolve } from '../../../core/container.ts';
 import type { ConfigInput } from '../../../core/config.ts';
 import system from '../../../plugins/system/index.ts';
 import auth from '../../../plugins/auth/index.ts';
 import mail, { type MailMessage, type MailProvider } from '../../../plugins/mail/index.ts';
-import { signUp } from '../../helpers.ts';
 import { captureLogs } from '../../fixtures/log-capture.ts';
 import { sleep, waitUntil } from '../../fixtures/wait.ts';
 import { body, header, startSmtpSink, type SmtpSink } from './smtp-sink.ts';

@@ -1,7 +1,6 @@
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
-import { startTestKernel } from '../../../core/testing.ts';
-import { createWorkspace, signUp } from '../../helpers.ts';
+import { startTestKernel, createWorkspace, signUp } from '../../../core/testing.ts';
 import { scenarioArb, USER_COUNT, type Probe, type Scenario, type Walk } from './property/arbitraries.ts';
 import { PropertyDatabase, type ApiPage, type PropertyEnv } from './property/database.ts';
 import type { RefField, RefRecord, RefWorld } from './reference/model.ts';

@@ -1,5 +1,4 @@
-import { startTestKernel, type TestKernel } from '../../../core/testing.ts';
-import { createWorkspace, signUp, type SignedUpUser } from '../../helpers.ts';
+import { startTestKernel, type TestKernel, createWorkspace, signUp, type SignedUpUser } from '../../../core/testing.ts';
 
 /** A workspace with an admin (who makes the database), an editor and a member, and database D with a few fields. */
 export interface RecordsWorld {

@@ -1,8 +1,7 @@
 import assert from 'node:assert/strict';
-import { startTestKernel, type TestKernel } from '../../../core/testing.ts';
+import { startTestKernel, type TestKernel, signUp } from '../../../core/testing.ts';
 import { AppError } from '../../../core/errors.ts';
 import { ReferralService } from '../../../plugins/referrals/referrals.service.ts';
-import { signUp } from '../../helpers.ts';
 
 const CODE = /^[ABCDEFGHJKMNPQRSTUVWXYZ23456789]{8}$/;
 

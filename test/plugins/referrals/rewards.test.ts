@@ -1,8 +1,7 @@
 import assert from 'node:assert/strict';
-import { startTestKernel, type TestKernel } from '../../../core/testing.ts';
+import { startTestKernel, type TestKernel, signUp } from '../../../core/testing.ts';
 import { definePlugin } from '../../../core/plugin.ts';
 import { builtinPlugins } from '../../../plugins/index.ts';
-import { signUp } from '../../helpers.ts';
 import { eventually } from '../tokens/helpers.ts';
 
 /** Stands in for billing: rewards a referrer when one of their referrals is attributed, through the exported service. */

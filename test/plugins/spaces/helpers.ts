@@ -1,5 +1,4 @@
-import type { TestKernel } from '../../../core/testing.ts';
-import type { SignedUpUser } from '../../helpers.ts';
+import type { TestKernel, SignedUpUser } from '../../../core/testing.ts';
 
 export type Auth = { Authorization: string };
 

@@ -1,11 +1,10 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
-import { startTestKernel, type TestKernel } from '../../../core/testing.ts';
+import { startTestKernel, type TestKernel, signUp } from '../../../core/testing.ts';
 import { definePlugin } from '../../../core/plugin.ts';
 import { notFound } from '../../../core/errors.ts';
 import { builtinPlugins } from '../../../plugins/index.ts';
 import type { TokenCreation } from '../../../plugins/tokens/hooks.ts';
-import { signUp } from '../../helpers.ts';
 
 /** Stands in for the workspaces plugin (not loaded here): only workspaces it knows may get tokens. */
 const known = new Set<string>();

@@ -1,5 +1,4 @@
-import type { TestKernel } from '../../../core/testing.ts';
-import { createWorkspace, type SignedUpUser } from '../../helpers.ts';
+import { type TestKernel, createWorkspace, type SignedUpUser } from '../../../core/testing.ts';
 
 export interface CreatedPat {
   id: string;

@@ -1,7 +1,6 @@
 import assert from 'node:assert/strict';
-import { startTestKernel, type TestKernel } from '../../../core/testing.ts';
+import { startTestKernel, type TestKernel, signUp, type SignedUpUser } from '../../../core/testing.ts';
 import { checksummedSecret } from '../../../core/secrets.ts';
-import { signUp, type SignedUpUser } from '../../helpers.ts';
 import { LastUsedRecorder } from '../../../plugins/tokens/last-used.ts';
 import { createPat, eventually } from './helpers.ts';
 

@@ -1,8 +1,7 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
-import { startTestKernel, type TestKernel } from '../../../core/testing.ts';
+import { startTestKernel, type TestKernel, createWorkspace, signUp, type SignedUpUser } from '../../../core/testing.ts';
 import { hashSecret, hasValidChecksum } from '../../../core/secrets.ts';
-import { createWorkspace, signUp, type SignedUpUser } from '../../helpers.ts';
 import { createPat } from './helpers.ts';
 
 const LIST_FIELDS = ['allow_run_button', 'created_at', 'id', 'last_used_at', 'name', 'prefix', 'scope', 'workspace_id'];

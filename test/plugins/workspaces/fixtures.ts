@@ -1,12 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import { definePlugin } from '../../../core/plugin.ts';
-import type { TestKernel } from '../../../core/testing.ts';
+import type { TestKernel, SignedUpUser } from '../../../core/testing.ts';
 import system from '../../../plugins/system/index.ts';
 import auth from '../../../plugins/auth/index.ts';
 import tokens from '../../../plugins/tokens/index.ts';
 import mail from '../../../plugins/mail/index.ts';
 import workspaces from '../../../plugins/workspaces/index.ts';
-import type { SignedUpUser } from '../../helpers.ts';
 
 /** The plugins invites and getting-started need, without the rest of the built-ins. */
 export const corePlugins = [system, auth, tokens, mail, workspaces];

@@ -1,8 +1,7 @@
 import assert from 'node:assert/strict';
 import { definePlugin } from '../../../core/plugin.ts';
-import { startTestKernel, type TestKernel } from '../../../core/testing.ts';
+import { startTestKernel, type TestKernel, createWorkspace, signUp } from '../../../core/testing.ts';
 import type { MemberChanged, MemberRemoved, WorkspaceDeleting } from '../../../plugins/workspaces/public.ts';
-import { createWorkspace, signUp } from '../../helpers.ts';
 import { corePlugins, join } from './fixtures.ts';
 
 /**

@@ -1,6 +1,5 @@
 import assert from 'node:assert/strict';
-import { startTestKernel, type TestKernel } from '../../../core/testing.ts';
-import { createWorkspace, signUp, type SignedUpUser } from '../../helpers.ts';
+import { startTestKernel, type TestKernel, createWorkspace, signUp, type SignedUpUser } from '../../../core/testing.ts';
 import { waitUntil } from '../../fixtures/wait.ts';
 
 /** Row counts of every table of the instance's schema: what a refused request must not change. */

@@ -1,6 +1,5 @@
 import assert from 'node:assert/strict';
-import { startTestKernel, type TestKernel } from '../../../core/testing.ts';
-import { signUp, type SignedUpUser } from '../../helpers.ts';
+import { startTestKernel, type TestKernel, signUp, type SignedUpUser } from '../../../core/testing.ts';
 
 describe('workspaces', () => {
   let t: TestKernel;

@@ -1,6 +1,5 @@
 import assert from 'node:assert/strict';
-import type { TestKernel } from '../../../../core/testing.ts';
-import type { SignedUpUser } from '../../../helpers.ts';
+import type { TestKernel, SignedUpUser } from '../../../../core/testing.ts';
 import { storedCell } from '../reference/cells.ts';
 import type { RefField, RefRecord, RefWorld } from '../reference/model.ts';
 import type { Change, LinkedDatabase, Values } from './arbitraries.ts';
