@@ -24,3 +24,15 @@ export const DatabaseErrors = defineErrors({
       `A ${type} field is ${what} by the ${owner} plugin, with what it belongs to (a link: its relation), not through the fields routes.`,
   },
 });
+
+/**
+ * A value refused by a field type. Not a catalogue entry: the type knows why the value is wrong but
+ * not where it was sent (a cell of a write, a filter's value), so whoever asked the type catches it
+ * and answers the kernel's `validation_failed` (422) with the detail at that pointer.
+ */
+export class InvalidCell extends Error {
+  constructor(readonly detail: string) {
+    super(detail);
+    this.name = 'InvalidCell';
+  }
+}

@@ -5,7 +5,8 @@ import { invalidField, type ErrorDetail } from '../../core/errors.ts';
 import { RecordErrors } from './errors.ts';
 import { checkOutsideCells, writeOutsideCells } from './outside-cells.ts';
 import { changedBefore, decodeValues, type DecodedValues } from './codec.ts';
-import type { RecordRow } from './record-table.ts';
+import type { RecordRow } from './record-row.ts';
+import { updateRecords } from './record-writes.ts';
 import type { RecordService } from './records.service.ts';
 import type { ApiRecord, PatchRecordsBody, RecordError } from './schemas.ts';
 
@@ -61,8 +62,9 @@ export class RecordBulkService {
         valid.splice(0, valid.length, ...valid.filter((v) => !refused.has(v.before.id)));
       }
       // Like PATCH R/{id}: no cells, no change (no version bump, no event).
-      const updated = await table.updateMany(
+      const updated = await updateRecords(
         trx,
+        table,
         valid.filter((v) => Object.keys(v.decoded.columns).length > 0 || v.decoded.cells.length > 0).map((v) => ({ id: v.before.id, columns: v.decoded.columns })),
         userId,
       );

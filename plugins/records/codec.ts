@@ -1,7 +1,10 @@
 import type { ErrorDetail } from '../../core/errors.ts';
 import { escapePointer } from '../../core/schema.ts';
 import { instantOut, InvalidCell, type OutputContext } from '../databases/public.ts';
-import { sourceOf, type LiveField, type RecordRow, type RecordTable } from './record-table.ts';
+import { sourceOf } from './computed-reads.ts';
+import type { LiveField } from './live-fields.ts';
+import type { RecordRow } from './record-row.ts';
+import type { RecordTable } from './record-table.ts';
 import type { ApiRecord } from './schemas.ts';
 
 /** A cell of a field stored outside the records table (a link), written after the record's row. */

@@ -3,6 +3,7 @@ import type { EventBus } from '../../core/events.ts';
 import type { UserPrincipal } from '../../core/principal.ts';
 import { notFound } from '../../core/errors.ts';
 import { positionBetween } from './positions.ts';
+import { insertCopy } from './record-writes.ts';
 import type { RecordService } from './records.service.ts';
 import type { ApiRecord } from './schemas.ts';
 
@@ -28,7 +29,7 @@ export class RecordDuplicateService {
       if (!source) throw notFound('No such record in this database.');
       const position = positionBetween(source.position, await table.neighbourPosition(trx, source, 'after'));
       const writable = table.fields.flatMap((f) => (f.column_name && !f.fieldType.readOnly ? [f.column_name] : []));
-      const row = await table.insertCopy(trx, source.id, writable, { position, userId });
+      const row = await insertCopy(trx, table, source.id, writable, { position, userId });
       for (const field of table.fields) if (!field.column_name && field.fieldType.store) await field.fieldType.store.duplicate(trx, field, source.id, row.id);
       await table.reactToWrites(trx, [row], { workspaceId, userId });
       const [record] = await this.records.present(trx, table, [row]);

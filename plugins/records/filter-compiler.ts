@@ -1,7 +1,8 @@
 import type { ErrorDetail } from '../../core/errors.ts';
 import { escapePointer, UUID_PATTERN } from '../../core/schema.ts';
 import { FILTER_OPS, InvalidCell, type Across, type FieldMeta, type FieldType, type FilterContext, type FilterOp, type FilterOps, type SqlCondition } from '../databases/public.ts';
-import type { LiveField, RecordTable } from './record-table.ts';
+import type { LiveField } from './live-fields.ts';
+import type { RecordTable } from './record-table.ts';
 
 /** Nesting and size bounds of one filter: enough for any view a person builds, small enough to plan fast. */
 export const MAX_FILTER_DEPTH = 8;

@@ -6,7 +6,9 @@ import { storeOutsideCells } from './outside-cells.ts';
 import { changedBefore } from './codec.ts';
 import type { MoveRecordBody } from './move.schemas.ts';
 import { positionBetween } from './positions.ts';
-import type { RecordRow, RecordTable } from './record-table.ts';
+import type { RecordRow } from './record-row.ts';
+import type { RecordTable } from './record-table.ts';
+import { updateLockedRecord } from './record-writes.ts';
 import type { RecordService } from './records.service.ts';
 import type { ApiRecord } from './schemas.ts';
 
@@ -39,7 +41,7 @@ export class RecordMoveService {
       const [decoded] = await this.records.decode(trx, table, workspaceId, [{ values: body.values ?? {}, base: '' }], errors);
       const position = await this.positionAt(trx, table, id, anchor);
       await table.fillComputed(trx, [before], table.fields);
-      const after = await table.update(trx, id, { ...decoded.columns, position }, userId);
+      const after = await updateLockedRecord(trx, table, id, { ...decoded.columns, position }, userId);
       await storeOutsideCells(trx, [{ recordId: id, cells: decoded.cells }], { workspaceId, userId });
       await table.reactToWrites(trx, [{ id, columns: decoded.columns }], { workspaceId, userId });
       const [beforeRecord, afterRecord] = await this.records.present(trx, table, [before, after]);

@@ -3,7 +3,7 @@ import { AppError, validationFailed } from '../../core/errors.ts';
 import { RecordErrors } from './errors.ts';
 import type { CellContext, CellProblem } from '../databases/public.ts';
 import type { DecodedCell } from './codec.ts';
-import type { LiveField } from './record-table.ts';
+import type { LiveField } from './live-fields.ts';
 
 /** The cells of records stored outside their table (links), grouped by field. */
 function byField(writes: Array<{ recordId: string; cells: DecodedCell[] }>): Map<LiveField, Array<{ recordId: string; value: unknown; pointer: string }>> {

@@ -8,7 +8,10 @@ import { acrossOf, compileFilter, type LinkedTables } from './filter-compiler.ts
 import type { RecordViewHooks } from './hooks.ts';
 import { decodeCursor, encodeCursor, queryFingerprint } from '../../core/cursor.ts';
 import { afterCursor, orderBy } from './query-cursor.ts';
-import { computedReads, TEXT_DATES, type LiveField, type RecordRow, type RecordTable } from './record-table.ts';
+import { computedReads } from './computed-reads.ts';
+import type { LiveField } from './live-fields.ts';
+import { TEXT_DATES, type RecordRow } from './record-row.ts';
+import type { RecordTable } from './record-table.ts';
 import type { RecordService } from './records.service.ts';
 import type { QueryPage, RecordQuery } from './schemas.ts';
 import { ID_KEY, sortKeys, type SortInput } from './sort-keys.ts';

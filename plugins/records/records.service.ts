@@ -9,7 +9,10 @@ import { changedBefore, decodeValues, encodeRecord, usersShown, type DecodedValu
 import { storeOutsideCells } from './outside-cells.ts';
 import { MemberCheck, UserNames } from './people.ts';
 import { positionsAfter } from './positions.ts';
-import { newRecordId, RecordTable, type LiveField, type RecordRow } from './record-table.ts';
+import type { LiveField } from './live-fields.ts';
+import { newRecordId, type RecordRow } from './record-row.ts';
+import { RecordTable } from './record-table.ts';
+import { insertRecords, updateRecord } from './record-writes.ts';
 import type { ApiRecord, PatchRecordBody } from './schemas.ts';
 
 type Values = Record<string, unknown>;
@@ -86,9 +89,10 @@ export class RecordService {
       const table = await this.open(trx, workspaceId, databaseId);
       const decoded = await this.decode(trx, table, workspaceId, inputs.map((values, i) => ({ values, base: bases[i] })));
       const positions = positionsAfter(await table.lastPosition(trx, this.storage), inputs.length);
-      const rows = await table.insert(
+      const rows = await insertRecords(
         trx,
         this.storage,
+        table,
         decoded.map((d, i) => ({ id: newRecordId(), ...d.columns, position: positions[i], created_by: userId, updated_by: userId })),
       );
       // Rows come back in position order, which is the order sent.
@@ -113,7 +117,7 @@ export class RecordService {
         if (current && body.version !== undefined && body.version !== current.version) throw versionConflict(current.version);
         return this.presentOne(trx, await this.seenBy(principal, table, trx), current);
       }
-      const updated = await table.updateOne(trx, id, decoded.columns, principal.user.id, body.version);
+      const updated = await updateRecord(trx, table, id, decoded.columns, principal.user.id, body.version);
       if (!updated) {
         const current = await table.find(trx, id);
         if (!current) throw notFound('No such record in this database.');

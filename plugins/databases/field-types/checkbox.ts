@@ -1,5 +1,6 @@
 import { Type } from '../../../core/schema.ts';
-import { defineFieldType, InvalidCell } from './field-type.ts';
+import { defineFieldType } from './field-type.ts';
+import { InvalidCell } from '../errors.ts';
 import { fitNumericSql } from './numeric-base.ts';
 import { CHECKBOX_OPS } from './ops.ts';
 import { sqlString, sqlTrim, trimText } from './sql.ts';

@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { invalidField } from '../../../core/errors.ts';
 import { Type } from '../../../core/schema.ts';
-import { InvalidCell, type FieldMeta } from './field-type.ts';
+import { type FieldMeta } from './field-type.ts';
+import { InvalidCell } from '../errors.ts';
 import { sqlCase, sqlString, sqlTrim, trimText } from './sql.ts';
 
 /** Options of single_select and multi_select: an ordered list of choices with stable ids. */

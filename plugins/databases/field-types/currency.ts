@@ -1,5 +1,6 @@
 import { Type } from '../../../core/schema.ts';
-import { defineFieldType, InvalidCell, type FieldMeta } from './field-type.ts';
+import { defineFieldType, type FieldMeta } from './field-type.ts';
+import { InvalidCell } from '../errors.ts';
 import { DEFAULT_PRECISION, fitNumericSql, formatFixed, numberTextSql, numericConversions, numericIn, numericMisfitSql, parseNumberText, requireNumber } from './numeric-base.ts';
 import { NUMBER_OPS } from './ops.ts';
 import { sqlString, sqlTrim, trimText } from './sql.ts';

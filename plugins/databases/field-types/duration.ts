@@ -1,5 +1,6 @@
 import { Type } from '../../../core/schema.ts';
-import { defineFieldType, InvalidCell, type FieldMeta } from './field-type.ts';
+import { defineFieldType, type FieldMeta } from './field-type.ts';
+import { InvalidCell } from '../errors.ts';
 import { toPlainDecimal } from './decimal.ts';
 import {
   DURATION_FORMATS, durationDecimals, fitNumericSql, numberTextSql, numericConversions, numericIn, parseNumberText, roundValue, type DurationFormat,

@@ -48,14 +48,6 @@ export interface FieldMeta<O = Record<string, unknown>> {
   unseen?: boolean;
 }
 
-/** A value refused by a type; the records plugin turns it into a 422 with a pointer at the cell. */
-export class InvalidCell extends Error {
-  constructor(readonly detail: string) {
-    super(detail);
-    this.name = 'InvalidCell';
-  }
-}
-
 /** What output may need besides the stored value (e.g. user names for `user` cells), loaded once per page. */
 export interface OutputContext {
   users: Map<string, { id: string; name: string }>;

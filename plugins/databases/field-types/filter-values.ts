@@ -1,4 +1,5 @@
-import { InvalidCell, type SqlCondition } from './field-type.ts';
+import { type SqlCondition } from './field-type.ts';
+import { InvalidCell } from '../errors.ts';
 
 /** At most this many values in `is_any_of` and friends: each becomes one bound parameter. */
 export const MAX_FILTER_VALUES = 100;

@@ -5,6 +5,7 @@
  * A field type registers itself through the databases plugin's `databases.fieldTypes` hook set.
  */
 export * from './field-type.ts';
+export { InvalidCell } from '../errors.ts';
 export { NUMBER_OPS, PRESENCE_OPS, TEXT_OPS } from './ops.ts';
 export { escapeLike } from '../../../core/like-pattern.ts';
 export { matchKeyOf, sqlTrim, trimText } from './sql.ts';

@@ -1,5 +1,6 @@
 import { Type } from '../../../core/schema.ts';
-import { defineFieldType, InvalidCell } from './field-type.ts';
+import { defineFieldType } from './field-type.ts';
+import { InvalidCell } from '../errors.ts';
 import { PRESENCE_OPS } from './ops.ts';
 import { toTextTargets, type TextCodec } from './text-codec.ts';
 

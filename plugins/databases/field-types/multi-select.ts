@@ -1,4 +1,5 @@
-import { defineFieldType, InvalidCell } from './field-type.ts';
+import { defineFieldType } from './field-type.ts';
+import { InvalidCell } from '../errors.ts';
 import {
   choiceOut, choicesFromTextSql, choicesOf, ChoicesOptionsSchema, counterpart, idArraySql, labelsSql, normalizeChoices, resolveChoice, splitLabels,
   type ChoicesOptions,

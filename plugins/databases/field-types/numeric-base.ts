@@ -1,5 +1,5 @@
 import type { Conversion, FieldMeta } from './field-type.ts';
-import { InvalidCell } from './field-type.ts';
+import { InvalidCell } from '../errors.ts';
 import { roundDecimal, toPlainDecimal } from './decimal.ts';
 import { sqlTrim, trimText } from './sql.ts';
 

@@ -1,5 +1,6 @@
 import { UUID_PATTERN } from '../../../core/schema.ts';
-import { InvalidCell, type FieldMeta, type FilterCompiler, type FilterOps, type SqlCondition } from './field-type.ts';
+import { type FieldMeta, type FilterCompiler, type FilterOps, type SqlCondition } from './field-type.ts';
+import { InvalidCell } from '../errors.ts';
 import { resolveChoice } from './choices.ts';
 import { escapeLike } from '../../../core/like-pattern.ts';
 import { cond, filterList, filterNumber, filterString, inList, orEmpty } from './filter-values.ts';

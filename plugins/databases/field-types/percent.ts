@@ -1,5 +1,6 @@
 import { Type } from '../../../core/schema.ts';
-import { defineFieldType, InvalidCell, type FieldMeta } from './field-type.ts';
+import { defineFieldType, type FieldMeta } from './field-type.ts';
+import { InvalidCell } from '../errors.ts';
 import { roundDecimal, shiftDecimal, toPlainDecimal } from './decimal.ts';
 import { DEFAULT_PRECISION, fitNumericSql, numberTextSql, numericConversions, numericIn, numericMisfitSql, parseNumberText, requireNumber } from './numeric-base.ts';
 import { NUMBER_OPS } from './ops.ts';

@@ -1,4 +1,5 @@
-import { InvalidCell, type OutputContext } from './field-type.ts';
+import { type OutputContext } from './field-type.ts';
+import { InvalidCell } from '../errors.ts';
 import { UUID_PATTERN } from '../../../core/schema.ts';
 
 /** What user, created_by and updated_by cells share: a user id stored, `{ id, name }` read. */

@@ -1,4 +1,4 @@
-import { InvalidCell } from './field-type.ts';
+import { InvalidCell } from '../errors.ts';
 import { dateIn } from './time.ts';
 
 /**

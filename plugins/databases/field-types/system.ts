@@ -1,4 +1,5 @@
-import { InvalidCell, type FieldMeta, type FieldType } from './field-type.ts';
+import { type FieldMeta, type FieldType } from './field-type.ts';
+import { InvalidCell } from '../errors.ts';
 
 type SystemDefinition<O> = Pick<FieldType<O>, 'type' | 'options' | 'systemColumn' | 'toApi' | 'ops' | 'sortExpr' | 'sortType' | 'canBeTitle' | 'normalizeOptions' | 'cell'> & {
   format(value: unknown, field: FieldMeta<O>): string;

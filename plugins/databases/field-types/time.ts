@@ -1,6 +1,6 @@
 import { invalidField } from '../../../core/errors.ts';
 import { Type } from '../../../core/schema.ts';
-import { InvalidCell } from './field-type.ts';
+import { InvalidCell } from '../errors.ts';
 import { sqlString, sqlTrim, trimText } from './sql.ts';
 
 /**
