@@ -1,5 +1,5 @@
 import { hash, verify } from '@node-rs/argon2';
-import { inTransaction, type Db, type Trx } from '../../core/db.ts';
+import { inTransaction, type Database, type Db, type Trx } from '../../core/db.ts';
 import { invalidField } from '../../core/errors.ts';
 import type { PublicUser } from './schemas.ts';
 import type { AuthOptions } from './options.ts';
@@ -27,15 +27,31 @@ export interface NewUser {
   instanceAdmin?: boolean;
 }
 
+/** What other plugins show of a user next to their own rows (members, watchers, user cells). */
+export interface UserContact {
+  id: string;
+  email: string;
+  name: string;
+}
+
 /** A hash to verify against when the email is unknown, so timing does not reveal which emails exist. */
 const DUMMY_HASH = hash('tessera-timing-equaliser');
 
+/** Constant text: a prepared statement on PostgreSQL, since record pages ask it for the people they show. */
+const CONTACTS = 'SELECT id, email, name FROM users WHERE id = ANY($1::uuid[])';
+
 export class UserService {
+  private readonly db: Db;
+  private readonly contactsLookup: (values: unknown[], trx?: Db) => Promise<UserContact[]>;
+
   constructor(
-    private readonly db: Db,
+    storage: Database,
     private readonly policy: AuthOptions['signUp'],
     private readonly hooks: SignUpHooks,
-  ) {}
+  ) {
+    this.db = storage.knex;
+    this.contactsLookup = storage.prepared('auth.user_contacts', CONTACTS);
+  }
 
   toPublic(u: Pick<UserRow, 'id' | 'email' | 'name' | 'avatar_key' | 'avatar_updated_at' | 'created_at'>): PublicUser {
     return {
@@ -49,6 +65,11 @@ export class UserService {
 
   findById(id: string, db: Db = this.db): Promise<UserRow | undefined> {
     return db<UserRow>('users').where({ id }).first();
+  }
+
+  /** The users among `ids` that exist, in no order; one statement. `db` is the caller's transaction, if any. */
+  async contactsOf(ids: readonly string[], db?: Db): Promise<UserContact[]> {
+    return ids.length === 0 ? [] : this.contactsLookup([ids], db);
   }
 
   findByEmail(email: string, db: Db = this.db): Promise<UserRow | undefined> {
@@ -159,6 +180,13 @@ export class UserService {
     const user = await this.findByEmail(email);
     const ok = await verify(user?.password_hash ?? (await DUMMY_HASH), password).catch(() => false);
     return user && user.password_hash && ok && !user.disabled_at ? user : null;
+  }
+
+  /** Records where the user's avatar blob is (`null`: no avatar); the blob itself is the users plugin's. */
+  async setAvatarKey(id: string, key: string | null): Promise<void> {
+    await this.db('users')
+      .where({ id })
+      .update({ avatar_key: key, avatar_updated_at: key === null ? null : this.db.fn.now(), updated_at: this.db.fn.now() });
   }
 
   async update(id: string, patch: { name?: string }): Promise<UserRow> {
