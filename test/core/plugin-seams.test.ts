@@ -26,8 +26,6 @@ const TABLES_NOT_YET_BEHIND_SERVICES: Record<string, string[]> = {
   'plugins/records/people.ts': ['users', 'workspace_members'],
   'plugins/records/watchers.service.ts': ['users'],
   'plugins/tokens/pat.strategy.ts': ['users'],
-  'plugins/workspaces/invites.service.ts': ['users'],
-  'plugins/workspaces/members.service.ts': ['users'],
 };
 
 /**
