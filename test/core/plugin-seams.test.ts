@@ -16,7 +16,6 @@ import { importsOf, pluginFolderOf, rel, ROOT, sourceFiles, stripComments, table
  * seam not made yet; a fixed one must leave the list (the test says so), a new one fails.
  */
 const TABLES_NOT_YET_BEHIND_SERVICES: Record<string, string[]> = {
-  'plugins/access/grants.service.ts': ['workspace_members'],
   'plugins/admin/stats.service.ts': ['users', 'sessions', 'personal_access_tokens', 'workspaces'],
   'plugins/admin/users.service.ts': ['users', 'sessions', 'workspace_members'],
   'plugins/admin/workspaces.service.ts': ['workspaces', 'workspace_members'],
