@@ -22,8 +22,6 @@ const TABLES_NOT_YET_BEHIND_SERVICES: Record<string, string[]> = {
   'plugins/databases/field-types/person.ts': ['users'],
   // The hold on every record write locks the workspace row FOR KEY SHARE in the same statement as the database row.
   'plugins/databases/table-catalog.ts': ['workspaces'],
-  'plugins/records/people.ts': ['users', 'workspace_members'],
-  'plugins/records/watchers.service.ts': ['users'],
   'plugins/tokens/pat.strategy.ts': ['users'],
 };
 
