@@ -3,3 +3,4 @@ export type { UserContact, UserService } from './users.service.ts';
 export type { SessionService } from './sessions.service.ts';
 export type { SignUpCheck, SignUpHooks } from './hooks.ts';
 export { PublicUser } from './schemas.ts';
+export { joinEnabledUser, userNameSortKey } from './user-sql.ts';
