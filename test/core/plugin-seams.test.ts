@@ -19,8 +19,6 @@ const TABLES_NOT_YET_BEHIND_SERVICES: Record<string, string[]> = {
   'plugins/admin/stats.service.ts': ['users', 'sessions', 'personal_access_tokens', 'workspaces'],
   'plugins/admin/users.service.ts': ['users', 'sessions', 'workspace_members'],
   'plugins/admin/workspaces.service.ts': ['workspaces', 'workspace_members'],
-  // The hold on every record write locks the workspace row FOR KEY SHARE in the same statement as the database row.
-  'plugins/databases/table-catalog.ts': ['workspaces'],
 };
 
 /**
