@@ -1,6 +1,8 @@
 import { hash, verify } from '@node-rs/argon2';
 import { inTransaction, type Database, type Db, type Trx } from '../../core/db.ts';
 import { invalidField } from '../../core/errors.ts';
+import { keysetPage, type Page } from '../../core/pagination.ts';
+import { containsPattern } from '../../core/like-pattern.ts';
 import type { PublicUser } from './schemas.ts';
 import type { AuthOptions } from './options.ts';
 import type { SignUpHooks } from './hooks.ts';
@@ -18,6 +20,18 @@ export interface UserRow {
   created_at: Date;
   updated_at: Date;
 }
+
+/** An account as the instance's administration sees it. */
+export type AccountRow = Pick<UserRow, 'id' | 'email' | 'name' | 'is_instance_admin' | 'disabled_at' | 'created_at'>;
+
+/** An administrator's change to an account; `disabled` sets or clears `disabled_at`. */
+export interface AccountChange {
+  name?: string;
+  is_instance_admin?: boolean;
+  disabled?: boolean;
+}
+
+const ACCOUNT_COLUMNS = ['u.id', 'u.email', 'u.name', 'u.is_instance_admin', 'u.disabled_at', 'u.created_at'];
 
 export interface NewUser {
   email: string;
@@ -180,6 +194,50 @@ export class UserService {
     const user = await this.findByEmail(email);
     const ok = await verify(user?.password_hash ?? (await DUMMY_HASH), password).catch(() => false);
     return user && user.password_hash && ok && !user.disabled_at ? user : null;
+  }
+
+  /** Every account, newest first: `q` a case-insensitive substring of the email or the name, `disabled` only (not) disabled ones. */
+  async listAccounts(filter: { q?: string; disabled?: boolean }, page: { limit?: number; cursor?: string }): Promise<Page<AccountRow>> {
+    const q = this.db('users as u').select(ACCOUNT_COLUMNS);
+    if (filter.q) {
+      const pattern = containsPattern(filter.q);
+      q.where((w) => w.whereILike('u.email', pattern).orWhereILike('u.name', pattern));
+    }
+    if (filter.disabled === true) q.whereNotNull('u.disabled_at');
+    if (filter.disabled === false) q.whereNull('u.disabled_at');
+    return keysetPage<AccountRow>(this.db, q, { keys: [{ column: 'u.created_at', type: 'timestamptz' }, { column: 'u.id', type: 'uuid' }], direction: 'desc' }, page);
+  }
+
+  async findAccount(id: string, db: Db = this.db): Promise<AccountRow | undefined> {
+    return db('users as u').where('u.id', id).first(ACCOUNT_COLUMNS);
+  }
+
+  /** How many accounts there are, how many are disabled, and how many enabled instance admins. */
+  async counts(): Promise<{ total: number; disabled: number; instance_admins: number }> {
+    return this.db('users').first(
+      this.db.raw('count(*)::int AS total'),
+      this.db.raw('(count(*) FILTER (WHERE disabled_at IS NOT NULL))::int AS disabled'),
+      this.db.raw('(count(*) FILTER (WHERE is_instance_admin AND disabled_at IS NULL))::int AS instance_admins'),
+    );
+  }
+
+  /** The enabled instance admins, their rows locked in a fixed order until `trx` ends: two admins changing each other at once cannot both succeed. */
+  async lockEnabledAdmins(trx: Trx): Promise<string[]> {
+    return trx('users').where({ is_instance_admin: true }).whereNull('disabled_at').orderBy('id').forNoKeyUpdate().pluck('id');
+  }
+
+  /** The account, its row locked (FOR NO KEY UPDATE) until `trx` ends for a change. */
+  async lockAccount(trx: Trx, id: string): Promise<Pick<UserRow, 'id' | 'is_instance_admin' | 'disabled_at'> | undefined> {
+    return trx('users').where({ id }).forNoKeyUpdate().first('id', 'is_instance_admin', 'disabled_at');
+  }
+
+  /** Applies an administrator's change; what the instance allows (a last admin, oneself) is the caller's to check. */
+  async updateAccount(trx: Trx, id: string, change: AccountChange): Promise<void> {
+    const patch: Record<string, unknown> = { updated_at: trx.fn.now() };
+    if (change.name !== undefined) patch.name = change.name.trim();
+    if (change.is_instance_admin !== undefined) patch.is_instance_admin = change.is_instance_admin;
+    if (change.disabled !== undefined) patch.disabled_at = change.disabled ? trx.fn.now() : null;
+    await trx('users').where({ id }).update(patch);
   }
 
   /** Records where the user's avatar blob is (`null`: no avatar); the blob itself is the users plugin's. */

@@ -64,6 +64,15 @@ export class MemberService {
     return new Set((await this.holdAmongStatement([workspaceId, userIds], trx)).map((r) => r.user_id));
   }
 
+  /** How many workspaces each of `userIds` belongs to (0 for none); one statement. */
+  async workspaceCounts(userIds: readonly string[], db: Db = this.db): Promise<Map<string, number>> {
+    const counts = new Map(userIds.map((id) => [id, 0]));
+    if (userIds.length === 0) return counts;
+    const rows: Array<{ user_id: string; n: number }> = await db('workspace_members').whereIn('user_id', userIds).groupBy('user_id').select('user_id', db.raw('count(*)::int AS n'));
+    for (const { user_id, n } of rows) counts.set(user_id, n);
+    return counts;
+  }
+
   /** Whether the account with this email is a member of the workspace. */
   async hasEmail(trx: Db, workspaceId: string, email: string): Promise<boolean> {
     const user = await this.users.findByEmail(email, trx);
