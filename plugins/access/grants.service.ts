@@ -5,7 +5,7 @@ import { isUser, type Principal, type UserPrincipal } from '../../core/principal
 import type { GrantRole } from '../../core/roles.ts';
 import { keysetPage, type Page } from '../../core/pagination.ts';
 import { notFound, validationFailed, type ErrorDetail } from '../../core/errors.ts';
-import type { WorkspaceService } from '../workspaces/public.ts';
+import type { MemberService, WorkspaceService } from '../workspaces/public.ts';
 import type { Grant, GrantQuery, PutGrantBody, ScopeType } from './schemas.ts';
 
 type GrantRow = {
@@ -43,6 +43,7 @@ export class GrantService {
     private readonly events: EventBus,
     private readonly authz: Authz,
     private readonly workspaces: WorkspaceService,
+    private readonly members: MemberService,
   ) {}
 
   async list(workspaceId: string, query: GrantQuery): Promise<Page<Grant>> {
@@ -63,8 +64,7 @@ export class GrantService {
     return inTransaction(this.db, async (trx) => {
       await this.workspaces.hold(trx, workspaceId);
       const errors: ErrorDetail[] = [];
-      const member = await trx('workspace_members').where({ workspace_id: workspaceId, user_id: body.user_id }).forShare().first('user_id');
-      if (!member) errors.push({ pointer: '/user_id', detail: 'Not a member of this workspace.' });
+      if (!(await this.members.holdAmong(trx, workspaceId, [body.user_id])).has(body.user_id)) errors.push({ pointer: '/user_id', detail: 'Not a member of this workspace.' });
       const scope = await this.authz.locate(body.scope_type, { workspaceId, id: body.scope_id, trx, lock: true });
       if (!scope) errors.push({ pointer: '/scope_id', detail: `No such ${body.scope_type} in this workspace.` });
       if (errors.length) throw validationFailed(errors);

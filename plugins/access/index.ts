@@ -22,7 +22,7 @@ export default definePlugin({
   migrations: path.join(path.dirname(fileURLToPath(import.meta.url)), 'migrations'),
   register(ctx) {
     ctx.provide('source', (r) => new GrantSource(r('database')));
-    ctx.provide('grants', (r) => new GrantService(r('db'), r('events'), r('authz'), r('workspaces.service')));
+    ctx.provide('grants', (r) => new GrantService(r('db'), r('events'), r('authz'), r('workspaces.service'), r('workspaces.members')));
 
     let source: GrantSource | undefined;
     ctx.hooks.auth.workspaceAccess.grants.tapPromise('grants', (access, trx) => (source ??= ctx.resolve('access.source')).fill(access, trx));

@@ -1,31 +1,30 @@
-import type { Knex } from 'knex';
-import type { Database, Db } from '../../core/db.ts';
+import type { Database } from '../../core/db.ts';
 import type { Host } from '../../core/host.ts';
+import type { SessionService, UserService } from '../auth/public.ts';
+import type { TokenService } from '../tokens/public.ts';
+import type { WorkspaceService } from '../workspaces/public.ts';
 import type { Stats } from './schemas.ts';
 
-/** Instance totals, each one cheap count: nothing here scans a tenant's content. */
+/** Instance totals, each one cheap count asked of the plugin that owns it: nothing here scans a tenant's content. */
 export class StatsService {
   constructor(
     private readonly database: Database,
     private readonly host: Host,
-    private readonly hasWorkspaces: () => boolean,
+    private readonly users: UserService,
+    private readonly sessions: SessionService,
+    /** Live, as the plugins below may be off or fail after this one registered. */
+    private readonly tokens: () => TokenService | null,
+    private readonly workspaces: () => WorkspaceService | null,
   ) {}
 
-  private get db(): Db {
-    return this.database.knex;
-  }
-
   async get(): Promise<Stats> {
+    const tokenService = this.tokens();
+    const workspaceService = this.workspaces();
     const [users, sessions, tokens, workspaces] = await Promise.all([
-      this.db('users')
-        .first(
-          this.db.raw('count(*)::int AS total'),
-          this.db.raw('(count(*) FILTER (WHERE disabled_at IS NOT NULL))::int AS disabled'),
-          this.db.raw('(count(*) FILTER (WHERE is_instance_admin AND disabled_at IS NULL))::int AS instance_admins'),
-        ),
-      this.count(this.db('sessions').where('expires_at', '>', this.db.fn.now())),
-      this.count(this.db('personal_access_tokens')),
-      this.hasWorkspaces() ? this.count(this.db('workspaces')) : null,
+      this.users.counts(),
+      this.sessions.countActive(),
+      tokenService ? tokenService.count() : 0,
+      workspaceService ? workspaceService.count() : null,
     ]);
     const plugins = { active: 0, disabled: 0, failed: 0 };
     for (const p of this.host.pluginStatuses()) plugins[p.state]++;
@@ -37,10 +36,5 @@ export class StatsService {
       plugins,
       database: { kind: this.database.kind },
     };
-  }
-
-  private async count(q: Knex.QueryBuilder): Promise<number> {
-    const row = (await q.first(this.db.raw('count(*)::int AS n'))) as { n: number };
-    return row.n;
   }
 }

@@ -1,23 +1,14 @@
-import { inTransaction, type Db, type Trx } from '../../core/db.ts';
+import { inTransaction, type Db } from '../../core/db.ts';
 import type { EventBus } from '../../core/events.ts';
 import type { UserPrincipal } from '../../core/principal.ts';
-import { keysetPage, type Page } from '../../core/pagination.ts';
+import type { Page } from '../../core/pagination.ts';
 import { notFound } from '../../core/errors.ts';
-import { containsPattern } from '../../core/like-pattern.ts';
+import type { AccountRow, SessionService, UserService } from '../auth/public.ts';
+import type { MemberService } from '../workspaces/public.ts';
 import { AdminErrors } from './errors.ts';
 import type { AdminUser, PatchUserBody, UserListQuery } from './schemas.ts';
 
-interface UserRow {
-  id: string;
-  email: string;
-  name: string;
-  is_instance_admin: boolean;
-  disabled_at: Date | null;
-  created_at: Date;
-  workspace_count: number | null;
-}
-
-function toAdminUser(row: UserRow): AdminUser {
+function toAdminUser(row: AccountRow, workspaceCount: number | null): AdminUser {
   return {
     id: row.id,
     email: row.email,
@@ -26,43 +17,31 @@ function toAdminUser(row: UserRow): AdminUser {
     disabled: row.disabled_at !== null,
     disabled_at: row.disabled_at?.toISOString() ?? null,
     created_at: row.created_at.toISOString(),
-    workspace_count: row.workspace_count === null ? null : Number(row.workspace_count),
+    workspace_count: workspaceCount,
   };
 }
 
-/** Every account on the instance: who may administer it, and who may sign in at all. */
+/** Every account on the instance (auth's): who may administer it, and who may sign in at all. */
 export class AdminUserService {
   constructor(
     private readonly db: Db,
     private readonly events: EventBus,
+    private readonly users: UserService,
+    private readonly sessions: SessionService,
     /** Live: the workspaces plugin may be off, or fail after this one registered. */
-    private readonly hasWorkspaces: () => boolean,
+    private readonly members: () => MemberService | null,
   ) {}
-
-  private select(db: Db) {
-    const workspaceCount = this.hasWorkspaces()
-      ? db.raw('(SELECT count(*)::int FROM workspace_members m WHERE m.user_id = u.id) AS workspace_count')
-      : db.raw('NULL::int AS workspace_count');
-    return db('users as u').select('u.id', 'u.email', 'u.name', 'u.is_instance_admin', 'u.disabled_at', 'u.created_at', workspaceCount);
-  }
 
   /** Newest first. */
   async list(query: UserListQuery): Promise<Page<AdminUser>> {
-    const q = this.select(this.db);
-    if (query.q) {
-      const pattern = containsPattern(query.q);
-      q.where((w) => w.whereILike('u.email', pattern).orWhereILike('u.name', pattern));
-    }
-    if (query.disabled === true) q.whereNotNull('u.disabled_at');
-    if (query.disabled === false) q.whereNull('u.disabled_at');
-    const page = await keysetPage<UserRow>(this.db, q, { keys: [{ column: 'u.created_at', type: 'timestamptz' }, { column: 'u.id', type: 'uuid' }], direction: 'desc' }, query);
-    return { data: page.data.map(toAdminUser), next_cursor: page.next_cursor };
+    const page = await this.users.listAccounts({ q: query.q, disabled: query.disabled }, query);
+    return { data: await this.withWorkspaceCounts(page.data), next_cursor: page.next_cursor };
   }
 
   async get(id: string, db: Db = this.db): Promise<AdminUser> {
-    const row = await this.select(db).where('u.id', id).first();
+    const row = await this.users.findAccount(id, db);
     if (!row) throw notFound('No such user.');
-    return toAdminUser(row);
+    return (await this.withWorkspaceCounts([row], db))[0];
   }
 
   /**
@@ -71,8 +50,9 @@ export class AdminUserService {
    */
   async update(principal: UserPrincipal, id: string, body: PatchUserBody): Promise<AdminUser> {
     return inTransaction(this.db, async (trx) => {
-      const admins = await this.lockEnabledAdmins(trx);
-      const before = await trx('users').where({ id }).forNoKeyUpdate().first('id', 'is_instance_admin', 'disabled_at');
+      // Locked in a fixed order: two admins disabling or demoting each other at once cannot both succeed.
+      const admins = await this.users.lockEnabledAdmins(trx);
+      const before = await this.users.lockAccount(trx, id);
       if (!before) throw notFound('No such user.');
       if (id === principal.user.id && body.disabled === true) throw AdminErrors.self_change('disable');
       if (id === principal.user.id && body.is_instance_admin === false) throw AdminErrors.self_change('demote');
@@ -80,17 +60,12 @@ export class AdminUserService {
       const isAdmin = (body.is_instance_admin ?? before.is_instance_admin) && !(body.disabled ?? before.disabled_at !== null);
       if (wasAdmin && !isAdmin && admins.length <= 1) throw AdminErrors.last_instance_admin();
 
-      const patch: Record<string, unknown> = { updated_at: trx.fn.now() };
-      if (body.name !== undefined) patch.name = body.name.trim();
-      if (body.is_instance_admin !== undefined) patch.is_instance_admin = body.is_instance_admin;
       const disabling = body.disabled === true && before.disabled_at === null;
       const enabling = body.disabled === false && before.disabled_at !== null;
-      if (disabling) patch.disabled_at = trx.fn.now();
-      if (enabling) patch.disabled_at = null;
-      await trx('users').where({ id }).update(patch);
+      await this.users.updateAccount(trx, id, { name: body.name, is_instance_admin: body.is_instance_admin, disabled: disabling ? true : enabling ? false : undefined });
       if (disabling) {
         // Tokens are kept (they are refused while the user is disabled); sessions are not worth keeping.
-        await trx('sessions').where({ user_id: id }).delete();
+        await this.sessions.revokeAllOf(id, trx);
         await this.events.emit(trx, { name: 'user.disabled', actorId: principal.user.id, payload: { user_id: id } });
       }
       if (enabling) await this.events.emit(trx, { name: 'user.enabled', actorId: principal.user.id, payload: { user_id: id } });
@@ -98,9 +73,10 @@ export class AdminUserService {
     });
   }
 
-  /** Locked in a fixed order: two admins disabling or demoting each other at once cannot both succeed. */
-  private async lockEnabledAdmins(trx: Trx): Promise<string[]> {
-    const rows = await trx('users').where({ is_instance_admin: true }).whereNull('disabled_at').orderBy('id').forNoKeyUpdate().select('id');
-    return rows.map((r: { id: string }) => r.id);
+  /** Each account with how many workspaces it belongs to (null without the workspaces plugin), one statement for all. */
+  private async withWorkspaceCounts(rows: AccountRow[], db?: Db): Promise<AdminUser[]> {
+    const members = this.members();
+    const counts = members && (await members.workspaceCounts(rows.map((r) => r.id), db));
+    return rows.map((row) => toAdminUser(row, counts ? (counts.get(row.id) ?? 0) : null));
   }
 }

@@ -44,7 +44,7 @@ export default definePlugin<AuthOptions>({
   register(ctx) {
     const { sessionTtlHours, signInRateLimit, signUpRateLimit, oauth } = ctx.options;
     const signUpHooks = ctx.defineHooks('signUp', createSignUpHooks());
-    ctx.provide('users', (r) => new UserService(r('db'), ctx.options.signUp, signUpHooks));
+    ctx.provide('users', (r) => new UserService(r('database'), ctx.options.signUp, signUpHooks));
     ctx.provide('sessions', (r) => new SessionService(r('database'), r('caches'), sessionTtlHours));
     ctx.provide('signInLimiter', (r) => new SignInLimiter(r('db'), signInRateLimit));
     ctx.provide('rateLimiter', (r) => new RateLimiter(r('db')));

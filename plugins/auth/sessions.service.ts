@@ -51,7 +51,13 @@ export class SessionService {
     return { kind: 'session', sessionId: row.session_id, user: principalUserOf(row) };
   }
 
-  async revoke(sessionId: string): Promise<void> {
+  /** Sessions not yet expired, on the whole instance. */
+  async countActive(): Promise<number> {
+    const row = (await this.db('sessions').where('expires_at', '>', this.db.fn.now()).first(this.db.raw('count(*)::int AS n'))) as { n: number };
+    return row.n;
+  }
+
+    async revoke(sessionId: string): Promise<void> {
     await this.db('sessions').where({ id: sessionId }).delete();
   }
 

@@ -1,6 +1,8 @@
 import { hash, verify } from '@node-rs/argon2';
-import { inTransaction, type Db, type Trx } from '../../core/db.ts';
+import { inTransaction, type Database, type Db, type Trx } from '../../core/db.ts';
 import { invalidField } from '../../core/errors.ts';
+import { keysetPage, type Page } from '../../core/pagination.ts';
+import { containsPattern } from '../../core/like-pattern.ts';
 import type { PublicUser } from './schemas.ts';
 import type { AuthOptions } from './options.ts';
 import type { SignUpHooks } from './hooks.ts';
@@ -19,6 +21,18 @@ export interface UserRow {
   updated_at: Date;
 }
 
+/** An account as the instance's administration sees it. */
+export type AccountRow = Pick<UserRow, 'id' | 'email' | 'name' | 'is_instance_admin' | 'disabled_at' | 'created_at'>;
+
+/** An administrator's change to an account; `disabled` sets or clears `disabled_at`. */
+export interface AccountChange {
+  name?: string;
+  is_instance_admin?: boolean;
+  disabled?: boolean;
+}
+
+const ACCOUNT_COLUMNS = ['u.id', 'u.email', 'u.name', 'u.is_instance_admin', 'u.disabled_at', 'u.created_at'];
+
 export interface NewUser {
   email: string;
   name: string;
@@ -27,15 +41,31 @@ export interface NewUser {
   instanceAdmin?: boolean;
 }
 
+/** What other plugins show of a user next to their own rows (members, watchers, user cells). */
+export interface UserContact {
+  id: string;
+  email: string;
+  name: string;
+}
+
 /** A hash to verify against when the email is unknown, so timing does not reveal which emails exist. */
 const DUMMY_HASH = hash('tessera-timing-equaliser');
 
+/** Constant text: a prepared statement on PostgreSQL, since record pages ask it for the people they show. */
+const CONTACTS = 'SELECT id, email, name FROM users WHERE id = ANY($1::uuid[])';
+
 export class UserService {
+  private readonly db: Db;
+  private readonly contactsLookup: (values: unknown[], trx?: Db) => Promise<UserContact[]>;
+
   constructor(
-    private readonly db: Db,
+    storage: Database,
     private readonly policy: AuthOptions['signUp'],
     private readonly hooks: SignUpHooks,
-  ) {}
+  ) {
+    this.db = storage.knex;
+    this.contactsLookup = storage.prepared('auth.user_contacts', CONTACTS);
+  }
 
   toPublic(u: Pick<UserRow, 'id' | 'email' | 'name' | 'avatar_key' | 'avatar_updated_at' | 'created_at'>): PublicUser {
     return {
@@ -49,6 +79,11 @@ export class UserService {
 
   findById(id: string, db: Db = this.db): Promise<UserRow | undefined> {
     return db<UserRow>('users').where({ id }).first();
+  }
+
+  /** The users among `ids` that exist, in no order; one statement. `db` is the caller's transaction, if any. */
+  async contactsOf(ids: readonly string[], db?: Db): Promise<UserContact[]> {
+    return ids.length === 0 ? [] : this.contactsLookup([ids], db);
   }
 
   findByEmail(email: string, db: Db = this.db): Promise<UserRow | undefined> {
@@ -159,6 +194,57 @@ export class UserService {
     const user = await this.findByEmail(email);
     const ok = await verify(user?.password_hash ?? (await DUMMY_HASH), password).catch(() => false);
     return user && user.password_hash && ok && !user.disabled_at ? user : null;
+  }
+
+  /** Every account, newest first: `q` a case-insensitive substring of the email or the name, `disabled` only (not) disabled ones. */
+  async listAccounts(filter: { q?: string; disabled?: boolean }, page: { limit?: number; cursor?: string }): Promise<Page<AccountRow>> {
+    const q = this.db('users as u').select(ACCOUNT_COLUMNS);
+    if (filter.q) {
+      const pattern = containsPattern(filter.q);
+      q.where((w) => w.whereILike('u.email', pattern).orWhereILike('u.name', pattern));
+    }
+    if (filter.disabled === true) q.whereNotNull('u.disabled_at');
+    if (filter.disabled === false) q.whereNull('u.disabled_at');
+    return keysetPage<AccountRow>(this.db, q, { keys: [{ column: 'u.created_at', type: 'timestamptz' }, { column: 'u.id', type: 'uuid' }], direction: 'desc' }, page);
+  }
+
+  async findAccount(id: string, db: Db = this.db): Promise<AccountRow | undefined> {
+    return db('users as u').where('u.id', id).first(ACCOUNT_COLUMNS);
+  }
+
+  /** How many accounts there are, how many are disabled, and how many enabled instance admins. */
+  async counts(): Promise<{ total: number; disabled: number; instance_admins: number }> {
+    return this.db('users').first(
+      this.db.raw('count(*)::int AS total'),
+      this.db.raw('(count(*) FILTER (WHERE disabled_at IS NOT NULL))::int AS disabled'),
+      this.db.raw('(count(*) FILTER (WHERE is_instance_admin AND disabled_at IS NULL))::int AS instance_admins'),
+    );
+  }
+
+  /** The enabled instance admins, their rows locked in a fixed order until `trx` ends: two admins changing each other at once cannot both succeed. */
+  async lockEnabledAdmins(trx: Trx): Promise<string[]> {
+    return trx('users').where({ is_instance_admin: true }).whereNull('disabled_at').orderBy('id').forNoKeyUpdate().pluck('id');
+  }
+
+  /** The account, its row locked (FOR NO KEY UPDATE) until `trx` ends for a change. */
+  async lockAccount(trx: Trx, id: string): Promise<Pick<UserRow, 'id' | 'is_instance_admin' | 'disabled_at'> | undefined> {
+    return trx('users').where({ id }).forNoKeyUpdate().first('id', 'is_instance_admin', 'disabled_at');
+  }
+
+  /** Applies an administrator's change; what the instance allows (a last admin, oneself) is the caller's to check. */
+  async updateAccount(trx: Trx, id: string, change: AccountChange): Promise<void> {
+    const patch: Record<string, unknown> = { updated_at: trx.fn.now() };
+    if (change.name !== undefined) patch.name = change.name.trim();
+    if (change.is_instance_admin !== undefined) patch.is_instance_admin = change.is_instance_admin;
+    if (change.disabled !== undefined) patch.disabled_at = change.disabled ? trx.fn.now() : null;
+    await trx('users').where({ id }).update(patch);
+  }
+
+  /** Records where the user's avatar blob is (`null`: no avatar); the blob itself is the users plugin's. */
+  async setAvatarKey(id: string, key: string | null): Promise<void> {
+    await this.db('users')
+      .where({ id })
+      .update({ avatar_key: key, avatar_updated_at: key === null ? null : this.db.fn.now(), updated_at: this.db.fn.now() });
   }
 
   async update(id: string, patch: { name?: string }): Promise<UserRow> {

@@ -41,7 +41,8 @@ export default definePlugin<DatabasesOptions>({
   id: 'databases',
   version: '1.0.0',
   kernel: '^1.0.0',
-  dependsOn: { workspaces: '^1.0.0', spaces: '^1.0.0' },
+  // People cells (user, created_by, updated_by) sort by the account's name, which auth's SQL reads.
+  dependsOn: { auth: '^1.0.0', workspaces: '^1.0.0', spaces: '^1.0.0' },
   migrations: path.join(path.dirname(fileURLToPath(import.meta.url)), 'migrations'),
   optionsSchema: DatabasesOptionsSchema,
   exports: ['databases.fieldTypes', 'databases.service', 'databases.fields', 'databases.viewIndexes', 'databases.tableDrops', 'databases.fieldLimits', 'databases.managedFields', 'databases.catalog'],

@@ -1,13 +1,16 @@
 import type { Database as Storage, Db } from '../../core/db.ts';
+import { workspaceHoldSql } from '../workspaces/public.ts';
+
+const workspaceHold = workspaceHoldSql('d.workspace_id');
 
 /**
- * Holds the workspace row FOR KEY SHARE (as workspaces.service.hold takes it: its deletion waits) and the
- * database row FOR SHARE, and answers the database's schema version. A change to the fields bumps that version
- * holding the row (schema-change.ts), so until commit the fields of that version are the fields. One statement
- * on the write path of every record. `$1` database id, `$2` workspace id.
+ * Holds the workspace row (the workspaces plugin's hold, in its SQL: its deletion waits) and the database row
+ * FOR SHARE, and answers the database's schema version. A change to the fields bumps that version holding the
+ * row (schema-change.ts), so until commit the fields of that version are the fields. One statement on the write
+ * path of every record. `$1` database id, `$2` workspace id.
  */
-const HOLD_DATABASE = `SELECT d.schema_version FROM databases d JOIN workspaces w ON w.id = d.workspace_id
- WHERE d.id = $1 AND d.workspace_id = $2 FOR SHARE OF d FOR KEY SHARE OF w`;
+const HOLD_DATABASE = `SELECT d.schema_version FROM databases d ${workspaceHold.join}
+ WHERE d.id = $1 AND d.workspace_id = $2 FOR SHARE OF d ${workspaceHold.lock}`;
 
 /**
  * The database's table, workspace and schema version, then its live fields, title first, each with the live

@@ -51,7 +51,7 @@ export class FavoriteService {
       // Holds the workspace and the database rows: deleting either waits for this favorite, then takes it along.
       await this.records.open(trx, workspaceId, databaseId);
       // The membership row, held FOR SHARE: a removal (which forgets the member's favorites) waits too.
-      if (!(await this.records.members.among(trx, workspaceId, [userId])).has(userId)) throw notFound();
+      if (!(await this.records.members.holdAmong(trx, workspaceId, [userId])).has(userId)) throw notFound();
       const key = { user_id: userId, target_type: body.target_type, target_id: body.target_id };
       const inserted: StoredFavorite[] = await trx(TABLE)
         .insert({ ...key, workspace_id: workspaceId, database_id: databaseId })

@@ -39,7 +39,7 @@ export class RecordBulkService {
         return { id, values, cells, decoded: decodeValues(table, values, '', cells) };
       });
       const named = inputs.flatMap((c) => c.decoded.users.map((u) => u.id));
-      const members = await this.records.members.among(trx, workspaceId, [...new Set(named)]);
+      const members = await this.records.members.holdAmong(trx, workspaceId, [...new Set(named)]);
       for (const { id, cells, decoded } of inputs) {
         const before = rows.get(id);
         if (!before) {

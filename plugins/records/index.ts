@@ -33,19 +33,20 @@ export default definePlugin({
   id: 'records',
   version: '1.0.0',
   kernel: '^1.0.0',
-  dependsOn: { databases: '^1.0.0', workspaces: '^1.0.0' },
+  // User cells name accounts (auth) that must be members of the workspace (workspaces).
+  dependsOn: { auth: '^1.0.0', databases: '^1.0.0', workspaces: '^1.0.0' },
   migrations: path.join(path.dirname(fileURLToPath(import.meta.url)), 'migrations'),
   exports: ['records.service', 'records.query'],
   register(ctx) {
     const lifecycle = ctx.defineHooks('lifecycle', createRecordLifecycle());
     const views = ctx.defineHooks('views', createRecordViewHooks());
     documentCellsOf(() => ctx.resolve('databases.fieldTypes'));
-    ctx.provide('service', (r) => new RecordService(r('db'), r('events'), r('databases.fieldTypes'), r('database'), r('caches'), r('authz'), r('databases.catalog')));
+    ctx.provide('service', (r) => new RecordService(r('db'), r('events'), r('databases.fieldTypes'), r('database'), r('caches'), r('authz'), r('databases.catalog'), r('auth.users'), r('workspaces.members')));
     ctx.provide('bulk', (r) => new RecordBulkService(r('db'), r('events'), r('records.service')));
     ctx.provide('trash', (r) => new TrashService(r('db'), r('records.service'), r('records.watchers'), r('databases.catalog'), lifecycle));
     ctx.provide('duplicate', (r) => new RecordDuplicateService(r('db'), r('events'), r('records.service')));
     ctx.provide('move', (r) => new RecordMoveService(r('db'), r('events'), r('records.service')));
-    ctx.provide('watchers', (r) => new WatcherService(r('db'), r('records.service'), r('authz')));
+    ctx.provide('watchers', (r) => new WatcherService(r('db'), r('records.service'), r('authz'), r('auth.users')));
     ctx.provide('query', (r) => new QueryService(r('db'), views, r('records.service'), r('database'), r('authz')));
     ctx.routes([...queryRoutes(), ...recordRoutes(), ...bulkRoutes()]);
     ctx.routes([...actionRoutes(), ...watcherRoutes()]);

@@ -4,10 +4,12 @@ import { inTransaction, type Database as Storage, type Db } from '../../core/db.
 import type { EventBus } from '../../core/events.ts';
 import type { UserPrincipal } from '../../core/principal.ts';
 import { notFound, validationFailed, versionConflict, type ErrorDetail } from '../../core/errors.ts';
+import type { UserService } from '../auth/public.ts';
 import type { FieldTypeRegistry, TableCatalog } from '../databases/public.ts';
+import type { MemberService } from '../workspaces/public.ts';
 import { changedBefore, decodeValues, encodeRecord, usersShown, type DecodedValues } from './codec.ts';
 import { storeOutsideCells } from './outside-cells.ts';
-import { MemberCheck, UserNames } from './people.ts';
+import { UserNames } from './people.ts';
 import { positionsAfter } from './positions.ts';
 import type { LiveField } from './live-fields.ts';
 import { newRecordId, type RecordRow } from './record-row.ts';
@@ -26,7 +28,6 @@ type Values = Record<string, unknown>;
 export class RecordService {
   private readonly tables: LocalCache<RecordTable | undefined>;
   private readonly names: UserNames;
-  readonly members: MemberCheck;
 
   constructor(
     private readonly db: Db,
@@ -36,10 +37,12 @@ export class RecordService {
     caches: CacheSignals,
     private readonly authz: Authz,
     private readonly catalog: TableCatalog,
+    users: UserService,
+    /** Which users a write names are members, held until it commits: a removal (which forgets their watches) waits for it. */
+    readonly members: Pick<MemberService, 'holdAmong'>,
   ) {
     this.tables = caches.create('records.tables', { topics: { databases: 'group' } });
-    this.names = new UserNames(storage, caches);
-    this.members = new MemberCheck(storage);
+    this.names = new UserNames(users, caches);
   }
 
   /** The records table of a database as reads see it; 404 when the database is not in the workspace. */
@@ -170,7 +173,7 @@ export class RecordService {
   async decode(trx: Db, table: RecordTable, workspaceId: string, inputs: Array<{ values: Values; base: string }>, errors: ErrorDetail[] = []): Promise<DecodedValues[]> {
     const decoded = inputs.map(({ values, base }) => decodeValues(table, values, base, errors));
     const named = decoded.flatMap((d) => d.users);
-    const members = await this.members.among(trx, workspaceId, [...new Set(named.map((u) => u.id))]);
+    const members = await this.members.holdAmong(trx, workspaceId, [...new Set(named.map((u) => u.id))]);
     for (const { id, pointer } of named) {
       if (!members.has(id)) errors.push({ pointer, detail: `User ${id} is not a member of this workspace.` });
     }

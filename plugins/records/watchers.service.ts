@@ -3,16 +3,16 @@ import { inTransaction, type Db } from '../../core/db.ts';
 import { keysetPage, type Page } from '../../core/pagination.ts';
 import type { UserPrincipal } from '../../core/principal.ts';
 import { notFound } from '../../core/errors.ts';
+import type { UserService } from '../auth/public.ts';
 import type { RecordService } from './records.service.ts';
 import type { Watcher } from './watchers.schemas.ts';
 
 const TABLE = 'record_watchers';
-const ORDER = { keys: [{ column: 'w.created_at', type: 'timestamptz' as const }, { column: 'w.user_id', type: 'uuid' as const }], direction: 'asc' as const };
+const ORDER = { keys: [{ column: 'created_at', type: 'timestamptz' as const }, { column: 'user_id', type: 'uuid' as const }], direction: 'asc' as const };
 const NO_RECORD = 'No such record in this database.';
 
 interface WatcherRow {
   user_id: string;
-  name: string;
   created_at: Date;
 }
 
@@ -26,6 +26,7 @@ export class WatcherService {
     private readonly db: Db,
     private readonly records: RecordService,
     private readonly authz: Authz,
+    private readonly users: UserService,
   ) {}
 
   /** Starts watching a live record; `created` is false when the caller already watched it (nothing changes). */
@@ -35,14 +36,15 @@ export class WatcherService {
       const table = await this.records.open(trx, workspaceId, databaseId);
       if (!(await table.find(trx, id))) throw notFound(NO_RECORD);
       // The membership row, held FOR SHARE: a removal (which forgets the member's watches) waits for this insert.
-      if (!(await this.records.members.among(trx, workspaceId, [userId])).has(userId)) throw notFound();
+      if (!(await this.records.members.holdAmong(trx, workspaceId, [userId])).has(userId)) throw notFound();
       const inserted = await trx(TABLE)
         .insert({ workspace_id: workspaceId, database_id: databaseId, record_id: id, user_id: userId })
         .onConflict(['database_id', 'record_id', 'user_id'])
         .ignore()
         .returning('user_id');
-      const row = (await this.watchers(trx, databaseId, id).where('w.user_id', userId).first()) as WatcherRow;
-      return { watcher: toWatcher(row), created: inserted.length > 0 };
+      const row = (await this.watchers(trx, databaseId, id).where('user_id', userId).first()) as WatcherRow;
+      const [watcher] = await this.named([row], trx);
+      return { watcher, created: inserted.length > 0 };
     });
   }
 
@@ -56,7 +58,7 @@ export class WatcherService {
   async list(workspaceId: string, databaseId: string, id: string, page: { limit?: number; cursor?: string }): Promise<Page<Watcher>> {
     await this.requireLive(workspaceId, databaseId, id);
     const rows = await keysetPage<WatcherRow>(this.db, this.watchers(this.db, databaseId, id), ORDER, page);
-    return { data: rows.data.map(toWatcher), next_cursor: rows.next_cursor };
+    return { data: await this.named(rows.data), next_cursor: rows.next_cursor };
   }
 
   /** Forgets the watchers of records gone for good (the trash purge). */
@@ -84,7 +86,16 @@ export class WatcherService {
   }
 
   private watchers(db: Db, databaseId: string, recordId: string) {
-    return db(`${TABLE} as w`).join('users as u', 'u.id', 'w.user_id').where({ 'w.database_id': databaseId, 'w.record_id': recordId }).select('w.user_id', 'u.name', 'w.created_at');
+    return db(TABLE).where({ database_id: databaseId, record_id: recordId }).select('user_id', 'created_at');
+  }
+
+  /** Watchers with their names, asked of `auth.users` for the whole page in one statement. */
+  private async named(rows: WatcherRow[], db?: Db): Promise<Watcher[]> {
+    const names = new Map((await this.users.contactsOf(rows.map((r) => r.user_id), db)).map((u) => [u.id, u.name]));
+    return rows.flatMap((row) => {
+      const name = names.get(row.user_id);
+      return name === undefined ? [] : [toWatcher(row, name)];
+    });
   }
 
   private async requireLive(workspaceId: string, databaseId: string, id: string): Promise<void> {
@@ -93,6 +104,6 @@ export class WatcherService {
   }
 }
 
-function toWatcher(row: WatcherRow): Watcher {
-  return { user_id: row.user_id, name: row.name, watching_since: row.created_at.toISOString() };
+function toWatcher(row: WatcherRow, name: string): Watcher {
+  return { user_id: row.user_id, name, watching_since: row.created_at.toISOString() };
 }

@@ -3,16 +3,16 @@ import type { Database } from '../../core/db.ts';
 import { PRINCIPAL_USER_COLUMNS, principalUserOf, type Principal, type PrincipalUserRow, type TokenScope } from '../../core/principal.ts';
 import { hasValidChecksum, hashSecret } from '../../core/secrets.ts';
 import type { LastUsedRecorder } from './last-used.ts';
+import { joinEnabledUser } from '../auth/public.ts';
 
 export const PAT_PREFIX = 'tpat_';
 
-/** Constant text, one parameter: prepared once per connection, then only bound and executed. */
+/** Constant text (built once, the user join auth's), one parameter: prepared once per connection, then only bound and executed. */
 const LOOKUP = `
   SELECT t.id, t.workspace_id, t.scope, t.allow_run_button, t.last_used_at, t.expires_at, ${PRINCIPAL_USER_COLUMNS}
     FROM personal_access_tokens t
-    JOIN users u ON u.id = t.user_id
+    ${joinEnabledUser('t.user_id')}
    WHERE t.token_hash = $1
-     AND u.disabled_at IS NULL
      AND (t.expires_at IS NULL OR t.expires_at > now())`;
 
 interface LookupRow extends PrincipalUserRow {

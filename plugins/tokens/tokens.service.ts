@@ -80,7 +80,13 @@ export class TokenService {
   }
 
   /** Deletes the caller's token; false when it does not exist or belongs to someone else. */
-  async revoke(userId: string, tokenId: string): Promise<boolean> {
+  /** Tokens on the whole instance, expired ones included. */
+  async count(): Promise<number> {
+    const row = (await this.db(TABLE).first(this.db.raw('count(*)::int AS n'))) as { n: number };
+    return row.n;
+  }
+
+    async revoke(userId: string, tokenId: string): Promise<boolean> {
     // `returning` because knex-pglite reports a delete's row count as an object, not a number.
     const deleted = await this.db(TABLE).where({ id: tokenId, user_id: userId }).delete().returning('id');
     return deleted.length > 0;

@@ -20,7 +20,7 @@ export default definePlugin({
   exports: ['users.preferences'],
   register(ctx) {
     ctx.provide('preferences', (r) => new PreferencesService(r('db')));
-    ctx.provide('avatars', (r) => new AvatarService(r('db'), r('blobs')));
+    ctx.provide('avatars', (r) => new AvatarService(r('auth.users'), r('blobs')));
     ctx.routes(usersRoutes());
   },
 });

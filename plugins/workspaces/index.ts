@@ -37,7 +37,7 @@ export default definePlugin({
     const lifecycle = ctx.defineHooks('lifecycle', createWorkspaceLifecycle());
     ctx.provide('membership', (r) => new MembershipSource(r('database')));
     ctx.provide('service', (r) => new WorkspaceService(r('db'), lifecycle, r('events')));
-    ctx.provide('members', (r) => new MemberService(r('db'), lifecycle, r('events'), r('authz'), r('tokens.service')));
+    ctx.provide('members', (r) => new MemberService(r('database'), lifecycle, r('events'), r('authz'), r('tokens.service'), r('auth.users')));
     ctx.provide('invites', (r) => new InviteService(r('db'), r('events'), r('authz'), r('workspaces.members'), r('workspaces.service'), () => (ctx.has('mail') ? ctx.resolve('mail.sender') : null)));
     ctx.provide('gettingStarted', (r) => new GettingStartedService(r('db')));
 

@@ -96,12 +96,7 @@ export class InviteService {
     return inTransaction(this.db, async (trx) => {
       const workspace = await this.workspaces.hold(trx, workspaceId);
       if (spaceIds.length) await this.members.checkSpaces(trx, workspaceId, spaceIds, '/space_ids');
-      const member = await trx('workspace_members as m')
-        .join('users as u', 'u.id', 'm.user_id')
-        .where('m.workspace_id', workspaceId)
-        .whereRaw('lower(u.email) = lower(?)', [email])
-        .first('m.user_id');
-      if (member) throw WorkspaceErrors.already_member();
+      if (await this.members.hasEmail(trx, workspaceId, email)) throw WorkspaceErrors.already_member();
       const pending = await trx(TABLE).where({ workspace_id: workspaceId, status: 'pending' }).whereRaw('lower(email) = lower(?)', [email]).first('id');
       if (pending) throw pendingConflict(workspaceId, pending.id);
       const token = randomSecret('', INVITE_TOKEN_CHARS);

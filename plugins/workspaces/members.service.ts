@@ -1,4 +1,4 @@
-import { inTransaction, type Db, type Trx } from '../../core/db.ts';
+import { inTransaction, type Database, type Db, type Trx } from '../../core/db.ts';
 import type { EventBus } from '../../core/events.ts';
 import type { Authz } from '../../core/authz.ts';
 import type { UserPrincipal } from '../../core/principal.ts';
@@ -9,41 +9,83 @@ import { WorkspaceErrors } from './errors.ts';
 import type { Member, PatchMemberBody } from './schemas.ts';
 import type { WorkspaceLifecycle } from './hooks.ts';
 import type { TokenService } from '../tokens/public.ts';
+import type { UserContact, UserService } from '../auth/public.ts';
 
 interface MemberRow {
   user_id: string;
-  email: string;
-  name: string;
   role: Role;
   space_ids: string[];
   created_at: Date;
 }
 
-function toMember(row: MemberRow): Member {
-  return { user_id: row.user_id, email: row.email, name: row.name, role: row.role, space_ids: row.space_ids, joined_at: row.created_at.toISOString() };
+function toMember(row: MemberRow, user: UserContact): Member {
+  return { user_id: row.user_id, email: user.email, name: user.name, role: row.role, space_ids: row.space_ids, joined_at: row.created_at.toISOString() };
 }
 
-const COLUMNS = ['m.user_id', 'u.email', 'u.name', 'm.role', 'm.space_ids', 'm.created_at'];
+const COLUMNS = ['user_id', 'role', 'space_ids', 'created_at'];
+
+/** Constant text: a prepared statement on PostgreSQL, since every record write naming people asks it. */
+const HOLD_AMONG = 'SELECT user_id FROM workspace_members WHERE workspace_id = $1 AND user_id = ANY($2::uuid[]) FOR SHARE';
 
 /** Members of a workspace: roles, guests' spaces, and the rule that a workspace always keeps an admin. */
 export class MemberService {
+  private readonly db: Db;
+  private readonly holdAmongStatement: (values: unknown[], trx?: Db) => Promise<Array<{ user_id: string }>>;
+
   constructor(
-    private readonly db: Db,
+    storage: Database,
     private readonly lifecycle: WorkspaceLifecycle,
     private readonly events: EventBus,
     private readonly authz: Authz,
     private readonly tokens: TokenService,
-  ) {}
+    private readonly users: UserService,
+  ) {
+    this.db = storage.knex;
+    this.holdAmongStatement = storage.prepared('workspaces.members_among', HOLD_AMONG);
+  }
 
   async list(workspaceId: string, page: { limit?: number; cursor?: string }): Promise<Page<Member>> {
-    const q = this.db('workspace_members as m').join('users as u', 'u.id', 'm.user_id').where('m.workspace_id', workspaceId).select(COLUMNS);
-    const result = await keysetPage<MemberRow>(this.db, q, { keys: [{ column: 'm.created_at', type: 'timestamptz' }, { column: 'm.user_id', type: 'uuid' }], direction: 'asc' }, page);
-    return { data: result.data.map(toMember), next_cursor: result.next_cursor };
+    const q = this.db('workspace_members').where('workspace_id', workspaceId).select(COLUMNS);
+    const result = await keysetPage<MemberRow>(this.db, q, { keys: [{ column: 'created_at', type: 'timestamptz' }, { column: 'user_id', type: 'uuid' }], direction: 'asc' }, page);
+    return { data: await this.withContacts(result.data), next_cursor: result.next_cursor };
   }
 
   async get(workspaceId: string, userId: string, trx: Db = this.db): Promise<Member | null> {
-    const row = await trx('workspace_members as m').join('users as u', 'u.id', 'm.user_id').where({ 'm.workspace_id': workspaceId, 'm.user_id': userId }).first(COLUMNS);
-    return row ? toMember(row) : null;
+    const row = await trx('workspace_members').where({ workspace_id: workspaceId, user_id: userId }).first(COLUMNS);
+    return row ? ((await this.withContacts([row], trx))[0] ?? null) : null;
+  }
+
+  /**
+   * Which of `userIds` are members of the workspace, their membership rows held FOR SHARE until `trx` ends: a
+   * removal waits for the write that named them (and then takes with it what that write left). One statement.
+   */
+  async holdAmong(trx: Db, workspaceId: string, userIds: readonly string[]): Promise<Set<string>> {
+    if (userIds.length === 0) return new Set();
+    return new Set((await this.holdAmongStatement([workspaceId, userIds], trx)).map((r) => r.user_id));
+  }
+
+  /** How many workspaces each of `userIds` belongs to (0 for none); one statement. */
+  async workspaceCounts(userIds: readonly string[], db: Db = this.db): Promise<Map<string, number>> {
+    const counts = new Map(userIds.map((id) => [id, 0]));
+    if (userIds.length === 0) return counts;
+    const rows: Array<{ user_id: string; n: number }> = await db('workspace_members').whereIn('user_id', userIds).groupBy('user_id').select('user_id', db.raw('count(*)::int AS n'));
+    for (const { user_id, n } of rows) counts.set(user_id, n);
+    return counts;
+  }
+
+  /** Whether the account with this email is a member of the workspace. */
+  async hasEmail(trx: Db, workspaceId: string, email: string): Promise<boolean> {
+    const user = await this.users.findByEmail(email, trx);
+    return !!user && !!(await trx('workspace_members').where({ workspace_id: workspaceId, user_id: user.id }).first('user_id'));
+  }
+
+  /** Members with their names and emails (the account's), in the order given. */
+  private async withContacts(rows: MemberRow[], db?: Db): Promise<Member[]> {
+    const contacts = new Map((await this.users.contactsOf(rows.map((r) => r.user_id), db)).map((u) => [u.id, u]));
+    return rows.flatMap((row) => {
+      const user = contacts.get(row.user_id);
+      return user ? [toMember(row, user)] : [];
+    });
   }
 
   /**

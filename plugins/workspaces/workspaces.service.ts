@@ -5,6 +5,7 @@ import type { UserPrincipal } from '../../core/principal.ts';
 import type { Role } from '../../core/roles.ts';
 import { keysetPage, type Page } from '../../core/pagination.ts';
 import { notFound } from '../../core/errors.ts';
+import { containsPattern } from '../../core/like-pattern.ts';
 import type { CreateWorkspaceBody, PatchWorkspaceBody, Workspace } from './schemas.ts';
 
 interface WorkspaceRow {
@@ -29,6 +30,15 @@ export function toWorkspace(row: WorkspaceRow, role: Role): Workspace {
 }
 
 const COLUMNS = ['w.id', 'w.name', 'w.description', 'w.created_by', 'w.created_at', 'w.updated_at'];
+
+/** A workspace as the instance's administration sees it, whoever belongs to it. */
+export interface WorkspaceSummary {
+  id: string;
+  name: string;
+  created_by: string | null;
+  created_at: Date;
+  member_count: number;
+}
 
 /** Workspaces: the tenant boundary. Everything in one goes when it goes. */
 export class WorkspaceService {
@@ -105,6 +115,33 @@ export class WorkspaceService {
       await trx('workspaces').where({ id: workspaceId }).delete();
       await this.events.emit(trx, { name: 'workspace.deleted', workspaceId, actorId: principal.user.id, payload: { workspace_id: workspaceId } });
     });
+  }
+
+  /** Every workspace of the instance, newest first: `q` a case-insensitive substring of the name. */
+  async listAll(filter: { q?: string }, page: { limit?: number; cursor?: string }): Promise<Page<WorkspaceSummary>> {
+    const q = this.summaries();
+    if (filter.q) q.whereILike('w.name', containsPattern(filter.q));
+    return keysetPage<WorkspaceSummary>(this.db, q, { keys: [{ column: 'w.created_at', type: 'timestamptz' }, { column: 'w.id', type: 'uuid' }], direction: 'desc' }, page);
+  }
+
+  async summaryOf(workspaceId: string): Promise<WorkspaceSummary | undefined> {
+    return this.summaries().where('w.id', workspaceId).first();
+  }
+
+  /** Workspaces on the whole instance. */
+  async count(): Promise<number> {
+    const row = (await this.db('workspaces').first(this.db.raw('count(*)::int AS n'))) as { n: number };
+    return row.n;
+  }
+
+  private summaries() {
+    return this.db('workspaces as w').select(
+      'w.id',
+      'w.name',
+      'w.created_by',
+      'w.created_at',
+      this.db.raw('(SELECT count(*)::int FROM workspace_members m WHERE m.workspace_id = w.id) AS member_count'),
+    );
   }
 
   /** A space being deleted: no guest and no pending invite points at it any more (called by the spaces plugin, in its transaction). */

@@ -1,6 +1,7 @@
 import { type OutputContext } from './field-type.ts';
 import { InvalidCell } from '../errors.ts';
 import { UUID_PATTERN } from '../../../core/schema.ts';
+import { userNameSortKey } from '../../auth/public.ts';
 
 /** What user, created_by and updated_by cells share: a user id stored, `{ id, name }` read. */
 export interface Person {
@@ -26,7 +27,5 @@ export function formatPerson(value: unknown): string {
   return person.name ?? person.id;
 }
 
-/** People sort by name (case-insensitive), not by id. */
-export function personSortSql(col: string): string {
-  return `(SELECT lower(u.name) COLLATE "C" FROM users u WHERE u.id = ${col})`;
-}
+/** People sort by name (case-insensitive), not by id: by auth's sort key, since the names are its accounts'. */
+export const personSortSql = userNameSortKey;
