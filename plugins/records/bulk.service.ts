@@ -108,6 +108,7 @@ export class RecordBulkService {
       const table = await this.records.open(trx, workspaceId, databaseId);
       const rows = await table.lockMany(trx, [...new Set(ids)], !deleted);
       await table.setDeleted(trx, rows.map((r) => r.id), deleted);
+      await this.records.movedInTrash(trx, principal, workspaceId, databaseId, rows.map((r) => r.id), deleted);
       const records = await this.records.present(trx, table, rows);
       await this.events.emit(
         trx,

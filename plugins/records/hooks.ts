@@ -1,4 +1,5 @@
 import type { Db } from '../../core/db.ts';
+import type { UserPrincipal } from '../../core/principal.ts';
 import { AsyncSeriesBailHook, AsyncSeriesHook } from '../../core/hooks.ts';
 import type { SortInput } from './sort-keys.ts';
 
@@ -36,12 +37,25 @@ export interface RecordsPurged {
   recordIds: string[];
 }
 
+/** Records moved to the trash (`trashed`) or back out of it (`restored`), inside the moving transaction. */
+export interface RecordsTrashMoved {
+  trx: Db;
+  workspaceId: string;
+  databaseId: string;
+  recordIds: string[];
+  actor: UserPrincipal;
+}
+
 /**
  * `records.lifecycle`: what happens to records that other plugins keep something about (favorites, comments,
- * activity). `purged` runs once per batch of records leaving the trash for good, in the batch's transaction.
+ * activity). Each stage runs once per batch, in the batch's transaction, so a tap's writes commit with the change
+ * and a tap that throws undoes it: `trashed` and `restored` when records enter or leave the trash (a single
+ * delete too), `purged` when they leave it for good.
  */
 export function createRecordLifecycle() {
   return {
+    trashed: new AsyncSeriesHook<[RecordsTrashMoved]>(['trash']),
+    restored: new AsyncSeriesHook<[RecordsTrashMoved]>(['trash']),
     purged: new AsyncSeriesHook<[RecordsPurged]>(['purge']),
   };
 }

@@ -7,6 +7,7 @@ import { notFound, validationFailed, versionConflict, type ErrorDetail } from '.
 import type { UserService } from '../auth/public.ts';
 import type { FieldTypeRegistry, TableCatalog } from '../databases/public.ts';
 import type { MemberService } from '../workspaces/public.ts';
+import type { RecordLifecycle } from './hooks.ts';
 import { changedBefore, decodeValues, encodeRecord, usersShown, type DecodedValues } from './codec.ts';
 import { storeOutsideCells } from './outside-cells.ts';
 import { UserNames } from './people.ts';
@@ -40,6 +41,7 @@ export class RecordService {
     users: UserService,
     /** Which users a write names are members, held until it commits: a removal (which forgets their watches) waits for it. */
     readonly members: Pick<MemberService, 'holdAmong'>,
+    private readonly lifecycle: RecordLifecycle,
   ) {
     this.tables = caches.create('records.tables', { topics: { databases: 'group' } });
     this.names = new UserNames(users, caches);
@@ -145,10 +147,17 @@ export class RecordService {
       const row = await table.find(trx, id, true);
       if (!row) throw notFound('No such record in this database.');
       await table.softDelete(trx, id);
+      await this.movedInTrash(trx, principal, workspaceId, databaseId, [id], true);
       const record = await this.presentOne(trx, table, row);
       await this.events.emit(trx, { name: 'record.deleted', workspaceId, actorId: principal.user.id, payload: { database_id: databaseId, record } });
     });
   }
+  /** Tells `records.lifecycle` that `recordIds` entered (`deleted`) or left the trash, inside the moving transaction. */
+  async movedInTrash(trx: Db, actor: UserPrincipal, workspaceId: string, databaseId: string, recordIds: string[], deleted: boolean): Promise<void> {
+    if (recordIds.length === 0) return;
+    await (deleted ? this.lifecycle.trashed : this.lifecycle.restored).promise({ trx, workspaceId, databaseId, recordIds, actor });
+  }
+
 
   /**
    * Shared with the bulk and trash services: holds the workspace and the database (`databases.catalog`)
