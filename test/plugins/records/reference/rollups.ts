@@ -6,9 +6,18 @@ import type { RefField, RollupFunction } from './model.ts';
  * averages are the digits PostgreSQL prints, read as the API reads them (`Number`).
  */
 
-/** A number cell as an integer count of 10^-places. */
+/**
+ * A number cell as an integer count of 10^-places, from the digits the API printed (`String`, the shortest form that
+ * reads back as the same number): `value * 10 ** places` is a float, which past 2^53 is no longer the digits
+ * PostgreSQL keeps (999999999999999 with two places would become …904).
+ */
 function scaledOf(value: number, places: number): bigint {
-  return BigInt(Math.round(value * 10 ** places));
+  const [mantissa, exponent = '0'] = String(value).split('e');
+  const [int, fraction = ''] = mantissa.replace('-', '').split('.');
+  const digits = BigInt(int + fraction);
+  const power = places + Number(exponent) - fraction.length;
+  const scaled = power >= 0 ? digits * 10n ** BigInt(power) : divideRounded(digits, 10n ** BigInt(-power));
+  return value < 0 ? -scaled : scaled;
 }
 
 /** A numeric of `places` decimals as PostgreSQL prints it: exactly that many. */
