@@ -6,8 +6,6 @@ import { definePlugin } from '../../core/plugin.ts';
 import { defineRoute } from '../../core/routes.ts';
 import { forbidden } from '../../core/errors.ts';
 import { createKernelHooks, HookAttribution, PluginHookError } from '../../core/hooks.ts';
-import { Kernel } from '../../core/kernel.ts';
-import { loadConfig } from '../../core/config.ts';
 import system from '../../plugins/system/index.ts';
 import auth from '../../plugins/auth/index.ts';
 
@@ -188,9 +186,8 @@ describe('hook attribution at start-up', () => {
         });
       },
     });
-    const config = loadConfig({ env: {}, input: { logLevel: 'silent' } });
     await assert.rejects(
-      Kernel.start({ config, plugins: [system, broken], inMemory: true }),
+      startTestKernel({ plugins: [system, broken] }),
       (err: Error) => err instanceof PluginHookError && /"broken-mw".*"http\.middleware".*cannot build middleware/.test(err.message),
     );
   });

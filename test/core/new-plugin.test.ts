@@ -9,6 +9,7 @@ import { createWorkspace, signUp, startTestKernel, type TestKernel } from '../..
 import system from '../../plugins/system/index.ts';
 import auth from '../../plugins/auth/index.ts';
 import workspaces from '../../plugins/workspaces/index.ts';
+import { embeddedRunOnly } from '../fixtures/suite-runs.ts';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const EXAMPLE = path.join(ROOT, 'examples', 'hello-plugin');
@@ -93,6 +94,8 @@ describe('npm run new-plugin', () => {
 
   it('writes a built-in whose own test and matrix rows keep the typecheck, its test and the authorization matrix green once wired in', async function () {
     this.timeout(300_000);
+    // What is checked is the scaffold's code, the same on either database: one run of the suite is enough.
+    embeddedRunOnly(this);
     // A copy of the checkout: the scaffold writes into the tree it runs from.
     const copy = path.join(tmp, 'checkout');
     for (const dir of ['core', 'plugins', 'scripts', 'examples', 'test', 'migrations', 'bench']) fs.cpSync(path.join(ROOT, dir), path.join(copy, dir), { recursive: true });

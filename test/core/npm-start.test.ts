@@ -5,6 +5,7 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { embeddedRunOnly } from '../fixtures/suite-runs.ts';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 
@@ -47,7 +48,9 @@ async function until(check: () => boolean | Promise<boolean>, ms: number): Promi
 describe('npm start and signals', function () {
   this.timeout(120_000);
 
-  it('stops the server gracefully when SIGTERM reaches the npm process, leaving no orphan', async () => {
+  it('stops the server gracefully when SIGTERM reaches the npm process, leaving no orphan', async function () {
+    // `npm start` runs on the embedded database here, whichever run of the suite this is.
+    embeddedRunOnly(this);
     const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'tessera-npm-start-'));
     const port = await freePort();
     const env: NodeJS.ProcessEnv = { ...process.env, DATA_DIR: dataDir, PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'info' };

@@ -1,9 +1,7 @@
 import assert from 'node:assert/strict';
 import { startTestKernel, type TestKernel } from '../../core/testing.ts';
-import { definePlugin } from '../../core/plugin.ts';
+import { definePlugin, type Plugin } from '../../core/plugin.ts';
 import { defineRoute } from '../../core/routes.ts';
-import { Kernel } from '../../core/kernel.ts';
-import { loadConfig } from '../../core/config.ts';
 import { StartupError } from '../../core/errors.ts';
 import { AsyncSeriesHook, HookMap, PluginHookError, SyncWaterfallHook } from '../../core/hooks.ts';
 import { Type } from '../../core/schema.ts';
@@ -88,9 +86,9 @@ describe('plugin-defined hooks', () => {
 });
 
 describe('plugin-defined hooks: who may tap', () => {
-  const start = (plugins: Parameters<typeof Kernel.start>[0]['plugins']) =>
-    Kernel.start({ config: loadConfig({ env: {}, input: { logLevel: 'silent' } }), plugins, inMemory: true }).then(
-      (k) => k.stop().then(() => assert.fail('the kernel started')),
+  const start = (plugins: Plugin[]) =>
+    startTestKernel({ plugins }).then(
+      (t) => t.stop().then(() => assert.fail('the kernel started')),
       (e: unknown) => e,
     );
 

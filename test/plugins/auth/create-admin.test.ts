@@ -11,6 +11,7 @@ import { openDatabase } from '../../../core/db.ts';
 import { AppError } from '../../../core/errors.ts';
 import { newTestStorage, startTestKernel, signUp } from '../../../core/testing.ts';
 import { createAdmin } from '../../../scripts/create-admin.ts';
+import { embeddedRunOnly } from '../../fixtures/suite-runs.ts';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
@@ -19,6 +20,7 @@ const PASSWORD = 'admin password 42';
 describe('auth: npm run create-admin', () => {
   it('creates an instance admin on the configured embedded database, prints only its id and never the password', async function () {
     this.timeout(120_000);
+    embeddedRunOnly(this);
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'tessera-create-admin-'));
     try {
       fs.writeFileSync(path.join(dir, 'tessera.config.json'), JSON.stringify({ logLevel: 'info' }));
