@@ -89,8 +89,13 @@ export class LocalCache<V> {
 }
 
 const RECONNECT_MS = [100, 500, 1000, 5000, 15000];
-/** How the listening connection shows in `pg_stat_activity`. */
-export const LISTENER_NAME = 'tessera-cache-signals';
+/**
+ * How the listening connection shows in `pg_stat_activity`: named with its schema, so that an operator (or a test)
+ * tells apart the instances sharing one server. PostgreSQL keeps 63 bytes of it.
+ */
+export function listenerName(schema: string): string {
+  return `tessera-cache-signals:${schema}`.slice(0, 63);
+}
 
 /**
  * Keeps the process's LocalCaches true. Changes arrive as notifications from the triggers
@@ -137,7 +142,7 @@ export class CacheSignals {
   }
 
   private async connect(): Promise<void> {
-    const client = new pg.Client({ connectionString: this.connectionString, application_name: LISTENER_NAME });
+    const client = new pg.Client({ connectionString: this.connectionString, application_name: listenerName(this.database.schema) });
     client.on('notification', (msg) => msg.channel === SIGNAL_CHANNEL && this.receive(msg.payload ?? ''));
     client.on('error', (err) => this.lost(client, err));
     client.on('end', () => this.lost(client));
