@@ -73,30 +73,6 @@ export function newTestStorage(): TestStorage {
 }
 
 /**
- * Schemas of stopped kernels still being dropped. Dropping hundreds of tables is the server's work: the next test
- * need not wait for it, only the end of the run does (`settleTestStorage`).
- */
-const dropping = new Set<Promise<void>>();
-const dropFailures: unknown[] = [];
-
-function dropInBackground(url: string, schema: string): void {
-  const drop: Promise<void> = dropSchemas(url, schema).then(
-    () => void dropping.delete(drop),
-    (err: unknown) => {
-      dropping.delete(drop);
-      dropFailures.push(err);
-    },
-  );
-  dropping.add(drop);
-}
-
-/** Waits for the schemas of stopped kernels to be gone; throws the first drop that failed. A suite calls it once, at its end. */
-export async function settleTestStorage(): Promise<void> {
-  await Promise.all([...dropping]);
-  if (dropFailures.length > 0) throw dropFailures[0];
-}
-
-/**
  * Boots a real kernel on in-memory PGlite (or, with DATABASE_URL, on PostgreSQL in a
  * schema of its own), listening on a loopback port.
  */
@@ -105,7 +81,7 @@ export async function startTestKernel(opts: TestKernelOptions = {}): Promise<Tes
   const storage = opts.storage ?? (pg ? { schema: `t_${randomBytes(6).toString('hex')}` } : {});
   const dataDir = storage.dataDir ?? fs.mkdtempSync(path.join(os.tmpdir(), 'tessera-blobs-'));
   const cleanUp = async () => {
-    if (pg && storage.schema) dropInBackground(pg, storage.schema);
+    if (pg && storage.schema) await dropSchemas(pg, storage.schema);
     if (!storage.dataDir || !opts.storage) fs.rmSync(dataDir, { recursive: true, force: true });
   };
   let kernel: Kernel;

@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { settleTestStorage, useTestPlugins } from '../core/testing.ts';
+import { useTestPlugins } from '../core/testing.ts';
 import { builtinPlugins } from '../plugins/index.ts';
 
 const PLUGINS_DIR = fileURLToPath(new URL('../plugins/', import.meta.url));
@@ -12,10 +12,3 @@ useTestPlugins({
   baseDir: PLUGINS_DIR,
   locate: (id) => (fs.existsSync(path.join(PLUGINS_DIR, id, 'index.ts')) ? `./${id}/index.ts` : undefined),
 });
-
-/** Mocha's root hooks: once the run (a worker's file, in parallel mode) ends, the schemas of its stopped kernels are gone. */
-export const mochaHooks = {
-  async afterAll(): Promise<void> {
-    await settleTestStorage();
-  },
-};
