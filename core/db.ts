@@ -6,6 +6,7 @@ import type { Database, DatabaseKind, DatabaseOptions, Db } from './db-types.ts'
 
 export { SIGNAL_CHANNEL, type Database, type DatabaseKind, type DatabaseOptions, type Db, type NativeStatement, type Trx } from './db-types.ts';
 export { inTransaction, afterCommit } from './db-transactions.ts';
+export { countRows } from './db-count.ts';
 export { emptyClusterDump } from './db-pglite.ts';
 
 /** Opens PostgreSQL when `url` is given, else PGlite (in `dataDir`, or in memory). */

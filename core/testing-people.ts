@@ -37,11 +37,22 @@ export async function createWorkspace(t: TestKernel, user: SignedUpUser, name = 
   return res.body;
 }
 
-/** Makes `user` a member of `workspaceId` with `role` the way people join: `admin` invites, `user` accepts. */
-export async function joinWorkspace(t: TestKernel, admin: SignedUpUser, workspaceId: string, user: SignedUpUser, role: string): Promise<void> {
-  const invite = await t.request.post(`/api/v1/workspaces/${workspaceId}/invites`).set(admin.auth).send({ email: user.email, role });
+/** The membership an accepted invite answers with. */
+export interface JoinedMember {
+  role: string;
+  space_ids: string[];
+  [member: string]: unknown;
+}
+
+/**
+ * Makes `user` a member of `workspaceId` with `role` the way people join: `admin` invites, `user` accepts. A guest
+ * names the spaces it may see in `spaceIds`.
+ */
+export async function joinWorkspace(t: TestKernel, admin: SignedUpUser, workspaceId: string, user: SignedUpUser, role: string, spaceIds?: string[]): Promise<JoinedMember> {
+  const invite = await t.request.post(`/api/v1/workspaces/${workspaceId}/invites`).set(admin.auth).send({ email: user.email, role, ...(spaceIds ? { space_ids: spaceIds } : {}) });
   if (invite.status !== 201) throw new Error(`invite failed: ${invite.status} ${JSON.stringify(invite.body)}`);
   const token = String(invite.body.accept_url).split('/').pop();
   const accepted = await t.request.post(`/api/v1/invites/${token}/accept`).set(user.auth);
   if (accepted.status !== 200) throw new Error(`accepting the invite failed: ${accepted.status} ${JSON.stringify(accepted.body)}`);
+  return accepted.body;
 }

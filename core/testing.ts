@@ -13,7 +13,7 @@ import { importPlugin } from './loader.ts';
 import { emptyClusterDump, type Db } from './db.ts';
 import { MigratedTemplates, migrationsKey, restorePostgresTemplate } from './migrated-templates.ts';
 
-export { signUp, createWorkspace, joinWorkspace, type SignedUpUser, type CreatedWorkspace } from './testing-people.ts';
+export { signUp, createWorkspace, joinWorkspace, type SignedUpUser, type CreatedWorkspace, type JoinedMember } from './testing-people.ts';
 export { CALLERS, PEOPLE, type Caller, type MatrixRequest, type MatrixRow, type People, type Person, type World } from './testing-matrix.ts';
 
 export interface TestKernelOptions {

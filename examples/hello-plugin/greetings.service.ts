@@ -1,4 +1,4 @@
-import { inTransaction, type Db } from 'tessera/db';
+import { countRows, inTransaction, type Db } from 'tessera/db';
 import type { EventBus } from 'tessera/events';
 import { notFound } from 'tessera/errors';
 import type { Location, LocateRequest } from 'tessera/authz';
@@ -71,9 +71,8 @@ export class GreetingService {
   }
 
   /** How many greetings a member has left in a workspace: for plugins building on this one (a leaderboard, a badge). */
-  async countBy(workspaceId: string, userId: string): Promise<number> {
-    const [{ n }] = await this.db(TABLE).where({ workspace_id: workspaceId, created_by: userId }).count({ n: '*' });
-    return Number(n);
+  countBy(workspaceId: string, userId: string): Promise<number> {
+    return countRows(this.db(TABLE).where({ workspace_id: workspaceId, created_by: userId }));
   }
 
   /**

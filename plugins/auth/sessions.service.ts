@@ -1,5 +1,5 @@
 import type { CacheSignals, LocalCache } from '../../core/cache.ts';
-import type { Database, Db } from '../../core/db.ts';
+import { countRows, type Database, type Db } from '../../core/db.ts';
 import { PRINCIPAL_USER_COLUMNS, principalUserOf, type Principal, type PrincipalUserRow } from '../../core/principal.ts';
 import { hashSecret, randomSecret } from '../../core/secrets.ts';
 
@@ -52,12 +52,11 @@ export class SessionService {
   }
 
   /** Sessions not yet expired, on the whole instance. */
-  async countActive(): Promise<number> {
-    const row = (await this.db('sessions').where('expires_at', '>', this.db.fn.now()).first(this.db.raw('count(*)::int AS n'))) as { n: number };
-    return row.n;
+  countActive(): Promise<number> {
+    return countRows(this.db('sessions').where('expires_at', '>', this.db.fn.now()));
   }
 
-    async revoke(sessionId: string): Promise<void> {
+  async revoke(sessionId: string): Promise<void> {
     await this.db('sessions').where({ id: sessionId }).delete();
   }
 

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Authz } from '../../core/authz.ts';
-import { inTransaction, type Db } from '../../core/db.ts';
+import { countRows, inTransaction, type Db } from '../../core/db.ts';
 import type { EventBus } from '../../core/events.ts';
 import type { UserPrincipal } from '../../core/principal.ts';
 import { invalidField } from '../../core/errors.ts';
@@ -138,11 +138,7 @@ export class FieldService {
       const field = await findField(trx, databaseId, ref, { lock: true });
       if (field.is_title) throw DatabaseErrors.title_field();
       refuseManaged(this.types, field, 'deleted');
-      let withValue = 0;
-      if (field.column_name) {
-        const [{ n }] = await trx(table).whereNull('deleted_at').whereNotNull(field.column_name).count({ n: '*' });
-        withValue = Number(n);
-      }
+      const withValue = field.column_name ? await countRows(trx(table).whereNull('deleted_at').whereNotNull(field.column_name)) : 0;
       await trx('fields').where({ id: field.id }).update({ deleted_at: trx.fn.now(), updated_at: trx.fn.now() });
       await this.events.emit(trx, { name: 'field.deleted', workspaceId, actorId: principal.user.id, payload: { database_id: databaseId, field: toField(field, this.types), records_with_value: withValue } });
       return { records_with_value: withValue };

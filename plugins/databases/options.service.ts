@@ -1,4 +1,4 @@
-import { inTransaction, type Db } from '../../core/db.ts';
+import { countRows, inTransaction, type Db } from '../../core/db.ts';
 import type { EventBus } from '../../core/events.ts';
 import type { UserPrincipal } from '../../core/principal.ts';
 import { compile, toErrorDetails } from '../../core/schema.ts';
@@ -58,8 +58,7 @@ export class OptionService {
       if (!choices.some((c) => c.id === optionId)) throw notFound('No such option.');
       const col = field.column_name!;
       const holds = field.type === 'single_select' ? trx.raw('?? = ?::uuid', [col, optionId]) : trx.raw('?::uuid = ANY(??)', [optionId, col]);
-      const [{ n }] = await trx(table).whereNull('deleted_at').where(holds).count({ n: '*' });
-      const usage = Number(n);
+      const usage = await countRows(trx(table).whereNull('deleted_at').where(holds));
       if (usage > 0 && !confirm) throw DatabaseErrors.option_in_use(usage);
       if (field.type === 'single_select') await trx(table).where(holds).update({ [col]: null });
       else await trx(table).where(holds).update({ [col]: trx.raw("NULLIF(array_remove(??, ?::uuid), '{}'::uuid[])", [col, optionId]) });

@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
 import type { Authz } from '../../core/authz.ts';
-import type { Database as Storage, Db } from '../../core/db.ts';
+import { countRows, type Database as Storage, type Db } from '../../core/db.ts';
 import { invalidField, validationFailed, type ErrorDetail } from '../../core/errors.ts';
 import type { UserPrincipal } from '../../core/principal.ts';
 import type { SqlCondition } from '../databases/public.ts';
@@ -139,8 +139,7 @@ export class QueryService {
       return { value: Math.round(parsed[0].Plan['Plan Rows']), exact: false };
     }
     const capped = query.select(this.db.raw('1')).limit(COUNT_CAP + 1);
-    const [{ n }] = (await this.db.from(capped.as('capped')).count({ n: '*' })) as Array<{ n: string | number }>;
-    const value = Number(n);
+    const value = await countRows(this.db.from(capped.as('capped')));
     return value > COUNT_CAP ? { value: COUNT_CAP, exact: false } : { value, exact: true };
   }
 }

@@ -1,4 +1,4 @@
-import { inTransaction, type Db } from '../../core/db.ts';
+import { countRows, inTransaction, type Db } from '../../core/db.ts';
 import type { TokenScope } from '../../core/principal.ts';
 import { checksummedSecret, hashSecret } from '../../core/secrets.ts';
 import { keysetPage, type Page } from '../../core/pagination.ts';
@@ -79,14 +79,13 @@ export class TokenService {
     return { data: result.data.map(toView), next_cursor: result.next_cursor };
   }
 
-  /** Deletes the caller's token; false when it does not exist or belongs to someone else. */
   /** Tokens on the whole instance, expired ones included. */
-  async count(): Promise<number> {
-    const row = (await this.db(TABLE).first(this.db.raw('count(*)::int AS n'))) as { n: number };
-    return row.n;
+  count(): Promise<number> {
+    return countRows(this.db(TABLE));
   }
 
-    async revoke(userId: string, tokenId: string): Promise<boolean> {
+  /** Deletes the caller's token; false when it does not exist or belongs to someone else. */
+  async revoke(userId: string, tokenId: string): Promise<boolean> {
     // `returning` because knex-pglite reports a delete's row count as an object, not a number.
     const deleted = await this.db(TABLE).where({ id: tokenId, user_id: userId }).delete().returning('id');
     return deleted.length > 0;

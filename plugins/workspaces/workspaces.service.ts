@@ -1,4 +1,4 @@
-import { inTransaction, type Db, type Trx } from '../../core/db.ts';
+import { countRows, inTransaction, type Db, type Trx } from '../../core/db.ts';
 import type { WorkspaceLifecycle } from './hooks.ts';
 import type { EventBus } from '../../core/events.ts';
 import type { UserPrincipal } from '../../core/principal.ts';
@@ -129,9 +129,8 @@ export class WorkspaceService {
   }
 
   /** Workspaces on the whole instance. */
-  async count(): Promise<number> {
-    const row = (await this.db('workspaces').first(this.db.raw('count(*)::int AS n'))) as { n: number };
-    return row.n;
+  count(): Promise<number> {
+    return countRows(this.db('workspaces'));
   }
 
   private summaries() {

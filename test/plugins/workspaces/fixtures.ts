@@ -50,14 +50,6 @@ export async function invite(t: TestKernel, admin: SignedUpUser, ws: string, bod
 
 export const tokenOf = (acceptUrl: string) => acceptUrl.split('/').pop()!;
 
-/** Invites `user` with `role` and accepts as them. */
-export async function join(t: TestKernel, admin: SignedUpUser, ws: string, user: SignedUpUser, role: string, spaceIds?: string[]) {
-  const { accept_url } = await invite(t, admin, ws, { email: user.email, role, ...(spaceIds ? { space_ids: spaceIds } : {}) });
-  const res = await t.request.post(`/api/v1/invites/${tokenOf(accept_url)}/accept`).set(user.auth);
-  if (res.status !== 200) throw new Error(`accept failed: ${res.status} ${JSON.stringify(res.body)}`);
-  return res.body;
-}
-
 export async function eventsNamed(t: TestKernel, name: string, workspaceId: string) {
   return t.db('kernel_events').where({ name, workspace_id: workspaceId }).orderBy('id').select('name', 'actor_id', 'payload');
 }

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
-import { startTestKernel, type TestKernel, createWorkspace, signUp, type SignedUpUser } from '../../../core/testing.ts';
+import { startTestKernel, type TestKernel, createWorkspace, joinWorkspace, signUp, type SignedUpUser } from '../../../core/testing.ts';
 import { waitUntil } from '../../fixtures/wait.ts';
-import { corePlugins, invite, join } from './fixtures.ts';
+import { corePlugins, invite } from './fixtures.ts';
 
 const KEYS = ['create_space', 'create_database', 'add_records', 'invite_member', 'create_token'];
 
@@ -34,7 +34,7 @@ describe('getting-started checklist', () => {
   it('ticks, unticks and dismisses per user and workspace', async () => {
     const ws = await createWorkspace(t, ann);
     const bob = await signUp(t);
-    await join(t, ann, ws.id, bob, 'member');
+    await joinWorkspace(t, ann, ws.id, bob, 'member');
     const bobsOther = await createWorkspace(t, bob);
 
     const res = await patch(ws.id, bob, { completed: { add_records: true, create_token: true } });
@@ -73,7 +73,7 @@ describe('getting-started checklist', () => {
     this.timeout(30000);
     const ws = await createWorkspace(t, ann);
     const bob = await signUp(t);
-    await join(t, ann, ws.id, bob, 'creator');
+    await joinWorkspace(t, ann, ws.id, bob, 'creator');
 
     await invite(t, ann, ws.id, { email: 'newcomer@example.test', role: 'member' });
     await waitUntil('invite_member to tick for the inviter', async () => completed(await get(ws.id, ann)).includes('invite_member'), 20000);
@@ -95,7 +95,7 @@ describe('getting-started checklist', () => {
     this.timeout(30000);
     const ws = await createWorkspace(t, ann);
     const cy = await signUp(t);
-    await join(t, ann, ws.id, cy, 'member');
+    await joinWorkspace(t, ann, ws.id, cy, 'member');
     await patch(ws.id, cy, { completed: { add_records: true } }).expect(200);
     await t.request.delete(`/api/v1/workspaces/${ws.id}/members/${cy.id}`).set(cy.auth).expect(204);
     assert.equal((await t.db('workspace_getting_started').where({ workspace_id: ws.id, user_id: cy.id })).length, 0);

@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
-import { startTestKernel, type TestKernel, createWorkspace, signUp, type SignedUpUser } from '../../../core/testing.ts';
+import { startTestKernel, type TestKernel, createWorkspace, joinWorkspace, signUp, type SignedUpUser } from '../../../core/testing.ts';
 import { hashSecret } from '../../../core/secrets.ts';
 import { createPat } from '../tokens/helpers.ts';
 import { waitUntil } from '../../fixtures/wait.ts';
-import { corePlugins, eventsNamed, invite, join, spaceProbe, tokenOf } from './fixtures.ts';
+import { corePlugins, eventsNamed, invite, spaceProbe, tokenOf } from './fixtures.ts';
 
 const PUBLIC_URL = 'https://tessera.example/app';
 
@@ -102,7 +102,7 @@ describe('workspace invites', () => {
   it('lets only admins manage invites, and hides the workspace from outsiders', async () => {
     const ws = await createWorkspace(t, ann);
     const ed = await signUp(t);
-    await join(t, ann, ws.id, ed, 'creator');
+    await joinWorkspace(t, ann, ws.id, ed, 'creator');
     const stranger = await signUp(t);
     const { id } = await invite(t, ann, ws.id, { email: 'target@example.test', role: 'member' });
     const calls = [
@@ -260,7 +260,7 @@ describe('workspace invites', () => {
     assert.equal((await eventsNamed(t, 'invite.revoked', ws.id)).length, 1);
 
     const fay = await signUp(t);
-    await join(t, ann, ws.id, fay, 'member');
+    await joinWorkspace(t, ann, ws.id, fay, 'member');
     const [accepted] = await t.db('workspace_invites').where({ workspace_id: ws.id, status: 'accepted' });
     assert.equal((await t.request.delete(`/api/v1/workspaces/${ws.id}/invites/${accepted.id}`).set(ann.auth)).status, 409);
     assert.equal((await t.request.delete(`/api/v1/workspaces/${ws.id}/invites/00000000-0000-4000-8000-000000000000`).set(ann.auth)).status, 404);
@@ -290,7 +290,7 @@ describe('workspace invites', () => {
     const s1 = spaces.add(ws.id);
     const s2 = spaces.add(ws.id);
     const gus = await signUp(t);
-    const joined = await join(t, ann, ws.id, gus, 'guest', [s1, s2]);
+    const joined = await joinWorkspace(t, ann, ws.id, gus, 'guest', [s1, s2]);
     assert.equal(joined.role, 'guest');
     assert.deepEqual([...joined.space_ids].sort(), [s1, s2].sort());
 

@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { definePlugin } from '../../../core/plugin.ts';
-import { startTestKernel, type TestKernel, createWorkspace, signUp } from '../../../core/testing.ts';
+import { startTestKernel, type TestKernel, createWorkspace, joinWorkspace, signUp } from '../../../core/testing.ts';
 import type { MemberChanged, MemberRemoved, WorkspaceDeleting } from '../../../plugins/workspaces/public.ts';
-import { corePlugins, join } from './fixtures.ts';
+import { corePlugins } from './fixtures.ts';
 
 /**
  * `workspaces.lifecycle` as a plugin that keeps something per member sees it: typed payloads, inside the
@@ -43,7 +43,7 @@ describe('workspaces.lifecycle', () => {
     const admin = await signUp(t);
     const member = await signUp(t);
     const ws = await createWorkspace(t, admin);
-    await join(t, admin, ws.id, member, 'editor');
+    await joinWorkspace(t, admin, ws.id, member, 'editor');
     await t.request.patch(`/api/v1/workspaces/${ws.id}/members/${member.id}`).set(admin.auth).send({ role: 'member' }).expect(200);
     assert.deepEqual(
       seen.changed.map(({ workspaceId, userId, before, after, actor }) => ({ workspaceId, userId, before: before.role, after: after.role, actor: actor.user.id })),
@@ -59,7 +59,7 @@ describe('workspaces.lifecycle', () => {
     const admin = await signUp(t);
     const member = await signUp(t);
     const ws = await createWorkspace(t, admin);
-    await join(t, admin, ws.id, member, 'editor');
+    await joinWorkspace(t, admin, ws.id, member, 'editor');
     refuseRemoval = true;
     try {
       await t.request.delete(`/api/v1/workspaces/${ws.id}/members/${member.id}`).set(admin.auth).expect(500);
