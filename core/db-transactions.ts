@@ -12,3 +12,11 @@ export function afterCommit(trx: Db | undefined, fn: () => void): void {
   if (t?.isTransaction && t.executionPromise) t.executionPromise.then(fn, () => {});
   else fn();
 }
+
+/**
+ * Runs `fn` in a savepoint of `trx`: when it throws, what it wrote is undone and `trx` carries on (one bad item of a
+ * batch, reported, without losing the transaction on PostgreSQL).
+ */
+export function inSavepoint<T>(trx: Trx, fn: (savepoint: Trx) => Promise<T>): Promise<T> {
+  return trx.transaction(fn);
+}

@@ -5,7 +5,7 @@ import { statementRunners } from './db-statements.ts';
 import type { Database, DatabaseKind, DatabaseOptions, Db } from './db-types.ts';
 
 export { SIGNAL_CHANNEL, type Database, type DatabaseKind, type DatabaseOptions, type Db, type NativeStatement, type Trx } from './db-types.ts';
-export { inTransaction, afterCommit } from './db-transactions.ts';
+export { inTransaction, inSavepoint, afterCommit } from './db-transactions.ts';
 export { countRows } from './db-count.ts';
 export { emptyClusterDump } from './db-pglite.ts';
 

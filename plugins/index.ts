@@ -14,6 +14,7 @@ import records from './records/index.ts';
 import favorites from './favorites/index.ts';
 import views from './views/index.ts';
 import relations from './relations/index.ts';
+import packs from './packs/index.ts';
 
 /** Built-in plugins, on unless the config disables them. */
-export const builtinPlugins: Plugin[] = [system, auth, tokens, users, mail, workspaces, spaces, access, databases, records, favorites, views, relations, admin, referrals];
+export const builtinPlugins: Plugin[] = [system, auth, tokens, users, mail, workspaces, packs, spaces, access, databases, records, favorites, views, relations, admin, referrals];

@@ -26,7 +26,7 @@ export class ConvertService {
     private readonly types: FieldTypeRegistry,
   ) {}
 
-  async convert(principal: UserPrincipal, workspaceId: string, databaseId: string, ref: string, body: ConvertFieldBody): Promise<ConversionResult> {
+  async convert(principal: UserPrincipal, workspaceId: string, databaseId: string, ref: string, body: ConvertFieldBody, inTrx?: Db): Promise<ConversionResult> {
     return inTransaction(this.db, async (trx) => {
       await this.workspaces.hold(trx, workspaceId);
       const table = await beginSchemaChange(trx, databaseId);
@@ -84,7 +84,7 @@ export class ConvertService {
         payload: { database_id: databaseId, before: toField(field, this.types), after: toField(row, this.types), converted: result.converted, lost: result.lost },
       });
       return result;
-    });
+    }, inTrx);
   }
 
   /**

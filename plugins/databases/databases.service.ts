@@ -67,7 +67,7 @@ export class DatabaseService {
   ) {}
 
   /** Needs `creator` on the space it goes in (a grant there counts). */
-  async create(principal: UserPrincipal, grant: AccessGrant, body: CreateDatabaseBody): Promise<Database> {
+  async create(principal: UserPrincipal, grant: AccessGrant, body: CreateDatabaseBody, inTrx?: Db): Promise<Database> {
     const { access, workspaceId: ws } = grant;
     return inTransaction(this.db, async (trx) => {
       await this.workspaces.hold(trx, ws);
@@ -112,7 +112,7 @@ export class DatabaseService {
       const database = { ...toSummary(row), fields: fields.map((f) => toField(f, this.types)), views };
       await this.events.emit(trx, { name: 'database.created', workspaceId: ws, actorId: principal.user.id, payload: { database: toSummary(row) } });
       return database;
-    });
+    }, inTrx);
   }
 
   /** The databases the caller can see: everyone but a guest sees all; a guest those in its spaces or granted to it. */
@@ -159,14 +159,14 @@ export class DatabaseService {
   }
 
   /** Permanent: the metadata and the records' table go in one transaction. */
-  async delete(principal: UserPrincipal, workspaceId: string, id: string, confirm: string): Promise<void> {
+  async delete(principal: UserPrincipal, workspaceId: string, id: string, confirm: string, inTrx?: Db): Promise<void> {
     await inTransaction(this.db, async (trx) => {
       await this.workspaces.hold(trx, workspaceId);
       const row = (await trx('databases').where({ id, workspace_id: workspaceId }).forUpdate().first(COLUMNS)) as DatabaseRow | undefined;
       if (!row) throw notFound();
       if (confirm !== row.name) throw invalidField('/confirm', 'Type the database\'s name exactly to delete it with all its records.');
       await this.drop(trx, principal, row);
-    });
+    }, inTrx);
   }
 
   /** Drops every database of a space or workspace that is being deleted (their rows would go by cascade, their tables would not). */

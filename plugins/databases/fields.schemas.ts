@@ -2,8 +2,8 @@ import { compile, Type, type SchemaDoc, type Static } from '../../core/schema.ts
 import type { FieldTypeRegistry } from './field-types/registry.ts';
 import { API_NAME_PATTERN } from './names.ts';
 
-const Name = Type.String({ minLength: 1, maxLength: 200, pattern: '\\S', description: 'Unique among the live fields (ignoring case); trimmed.' });
-const ApiName = Type.String({ pattern: API_NAME_PATTERN, description: 'Lower-case letters, digits, `_`; starts with a letter; unique in the database, deleted fields included.' });
+export const FieldName = Type.String({ minLength: 1, maxLength: 200, pattern: '\\S', description: 'Unique among the live fields (ignoring case); trimmed.' });
+export const ApiName = Type.String({ pattern: API_NAME_PATTERN, description: 'Lower-case letters, digits, `_`; starts with a letter; unique in the database, deleted fields included.' });
 
 export const FieldParams = Type.Object({
   ws: Type.String({ format: 'uuid' }),
@@ -18,7 +18,7 @@ export const FieldListQuery = Type.Object({
 
 export const CreateFieldBody = Type.Object(
   {
-    name: Name,
+    name: FieldName,
     type: Type.String({ minLength: 1, maxLength: 50, description: 'A field type of this instance (see the field types README).' }),
     api_name: Type.Optional(ApiName),
     options: Type.Optional(Type.Record(Type.String(), Type.Unknown(), { description: "The type's options; its defaults apply." })),
@@ -29,7 +29,7 @@ export type CreateFieldBody = Static<typeof CreateFieldBody>;
 
 export const PatchFieldBody = Type.Object(
   {
-    name: Type.Optional(Name),
+    name: Type.Optional(FieldName),
     api_name: Type.Optional(ApiName),
     options: Type.Optional(Type.Record(Type.String(), Type.Unknown(), { description: 'Replaces the options (validated as on create).' })),
   },

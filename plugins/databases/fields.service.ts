@@ -46,7 +46,7 @@ export class FieldService {
     return toField(await findField(this.db, databaseId, ref), this.types);
   }
 
-  async create(principal: UserPrincipal, workspaceId: string, databaseId: string, body: CreateFieldBody): Promise<Field> {
+  async create(principal: UserPrincipal, workspaceId: string, databaseId: string, body: CreateFieldBody, inTrx?: Db): Promise<Field> {
     const type = this.types.get(body.type);
     if (!type) throw invalidField('/type', `Unknown field type "${body.type}". Known: ${this.types.names().join(', ')}.`);
     if (type.managedBy) throw invalidField('/type', `A ${type.type} field is made by the ${type.managedBy} plugin (for a link: POST /workspaces/{ws}/relations).`);
@@ -82,10 +82,10 @@ export class FieldService {
       const field = toField(row, this.types);
       await this.events.emit(trx, { name: 'field.created', workspaceId, actorId: principal.user.id, payload: { database_id: databaseId, field } });
       return field;
-    });
+    }, inTrx);
   }
 
-  async update(principal: UserPrincipal, workspaceId: string, databaseId: string, ref: string, body: PatchFieldBody): Promise<Field> {
+  async update(principal: UserPrincipal, workspaceId: string, databaseId: string, ref: string, body: PatchFieldBody, inTrx?: Db): Promise<Field> {
     return inTransaction(this.db, async (trx) => {
       await this.workspaces.hold(trx, workspaceId);
       const table = await beginSchemaChange(trx, databaseId);
@@ -127,7 +127,7 @@ export class FieldService {
       const field = toField(row, this.types);
       await this.events.emit(trx, { name: 'field.updated', workspaceId, actorId: principal.user.id, payload: { database_id: databaseId, before: toField(before, this.types), after: field } });
       return field;
-    });
+    }, inTrx);
   }
 
   /** Soft delete: the column stays, so a restore brings every value back. The title field cannot go. */

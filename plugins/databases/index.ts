@@ -19,6 +19,7 @@ import { FieldLimits } from './field-limits.ts';
 import { ManagedFields } from './managed-fields.ts';
 import { TableCatalog } from './table-catalog.ts';
 import { FieldSight } from './field-sight.ts';
+import { tapPacks } from './pack.ts';
 
 declare module '../../core/container.ts' {
   interface ServiceMap {
@@ -43,6 +44,8 @@ export default definePlugin<DatabasesOptions>({
   kernel: '^1.0.0',
   // People cells (user, created_by, updated_by) sort by the account's name, which auth's SQL reads.
   dependsOn: { auth: '^1.0.0', workspaces: '^1.0.0', spaces: '^1.0.0' },
+  // Databases, fields and select options travel in packs when the packs plugin is on.
+  optionalDependsOn: { packs: '^1.0.0' },
   migrations: path.join(path.dirname(fileURLToPath(import.meta.url)), 'migrations'),
   optionsSchema: DatabasesOptionsSchema,
   exports: ['databases.fieldTypes', 'databases.service', 'databases.fields', 'databases.viewIndexes', 'databases.tableDrops', 'databases.fieldLimits', 'databases.managedFields', 'databases.catalog'],
@@ -93,6 +96,17 @@ export default definePlugin<DatabasesOptions>({
     ctx.hooksOf('workspaces.lifecycle').deleting.tapPromise('databases', ({ trx, workspaceId, actor }) =>
       ctx.resolve('databases.service').dropAllIn(trx, actor, { workspace_id: workspaceId }),
     );
+
+    if (ctx.has('packs')) {
+      tapPacks(ctx.hooksOf('packs.kinds'), {
+        authz: () => ctx.resolve('authz'),
+        databases: () => ctx.resolve('databases.service'),
+        fields: () => ctx.resolve('databases.fields'),
+        options: () => ctx.resolve('databases.options'),
+        convert: () => ctx.resolve('databases.convert'),
+        types,
+      });
+    }
 
     ctx.hooks.lifecycle.boot.tap('databases', () => hooks.register.call(types));
     ctx.routes([...databaseRoutes(), ...fieldRoutes(types), ...optionRoutes()]);

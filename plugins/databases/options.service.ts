@@ -28,9 +28,15 @@ export class OptionService {
     private readonly types: FieldTypeRegistry,
   ) {}
 
-  async add(principal: UserPrincipal, workspaceId: string, databaseId: string, ref: string, body: CreateOptionBody): Promise<Choice> {
-    return this.change(principal, workspaceId, databaseId, ref, (choices) => [...choices, { label: body.label, ...(body.color ? { color: body.color } : {}) } as Choice], (after, before) =>
-      after.find((c) => !before.some((b) => b.id === c.id))!,
+  async add(principal: UserPrincipal, workspaceId: string, databaseId: string, ref: string, body: CreateOptionBody, inTrx?: Db): Promise<Choice> {
+    return this.change(
+      principal,
+      workspaceId,
+      databaseId,
+      ref,
+      (choices) => [...choices, { label: body.label, ...(body.color ? { color: body.color } : {}) } as Choice],
+      (after, before) => after.find((c) => !before.some((b) => b.id === c.id))!,
+      inTrx,
     );
   }
 
@@ -75,6 +81,7 @@ export class OptionService {
     ref: string,
     edit: (choices: Choice[]) => Choice[],
     pick: (after: Choice[], before: Choice[]) => Choice,
+    inTrx?: Db,
   ): Promise<Choice> {
     return inTransaction(this.db, async (trx) => {
       await this.workspaces.hold(trx, workspaceId);
@@ -96,7 +103,7 @@ export class OptionService {
       const choice = pick(options.choices, before);
       await this.events.emit(trx, { name: 'field.updated', workspaceId, actorId: principal.user.id, payload: { database_id: databaseId, field_id: field.id, option: choice } });
       return choice;
-    });
+    }, inTrx);
   }
 
   private async findSelect(trx: Db, databaseId: string, ref: string): Promise<FieldRow> {

@@ -3,8 +3,8 @@ import { pageQuery } from '../../core/pagination.ts';
 
 const Uuid = (description?: string) => Type.String({ format: 'uuid', ...(description ? { description } : {}) });
 const Timestamp = Type.String({ format: 'date-time' });
-const Name = Type.String({ minLength: 1, maxLength: 200, pattern: '\\S', description: 'Not blank; surrounding spaces are trimmed.' });
-const Description = Type.Union([Type.String({ maxLength: 10_000 }), Type.Null()]);
+export const Name = Type.String({ minLength: 1, maxLength: 200, pattern: '\\S', description: 'Not blank; surrounding spaces are trimmed.' });
+export const Description = Type.Union([Type.String({ maxLength: 10_000 }), Type.Null()]);
 
 export const DatabaseParams = Type.Object({ ws: Uuid('Workspace id'), db: Uuid('Database id') });
 export const WorkspaceParams = Type.Object({ ws: Uuid('Workspace id') });

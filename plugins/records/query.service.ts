@@ -38,12 +38,14 @@ export class QueryService {
    * The records tables that conditions through this table's links and lookups reach, among the
    * databases the caller can see (a path into one they cannot see is an unknown field).
    */
-  async linkedTables(principal: UserPrincipal, table: RecordTable): Promise<LinkedTables> {
+  async linkedTables(principal: UserPrincipal, table: RecordTable, trx?: Db): Promise<LinkedTables> {
     const ids = [...new Set(table.fields.flatMap((f) => acrossOf(f)?.database(f) ?? []))];
     if (ids.length === 0) return () => undefined;
-    const access = await this.authz.workspaceAccess(principal, table.workspaceId);
+    const access = await this.authz.workspaceAccess(principal, table.workspaceId, trx);
     const tables = new Map<string, RecordTable>();
-    for (const id of await this.authz.seenIds(principal, access, 'database', ids)) tables.set(id, await this.records.readTable(table.workspaceId, id));
+    for (const id of await this.authz.seenIds(principal, access, 'database', ids, trx)) {
+      tables.set(id, trx ? await this.records.open(trx, table.workspaceId, id) : await this.records.readTable(table.workspaceId, id));
+    }
     return (id) => tables.get(id);
   }
 

@@ -88,7 +88,7 @@ export class RecordService {
    * Creates records after the last live one, all or none. `bases` are the JSON pointers of each
    * input (`''` for a single record, `/records/<i>` in bulk), so errors point at the bad cell.
    */
-  async create(principal: UserPrincipal, workspaceId: string, databaseId: string, inputs: Values[], bases: string[]): Promise<ApiRecord[]> {
+  async create(principal: UserPrincipal, workspaceId: string, databaseId: string, inputs: Values[], bases: string[], inTrx?: Db): Promise<ApiRecord[]> {
     const userId = principal.user.id;
     return inTransaction(this.db, async (trx) => {
       const table = await this.open(trx, workspaceId, databaseId);
@@ -106,7 +106,7 @@ export class RecordService {
       const records = await this.present(trx, table, rows);
       await this.events.emit(trx, records.map((record) => ({ name: 'record.created', workspaceId, actorId: userId, payload: { database_id: databaseId, record } })));
       return this.shownTo(principal, trx, table, rows, records);
-    });
+    }, inTrx);
   }
 
   /**

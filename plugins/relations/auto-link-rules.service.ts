@@ -40,8 +40,8 @@ export class AutoLinkRuleService {
    * Adds a rule (`creator` on both databases); with `backfill` (the default) the records that
    * match now are linked in the same transaction.
    */
-  async create(principal: UserPrincipal, access: WorkspaceAccess, relationId: string, body: CreateAutoLinkRuleBody): Promise<CreatedAutoLinkRule> {
-    const relation = await this.authorize(principal, access, relationId);
+  async create(principal: UserPrincipal, access: WorkspaceAccess, relationId: string, body: CreateAutoLinkRuleBody, inTrx?: Db): Promise<CreatedAutoLinkRule> {
+    const relation = await this.authorize(principal, access, relationId, inTrx);
     return inTransaction(this.db, async (trx) => {
       const fromLink = await this.lockRules(trx, access.workspaceId, relation);
       const rules = fromLink.auto_link ?? [];
@@ -65,7 +65,7 @@ export class AutoLinkRuleService {
       const links = await linkMatches(trx, this.types, fromLink, { databaseId: relation.from_database_id, field: from }, { databaseId: relation.to_database_id, field: to }, null);
       if (links.length > 0) await this.events.emit(trx, { name: 'links.added', ...actor, payload: { relation_id: relation.id, rule_id: rule.id, links } });
       return { ...rule, linked: links.length };
-    });
+    }, inTrx);
   }
 
   /** Removes one rule, or every rule of the relation; the links they made stay. */
@@ -83,12 +83,17 @@ export class AutoLinkRuleService {
   }
 
   /** Rules change like relations do: the caller sees both databases (404) and is `creator` on both (403). */
-  private async authorize(principal: UserPrincipal, access: WorkspaceAccess, relationId: string): Promise<RelationRow> {
-    const relation = await this.relations.findVisible(principal, access, relationId);
-    await this.relations.requireCreator(principal, access, [
-      { id: relation.from_database_id, pointer: '' },
-      { id: relation.to_database_id, pointer: '' },
-    ]);
+  private async authorize(principal: UserPrincipal, access: WorkspaceAccess, relationId: string, trx?: Db): Promise<RelationRow> {
+    const relation = await this.relations.findVisible(principal, access, relationId, trx);
+    await this.relations.requireCreator(
+      principal,
+      access,
+      [
+        { id: relation.from_database_id, pointer: '' },
+        { id: relation.to_database_id, pointer: '' },
+      ],
+      trx,
+    );
     return relation;
   }
 

@@ -41,12 +41,17 @@ export class RelationService {
     private readonly fields: ManagedFields,
   ) {}
 
-  async create(principal: UserPrincipal, access: WorkspaceAccess, body: CreateRelationBody): Promise<Relation> {
+  async create(principal: UserPrincipal, access: WorkspaceAccess, body: CreateRelationBody, inTrx?: Db): Promise<Relation> {
     const workspaceId = access.workspaceId;
-    await this.requireCreator(principal, access, [
-      { id: body.from_database_id, pointer: '/from_database_id' },
-      { id: body.to_database_id, pointer: '/to_database_id' },
-    ]);
+    await this.requireCreator(
+      principal,
+      access,
+      [
+        { id: body.from_database_id, pointer: '/from_database_id' },
+        { id: body.to_database_id, pointer: '/to_database_id' },
+      ],
+      inTrx,
+    );
     const id = randomUUID();
     await inTransaction(this.db, async (trx) => {
       await this.workspaces.hold(trx, workspaceId);
@@ -106,8 +111,9 @@ export class RelationService {
       });
       const relation = await this.present(trx, await this.find(trx, workspaceId, id));
       await this.events.emit(trx, { name: 'relation.created', workspaceId, actorId: principal.user.id, payload: { relation } });
-    });
-    return this.get(workspaceId, id);
+    }, inTrx);
+    // Inside a larger transaction (a pack install) the relation is not committed yet: read it there.
+    return inTrx ? this.present(inTrx, await this.find(inTrx, workspaceId, id)) : this.get(workspaceId, id);
   }
 
   /** Relations of the workspace whose two databases the caller can see, oldest first. */
@@ -195,24 +201,24 @@ export class RelationService {
   }
 
   /** A relation the caller sees both databases of (as a row); 404 otherwise. */
-  async findVisible(principal: UserPrincipal, access: WorkspaceAccess, id: string): Promise<RelationRow> {
-    const row = await this.find(this.db, access.workspaceId, id);
-    if ((await this.visible(principal, access, [row])).length === 0) throw notFound('No such relation in this workspace.');
+  async findVisible(principal: UserPrincipal, access: WorkspaceAccess, id: string, trx: Db = this.db): Promise<RelationRow> {
+    const row = await this.find(trx, access.workspaceId, id);
+    if ((await this.visible(principal, access, [row], trx)).length === 0) throw notFound('No such relation in this workspace.');
     return row;
   }
 
-  private async visible(principal: UserPrincipal, access: WorkspaceAccess, rows: RelationRow[]): Promise<RelationRow[]> {
+  private async visible(principal: UserPrincipal, access: WorkspaceAccess, rows: RelationRow[], trx?: Db): Promise<RelationRow[]> {
     const ids = [...new Set(rows.flatMap((row) => [row.from_database_id, row.to_database_id]))];
-    const seen = await this.authz.seenIds(principal, access, 'database', ids);
+    const seen = await this.authz.seenIds(principal, access, 'database', ids, trx);
     return rows.filter((row) => seen.has(row.from_database_id) && seen.has(row.to_database_id));
   }
 
   /** `creator` on each database: an unknown or invisible one → 422 at its pointer, a weaker role → 403. */
-  async requireCreator(principal: UserPrincipal, access: WorkspaceAccess, databases: Array<{ id: string; pointer: string }>): Promise<void> {
+  async requireCreator(principal: UserPrincipal, access: WorkspaceAccess, databases: Array<{ id: string; pointer: string }>, trx?: Db): Promise<void> {
     const errors: ErrorDetail[] = [];
     let weaker = false;
     for (const { id, pointer } of databases) {
-      const held = await this.authz.holds(principal, access, 'database', id, 'creator');
+      const held = await this.authz.holds(principal, access, 'database', id, 'creator', trx);
       if (held === 'unseen') errors.push({ pointer, detail: 'No such database in this workspace.' });
       else if (held === 'weaker') weaker = true;
     }

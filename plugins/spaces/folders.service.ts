@@ -59,7 +59,7 @@ export class FolderService {
     private readonly workspaces: WorkspaceService,
   ) {}
 
-  async create(principal: UserPrincipal, workspaceId: string, spaceId: string, body: CreateFolderBody): Promise<Folder> {
+  async create(principal: UserPrincipal, workspaceId: string, spaceId: string, body: CreateFolderBody, inTrx?: Db): Promise<Folder> {
     return inTransaction(this.db, async (trx) => {
       await this.workspaces.hold(trx, workspaceId);
       const space = await trx('spaces').where({ id: spaceId, workspace_id: workspaceId }).forShare().first('id');
@@ -75,7 +75,7 @@ export class FolderService {
       const folder = toFolder(row);
       await this.events.emit(trx, { name: 'folder.created', workspaceId, actorId: principal.user.id, payload: { folder } });
       return folder;
-    });
+    }, inTrx);
   }
 
   /** Every folder of a space, oldest first; `parent_id` gives the tree. */
@@ -103,12 +103,12 @@ export class FolderService {
   }
 
   /** Deletes a folder; its subfolders go by cascade. */
-  async delete(principal: UserPrincipal, workspaceId: string, id: string): Promise<void> {
+  async delete(principal: UserPrincipal, workspaceId: string, id: string, inTrx?: Db): Promise<void> {
     await inTransaction(this.db, async (trx) => {
       await this.lockTreeOf(trx, workspaceId, id);
       const [row] = await trx('folders').where({ id }).delete().returning(COLUMNS);
       await this.events.emit(trx, { name: 'folder.deleted', workspaceId, actorId: principal.user.id, payload: { folder: toFolder(row) } });
-    });
+    }, inTrx);
   }
 
   /** Holds the workspace, then locks the tree of the folder's space; the folder's space id, or 404 when it is gone. */

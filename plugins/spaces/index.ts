@@ -6,6 +6,7 @@ import { SpaceLocator } from './locator.ts';
 import { SpaceService } from './spaces.service.ts';
 import { FolderService } from './folders.service.ts';
 import { folderRoutes, spaceRoutes } from './routes.ts';
+import { tapPacks } from './pack.ts';
 
 declare module '../../core/container.ts' {
   interface ServiceMap {
@@ -21,6 +22,8 @@ export default definePlugin({
   kernel: '^1.0.0',
   // Its tables hang off workspaces; the workspaces plugin cleans guests' `space_ids` when a space goes.
   dependsOn: { workspaces: '^1.0.0' },
+  // Spaces and folders travel in packs when the packs plugin is on.
+  optionalDependsOn: { packs: '^1.0.0' },
   migrations: path.join(path.dirname(fileURLToPath(import.meta.url)), 'migrations'),
   exports: ['spaces.service'],
   register(ctx) {
@@ -34,6 +37,9 @@ export default definePlugin({
     ctx.hooks.auth.locate.for('space').tapPromise('spaces', (req) => located().space(req));
     ctx.hooks.auth.locate.for('folder').tapPromise('spaces', (req) => located().folder(req));
 
+    if (ctx.has('packs')) {
+      tapPacks(ctx.hooksOf('packs.kinds'), { authz: () => ctx.resolve('authz'), spaces: () => ctx.resolve('spaces.service'), folders: () => ctx.resolve('spaces.folders') });
+    }
     ctx.routes([...spaceRoutes(), ...folderRoutes()]);
   },
 });

@@ -5,8 +5,8 @@ export const MAX_FOLDER_DEPTH = 10;
 
 const Uuid = (description?: string) => Type.String({ format: 'uuid', ...(description ? { description } : {}) });
 const Timestamp = Type.String({ format: 'date-time' });
-const Name = Type.String({ minLength: 1, maxLength: 200, pattern: '\\S', description: 'Not blank; surrounding spaces are trimmed.' });
-const Description = Type.Union([Type.String({ maxLength: 10_000 }), Type.Null()]);
+export const Name = Type.String({ minLength: 1, maxLength: 200, pattern: '\\S', description: 'Not blank; surrounding spaces are trimmed.' });
+export const Description = Type.Union([Type.String({ maxLength: 10_000 }), Type.Null()]);
 const ParentId = Type.Union([Uuid(), Type.Null()], {
   description: `A folder of the same space, or null for the top level. Folders nest at most ${MAX_FOLDER_DEPTH} deep.`,
 });

@@ -42,7 +42,7 @@ export class SpaceService {
     private readonly workspaces: WorkspaceService,
   ) {}
 
-  async create(principal: UserPrincipal, workspaceId: string, body: CreateSpaceBody): Promise<Space> {
+  async create(principal: UserPrincipal, workspaceId: string, body: CreateSpaceBody, inTrx?: Db): Promise<Space> {
     return inTransaction(this.db, async (trx) => {
       await this.workspaces.hold(trx, workspaceId);
       const [row] = await trx('spaces')
@@ -51,7 +51,7 @@ export class SpaceService {
       const space = toSpace(row);
       await this.events.emit(trx, { name: 'space.created', workspaceId, actorId: principal.user.id, payload: { space } });
       return space;
-    });
+    }, inTrx);
   }
 
   /**
@@ -98,7 +98,7 @@ export class SpaceService {
    * referring to it by id alone in `deleted` (grants), and guests' `space_ids` through the
    * workspaces plugin; all inside this transaction.
    */
-  async delete(principal: UserPrincipal, workspaceId: string, id: string): Promise<void> {
+  async delete(principal: UserPrincipal, workspaceId: string, id: string, inTrx?: Db): Promise<void> {
     await inTransaction(this.db, async (trx) => {
       await this.workspaces.hold(trx, workspaceId);
       const before = await trx('spaces').where({ id, workspace_id: workspaceId }).forUpdate().first(COLUMNS);
@@ -109,6 +109,6 @@ export class SpaceService {
       await this.workspaces.forgetSpace(trx, workspaceId, id);
       await this.lifecycle.deleted.promise({ trx, workspaceId, spaceId: id, actor: principal });
       await this.events.emit(trx, { name: 'space.deleted', workspaceId, actorId: principal.user.id, payload: { space: toSpace(row) } });
-    });
+    }, inTrx);
   }
 }

@@ -39,8 +39,12 @@ export class ViewService {
     return toView(await this.find(this.db, databaseId, id), table);
   }
 
-  async create(principal: UserPrincipal, workspaceId: string, databaseId: string, body: CreateViewBody): Promise<View> {
-    const table = await this.records.seenBy(principal, await this.records.readTable(workspaceId, databaseId));
+  /**
+   * `inTrx`: a view made inside a larger transaction (a pack install), which may have made the database too: every
+   * read goes through it (on PGlite it holds the only connection).
+   */
+  async create(principal: UserPrincipal, workspaceId: string, databaseId: string, body: CreateViewBody, inTrx?: Db): Promise<View> {
+    const table = await this.tableFor(principal, workspaceId, databaseId, inTrx);
     const settings = withDefaults(table, body.type, {
       filter: body.filter ?? null,
       sorts: body.sorts ?? [],
@@ -49,7 +53,7 @@ export class ViewService {
       group_by: body.group_by ?? null,
       options: body.options ?? {},
     });
-    check(principal, table, body.type, settings, await this.query.linkedTables(principal, table));
+    check(principal, table, body.type, settings, await this.query.linkedTables(principal, table, inTrx));
     const config = toStored(table, settings);
     const id = await inTransaction(this.db, async (trx) => {
       const views = await this.holdViews(trx, databaseId);
@@ -71,17 +75,17 @@ export class ViewService {
       const view = toView(await this.find(trx, databaseId, row.id), table);
       await this.events.emit(trx, { name: 'view.created', workspaceId, actorId: principal.user.id, payload: { database_id: databaseId, view } });
       return row.id;
-    });
-    return this.get(workspaceId, databaseId, id);
+    }, inTrx);
+    return inTrx ? toView(await this.find(inTrx, databaseId, id), table) : this.get(workspaceId, databaseId, id);
   }
 
-  async update(principal: UserPrincipal, workspaceId: string, databaseId: string, id: string, body: PatchViewBody): Promise<View> {
-    const table = await this.records.seenBy(principal, await this.records.readTable(workspaceId, databaseId));
+  async update(principal: UserPrincipal, workspaceId: string, databaseId: string, id: string, body: PatchViewBody, inTrx?: Db): Promise<View> {
+    const table = await this.tableFor(principal, workspaceId, databaseId, inTrx);
     if (body.is_default === false) {
       throw invalidField('/is_default', 'A database always has one default view: make another view the default instead.');
     }
     // Read before the transaction: on PGlite the transaction holds the only connection.
-    const linked = await this.query.linkedTables(principal, table);
+    const linked = await this.query.linkedTables(principal, table, inTrx);
     return inTransaction(this.db, async (trx) => {
       await this.holdViews(trx, databaseId);
       const before = await this.find(trx, databaseId, id);
@@ -107,7 +111,7 @@ export class ViewService {
       const view = toView(await this.find(trx, databaseId, id), table);
       await this.events.emit(trx, { name: 'view.updated', workspaceId, actorId: principal.user.id, payload: { database_id: databaseId, before: toView(before, table), after: view } });
       return view;
-    });
+    }, inTrx);
   }
 
   /** 409 for a database's last view; deleting the default makes the first remaining view the default. */
@@ -125,6 +129,10 @@ export class ViewService {
       if (queryChanged(row.config ?? {}, {})) await this.indexes.schedule(trx, databaseId);
       await this.events.emit(trx, { name: 'view.deleted', workspaceId, actorId: principal.user.id, payload: { database_id: databaseId, view: toView(row, table) } });
     });
+  }
+
+  private async tableFor(principal: UserPrincipal, workspaceId: string, databaseId: string, trx?: Db): Promise<RecordTable> {
+    return this.records.seenBy(principal, trx ? await this.records.open(trx, workspaceId, databaseId) : await this.records.readTable(workspaceId, databaseId), trx);
   }
 
   async find(db: Db, databaseId: string, id: string): Promise<ViewRow> {

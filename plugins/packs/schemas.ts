@@ -1,0 +1,96 @@
+import { Type, type Static } from '../../core/schema.ts';
+import { pageQuery } from '../../core/pagination.ts';
+
+const Uuid = (description?: string) => Type.String({ format: 'uuid', ...(description ? { description } : {}) });
+const Timestamp = Type.String({ format: 'date-time' });
+
+export const PACK_FORMAT = 'tessera-pack';
+export const PACK_FORMAT_VERSION = 1;
+/** Semantic version, without build metadata. */
+export const SEMVER_PATTERN = '^(0|[1-9]\\d*)\\.(0|[1-9]\\d*)\\.(0|[1-9]\\d*)(-[0-9A-Za-z.-]+)?$';
+
+export const Ref = Type.String({ minLength: 1, maxLength: 100, pattern: '^[A-Za-z0-9_.:-]+$', description: 'A local id, unique within its kind in the pack.' });
+
+export const PackResourceSchema = Type.Object({ ref: Ref }, { additionalProperties: true, description: 'The owning plugin documents the rest.' });
+
+export const Pack = Type.Object(
+  {
+    format: Type.Literal(PACK_FORMAT),
+    format_version: Type.Integer({ description: `Only ${PACK_FORMAT_VERSION} is known.` }),
+    name: Type.String({ minLength: 1, maxLength: 200, pattern: '\\S' }),
+    description: Type.Optional(Type.String({ maxLength: 10_000 })),
+    version: Type.String({ pattern: SEMVER_PATTERN, maxLength: 64, description: 'Semantic version (1.2.0).' }),
+    requires: Type.Record(Type.String({ pattern: '^[a-z][a-z0-9-]*$', maxLength: 64 }), Type.String({ minLength: 1, maxLength: 100 }), {
+      description: 'Plugin id → semver range of the versions the pack was made with.',
+    }),
+    resources: Type.Record(Type.String({ pattern: '^[a-z][a-z0-9_]*$', maxLength: 64 }), Type.Array(PackResourceSchema, { maxItems: 10_000 }), {
+      description: 'Kind → resources. Every kind is owned by a plugin (see GET /packs/kinds).',
+    }),
+  },
+  { additionalProperties: false },
+);
+export type Pack = Static<typeof Pack>;
+
+export const WorkspaceParams = Type.Object({ ws: Uuid('Workspace id') });
+export const InstallParams = Type.Object({ ws: Uuid('Workspace id'), id: Uuid('Install id') });
+
+export const ExportBody = Type.Object(
+  {
+    space_ids: Type.Optional(Type.Array(Uuid(), { minItems: 1, maxItems: 100, uniqueItems: true, description: 'Whole spaces: their folders, databases and all inside.' })),
+    database_ids: Type.Optional(Type.Array(Uuid(), { minItems: 1, maxItems: 500, uniqueItems: true, description: 'Single databases (relations between two of them travel).' })),
+    include_records: Type.Optional(Type.Boolean({ default: false, description: 'Also the records, as sample data.' })),
+    name: Type.Optional(Type.String({ minLength: 1, maxLength: 200, pattern: '\\S', description: "The pack's name; default: the first space's or database's." })),
+    version: Type.Optional(Type.String({ pattern: SEMVER_PATTERN, maxLength: 64, default: '1.0.0' })),
+    description: Type.Optional(Type.String({ maxLength: 10_000 })),
+  },
+  { additionalProperties: false, description: 'Name `space_ids` or `database_ids` (or both).' },
+);
+export type ExportBody = Static<typeof ExportBody>;
+
+const Target = {
+  space_id: Type.Optional(Uuid('An existing space to install into (the pack\'s spaces merge into it); default: new spaces.')),
+  dry_run: Type.Optional(Type.Boolean({ default: false, description: 'Only say what would be made and every problem; nothing is written.' })),
+};
+
+export const InstallBody = Type.Object({ pack: Type.Unknown({ description: 'The pack (see the pack format).' }), ...Target }, { additionalProperties: false });
+export type InstallBody = Static<typeof InstallBody>;
+
+export const ApplyBody = Type.Object(Target, { additionalProperties: false });
+export type ApplyBody = Static<typeof ApplyBody>;
+
+export const PlanStep = Type.Object({ kind: Type.String(), ref: Type.String(), action: Type.Union([Type.Literal('create'), Type.Literal('reuse')]) });
+export const Problem = Type.Object({ pointer: Type.String({ description: 'JSON pointer into the pack (`/resources/field/2/type`), whether it came in the body, from a template or from the marketplace.' }), detail: Type.String() });
+export type Problem = Static<typeof Problem>;
+
+export const DryRun = Type.Object({ plan: Type.Array(PlanStep), problems: Type.Array(Problem) });
+export type DryRun = Static<typeof DryRun>;
+
+export const CreatedByKind = Type.Record(Type.String(), Type.Array(Type.Object({ ref: Type.String(), id: Uuid() })));
+export const InstallResult = Type.Object({ install_id: Uuid(), created: CreatedByKind });
+export type InstallResult = Static<typeof InstallResult>;
+
+export const PackInstall = Type.Object({
+  id: Uuid(),
+  workspace_id: Uuid(),
+  name: Type.String(),
+  version: Type.String(),
+  source: Type.Object({
+    type: Type.Union([Type.Literal('upload'), Type.Literal('template'), Type.Literal('marketplace')]),
+    id: Type.Union([Type.String(), Type.Null()], { description: 'The template or published pack id.' }),
+  }),
+  created: CreatedByKind,
+  installed_by: Type.Union([Uuid(), Type.Null()]),
+  created_at: Timestamp,
+});
+export type PackInstall = Static<typeof PackInstall>;
+export const PackInstallList = Type.Object({ data: Type.Array(PackInstall), next_cursor: Type.Union([Type.String(), Type.Null()]) });
+export const InstallListQuery = pageQuery(200);
+
+export const Uninstalled = Type.Object({
+  removed: Type.Array(Type.Object({ kind: Type.String(), id: Uuid() })),
+  kept: Type.Array(Type.Object({ kind: Type.String(), id: Uuid(), reason: Type.String() })),
+});
+export type Uninstalled = Static<typeof Uninstalled>;
+
+export const PackKindInfo = Type.Object({ kind: Type.String(), plugin: Type.String(), after: Type.Array(Type.String()), optional: Type.Boolean() });
+export const PackKindList = Type.Object({ data: Type.Array(PackKindInfo) });
