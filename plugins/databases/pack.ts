@@ -1,7 +1,7 @@
 import { AppError, forbidden, invalidField, notFound } from '../../core/errors.ts';
 import { Type, type Static } from '../../core/schema.ts';
 import type { Authz } from '../../core/authz.ts';
-import { Ref, uniqueName, type InstallRequest, type PackHooks, type PackResource } from '../packs/public.ts';
+import { Ref, stampMadeNow, uniqueName, type InstallRequest, type PackHooks, type PackResource } from '../packs/public.ts';
 import type { DatabaseService } from './databases.service.ts';
 import type { FieldService } from './fields.service.ts';
 import type { OptionService } from './options.service.ts';
@@ -155,6 +155,7 @@ export function tapPacks(hooks: PackHooks, deps: Deps): void {
     const created = await atPointer('/space', () =>
       deps.databases().create(req.actor, req.grant, { name: uniqueName(resource.name.trim(), names), space_id: spaceId, folder_id: folderId, description: resource.description ?? undefined }, req.trx),
     );
+    await stampMadeNow(req.trx, 'databases', created.id);
     await dropUnclaimedStarters(req, resource.ref, created.id);
     return { id: created.id, action: 'create', containers };
   });

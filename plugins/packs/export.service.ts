@@ -27,8 +27,6 @@ export class ExportService {
     const refs = new ExportRefs();
     const resources: Record<string, PackResource[]> = {};
     await inTransaction(this.db, async (trx) => {
-      // One snapshot for every owner's reads, whatever commits meanwhile.
-      await trx.raw('SET TRANSACTION ISOLATION LEVEL REPEATABLE READ READ ONLY');
       for (const kind of this.kinds.all()) {
         if (kind.optional && !scope.includeRecords) continue;
         const list = await this.hooks.export.for(kind.kind).promise([], { trx, actor, grant, workspaceId: grant.workspaceId, scope, refs });

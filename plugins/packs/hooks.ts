@@ -85,6 +85,25 @@ export interface StampRequest {
   db: Db;
   workspaceId: string;
   id: string;
+  /** The ids of the resources of the same install it sits in (a record's database). */
+  within: string[];
+}
+
+/** Once every resource is made: for what has to wait for all of them (links between sample records). */
+export interface FinishRequest {
+  trx: Db;
+  actor: UserPrincipal;
+  grant: AccessGrant;
+  workspaceId: string;
+  pack: Pack;
+  refs: InstallRefs;
+  memo: Map<string, unknown>;
+}
+
+/** A problem found by a `finish` tap, at its pointer in the pack. */
+export interface PackProblem {
+  pointer: string;
+  detail: string;
 }
 
 export interface RemoveRequest {
@@ -116,6 +135,8 @@ export function createPackHooks() {
      * resource add to it (the views of a database).
      */
     stamp: new HookMap(() => new AsyncSeriesWaterfallHook<[string | null, StampRequest]>(['stamp', 'request'])),
+    /** Waterfall, once per install after every resource is made: each tap adds the problems it met. */
+    finish: new AsyncSeriesWaterfallHook<[PackProblem[], FinishRequest]>(['problems', 'request']),
     /** Bail per kind: removes a resource with everything inside it; `true` once done. */
     remove: new HookMap(() => new AsyncSeriesBailHook<[RemoveRequest], true | undefined>(['request'])),
   };

@@ -104,6 +104,12 @@ export class InstallService {
         if (installed.action === 'create') items.push({ kind, ref: resource.ref, id: installed.id, containers: installed.containers });
       }
     }
+    try {
+      problems.push(...(await inSavepoint(trx, (savepoint) => this.hooks.finish.promise([], { trx: savepoint, actor, grant, workspaceId: grant.workspaceId, pack, refs, memo }))));
+    } catch (err) {
+      if (!(err instanceof AppError) || err.status === 403 || err.status === 404) throw err;
+      problems.push(...problemsOf(err, ''));
+    }
     return { items, plan, problems };
   }
 }

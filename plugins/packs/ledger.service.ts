@@ -55,8 +55,9 @@ export class LedgerService {
     const id = randomUUID();
     await trx('pack_installs').insert({ id, workspace_id: workspaceId, name: pack.name, version: pack.version, source_type: source.type, source_id: source.id, installed_by: userId });
     const rows: ItemRow[] = [];
+    const ids = new Map(items.map((i) => [keyOf(i), i.id]));
     for (const [position, item] of items.entries()) {
-      const stamp = await this.stampOf(trx, workspaceId, item.kind, item.id);
+      const stamp = await this.stampOf(trx, workspaceId, item.kind, item.id, withinOf(item.containers, ids));
       rows.push({ install_id: id, position, kind: item.kind, ref: item.ref, resource_id: item.id, containers: item.containers, stamp: stamp ?? '' });
     }
     for (let i = 0; i < rows.length; i += 500) {
@@ -107,11 +108,12 @@ export class LedgerService {
   /** Which items may go: unchanged, holding nothing kept, and not part of anything kept. Items that are gone are neither. */
   private async decide(trx: Db, workspaceId: string, rows: ItemRow[]) {
     const byKey = new Map(rows.map((r) => [keyOf(r), r]));
+    const ids = new Map(rows.map((r) => [keyOf(r), r.resource_id]));
     const parts = new Set(this.kinds.all().filter((k) => k.part).map((k) => k.kind));
     const kept = new Map<string, string>();
     const gone = new Set<string>();
     for (const row of rows) {
-      const stamp = await this.stampOf(trx, workspaceId, row.kind, row.resource_id);
+      const stamp = await this.stampOf(trx, workspaceId, row.kind, row.resource_id, withinOf(row.containers, ids));
       if (stamp === null) gone.add(keyOf(row));
       else if (stamp !== row.stamp) kept.set(keyOf(row), KEPT_CHANGED);
     }
@@ -141,14 +143,18 @@ export class LedgerService {
     };
   }
 
-  private async stampOf(db: Db, workspaceId: string, kind: string, id: string): Promise<string | null> {
-    const stamp = await this.hooks.stamp.for(kind).promise('', { db, workspaceId, id });
+  private async stampOf(db: Db, workspaceId: string, kind: string, id: string, within: string[]): Promise<string | null> {
+    const stamp = await this.hooks.stamp.for(kind).promise('', { db, workspaceId, id, within });
     return stamp === null ? null : createHash('sha256').update(stamp).digest('base64url');
   }
 }
 
 function keyOf(row: { kind: string; ref: string }): string {
   return `${row.kind}\u0000${row.ref}`;
+}
+
+function withinOf(containers: LedgerItem['containers'], ids: Map<string, string>): string[] {
+  return containers.flatMap((c) => ids.get(keyOf(c)) ?? []);
 }
 
 function present(row: InstallRow, items: ItemRow[]): PackInstall {

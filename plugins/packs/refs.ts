@@ -6,19 +6,29 @@ import { invalidField } from '../../core/errors.ts';
  */
 export class ExportRefs {
   private readonly byKind = new Map<string, Map<string, string>>();
+  private readonly counters = new Map<string, number>();
 
   /** The ref of a resource being exported (given on first ask). */
   ref(kind: string, id: string): string {
     let refs = this.byKind.get(kind);
     if (!refs) this.byKind.set(kind, (refs = new Map()));
     let ref = refs.get(id);
-    if (!ref) refs.set(id, (ref = `${kind}_${refs.size + 1}`));
+    if (!ref) {
+      const n = (this.counters.get(kind) ?? 0) + 1;
+      this.counters.set(kind, n);
+      refs.set(id, (ref = `${kind}_${n}`));
+    }
     return ref;
   }
 
   /** The ref of a resource exported already; undefined when it is outside the pack. */
   find(kind: string, id: string): string | undefined {
     return this.byKind.get(kind)?.get(id);
+  }
+
+  /** Takes a resource back out of the pack (a tap dropping what cannot travel: a lookup through a link that stays home). */
+  forget(kind: string, id: string): void {
+    this.byKind.get(kind)?.delete(id);
   }
 
   /** The id behind a ref handed out (for a tap reworking what an earlier tap exported). */

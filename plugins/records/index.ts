@@ -16,6 +16,7 @@ import { QueryService } from './query.service.ts';
 import { queryRoutes } from './query.routes.ts';
 import { createRecordLifecycle, createRecordViewHooks } from './hooks.ts';
 import { documentCellsOf } from './cell-docs.ts';
+import { tapPacks } from './pack.ts';
 
 declare module '../../core/container.ts' {
   interface ServiceMap {
@@ -35,6 +36,8 @@ export default definePlugin({
   kernel: '^1.0.0',
   // User cells name accounts (auth) that must be members of the workspace (workspaces).
   dependsOn: { auth: '^1.0.0', databases: '^1.0.0', workspaces: '^1.0.0' },
+  // Records travel in packs as optional sample data when the packs plugin is on.
+  optionalDependsOn: { packs: '^1.0.0' },
   migrations: path.join(path.dirname(fileURLToPath(import.meta.url)), 'migrations'),
   exports: ['records.service', 'records.query'],
   register(ctx) {
@@ -50,6 +53,7 @@ export default definePlugin({
     ctx.provide('query', (r) => new QueryService(r('db'), views, r('records.service'), r('database'), r('authz')));
     ctx.routes([...queryRoutes(), ...recordRoutes(), ...bulkRoutes()]);
     ctx.routes([...actionRoutes(), ...watcherRoutes()]);
+    if (ctx.has('packs')) tapPacks(ctx.hooksOf('packs.kinds'), { records: () => ctx.resolve('records.service') });
     // A member who leaves stops watching, in the removal's transaction (as the access plugin drops
     // their grants); one whose role or spaces change stops watching what they can no longer see.
     const members = ctx.hooksOf('workspaces.lifecycle');

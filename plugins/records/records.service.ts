@@ -113,7 +113,7 @@ export class RecordService {
    * `version`, when sent, must be the current one (409 otherwise); without it the last write wins.
    * The cells are checked first; then one statement locks, checks and updates the record.
    */
-  async update(principal: UserPrincipal, workspaceId: string, databaseId: string, id: string, body: PatchRecordBody): Promise<ApiRecord> {
+  async update(principal: UserPrincipal, workspaceId: string, databaseId: string, id: string, body: PatchRecordBody, inTrx?: Db): Promise<ApiRecord> {
     return inTransaction(this.db, async (trx) => {
       const table = await this.open(trx, workspaceId, databaseId);
       const [decoded] = await this.decode(trx, table, workspaceId, [{ values: body.values, base: '' }]);
@@ -137,7 +137,7 @@ export class RecordService {
       const [beforeRecord, afterRecord] = await this.present(trx, table, [updated.before, updated.after]);
       await this.events.emit(trx, { name: 'record.updated', workspaceId, actorId: principal.user.id, payload: { database_id: databaseId, before: changedBefore(beforeRecord, afterRecord), after: afterRecord } });
       return (await this.shownTo(principal, trx, table, [updated.after], [afterRecord]))[0];
-    });
+    }, inTrx);
   }
 
   /** Soft delete: the row stays (for the trash) but no read finds it. */

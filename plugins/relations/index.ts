@@ -9,6 +9,7 @@ import { createCountType, createLookupType, createRollupType } from './lookup-ty
 import { LinkService } from './links.service.ts';
 import { RelationService } from './relations.service.ts';
 import { relationRoutes } from './routes.ts';
+import { tapPacks } from './pack.ts';
 
 declare module '../../core/container.ts' {
   interface ServiceMap {
@@ -24,6 +25,8 @@ export default definePlugin({
   version: '1.0.0',
   kernel: '^1.0.0',
   dependsOn: { databases: '^1.0.0', records: '^1.0.0', workspaces: '^1.0.0' },
+  // Relations, auto-link rules and the fields reading through links travel in packs when the packs plugin is on.
+  optionalDependsOn: { packs: '^1.0.0' },
   migrations: path.join(path.dirname(fileURLToPath(import.meta.url)), 'migrations'),
   exports: ['relations.service'],
   register(ctx) {
@@ -45,6 +48,14 @@ export default definePlugin({
     ctx.provide('drift', (r) => new DriftService(r('db'), r('events'), r('authz'), r('relations.service'), r('records.service'), r('databases.managedFields')));
     ctx.routes(relationRoutes());
     // Before a database's row goes: its relations, the link fields in other databases and the junction tables go too.
+    if (ctx.has('packs')) {
+      tapPacks(ctx.hooksOf('packs.kinds'), {
+        relations: () => ctx.resolve('relations.service'),
+        rules: () => ctx.resolve('relations.autoLinkRules'),
+        fields: () => ctx.resolve('databases.fields'),
+        managed: () => ctx.resolve('databases.managedFields'),
+      });
+    }
     ctx.hooksOf('databases.databases').deleting.tapPromise('relations', ({ trx, databaseId }) => ctx.resolve('relations.service').forgetDatabase(trx, databaseId));
   },
 });

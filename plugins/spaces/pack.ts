@@ -3,7 +3,7 @@ import { Type, type Static } from '../../core/schema.ts';
 import type { Authz } from '../../core/authz.ts';
 import type { UserPrincipal } from '../../core/principal.ts';
 import type { Db } from '../../core/db.ts';
-import { Ref, uniqueName, type InstallRequest, type PackHooks, type PackResource } from '../packs/public.ts';
+import { Ref, stampMadeNow, uniqueName, type InstallRequest, type PackHooks, type PackResource } from '../packs/public.ts';
 import type { SpaceService } from './spaces.service.ts';
 import type { FolderService } from './folders.service.ts';
 import { Description, Name } from './schemas.ts';
@@ -59,6 +59,7 @@ export function tapPacks(hooks: PackHooks, deps: Deps): void {
     if (req.target.spaceId) return { id: await targetSpace(deps.authz(), req), action: 'reuse', containers: [] };
     const names = (await req.trx('spaces').where({ workspace_id: req.workspaceId }).pluck('name')) as string[];
     const space = await deps.spaces().create(req.actor, req.workspaceId, { name: uniqueName(resource.name.trim(), names), description: resource.description ?? undefined }, req.trx);
+    await stampMadeNow(req.trx, 'spaces', space.id);
     return { id: space.id, action: 'create', containers: [] };
   });
 
@@ -68,6 +69,7 @@ export function tapPacks(hooks: PackHooks, deps: Deps): void {
     const parentId = resource.parent ? req.refs.id('folder', resource.parent, '/parent') : null;
     const siblings = (await req.trx('folders').where({ space_id: spaceId, parent_id: parentId }).pluck('name')) as string[];
     const folder = await deps.folders().create(req.actor, req.workspaceId, spaceId, { name: uniqueName(resource.name.trim(), siblings), ...(parentId ? { parent_id: parentId } : {}) }, req.trx);
+    await stampMadeNow(req.trx, 'folders', folder.id);
     const containers = [{ kind: 'space', ref: resource.space }, ...(resource.parent ? [{ kind: 'folder', ref: resource.parent }] : [])];
     return { id: folder.id, action: 'create', containers };
   });

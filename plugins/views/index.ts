@@ -6,6 +6,7 @@ import { OverrideService } from './overrides.service.ts';
 import { PublicationService } from './publications.service.ts';
 import { viewRoutes } from './routes.ts';
 import { ViewService } from './views.service.ts';
+import { tapPacks } from './pack.ts';
 
 declare module '../../core/container.ts' {
   interface ServiceMap {
@@ -20,6 +21,8 @@ export default definePlugin({
   version: '1.0.0',
   kernel: '^1.0.0',
   dependsOn: { databases: '^1.0.0', records: '^1.0.0', workspaces: '^1.0.0' },
+  // Views, with their form settings, travel in packs when the packs plugin is on.
+  optionalDependsOn: { packs: '^1.0.0' },
   migrations: path.join(path.dirname(fileURLToPath(import.meta.url)), 'migrations'),
   exports: ['views.service'],
   register(ctx) {
@@ -28,6 +31,7 @@ export default definePlugin({
     ctx.provide('publications', (r) => new PublicationService(r('db'), r('events'), r('views.service')));
     ctx.routes(viewRoutes());
     tapDatabases(ctx.hooksOf('databases.databases'));
+    if (ctx.has('packs')) tapPacks(ctx.hooksOf('packs.kinds'), { views: () => ctx.resolve('views.service'), records: () => ctx.resolve('records.service') });
 
     let overrides: OverrideService | undefined;
     ctx.hooksOf('records.views').resolve.tapPromise('views', (lookup) => (overrides ??= ctx.resolve('views.overrides')).forQuery(lookup));
