@@ -32,7 +32,7 @@ export default definePlugin<PacksOptions>({
     ctx.provide('kinds', () => new KindCatalogue(hooks));
     ctx.provide('ledger', (r) => new LedgerService(r('db'), r('events'), hooks, r('packs.kinds')));
     ctx.provide('export', (r) => new ExportService(r('db'), r('host'), hooks, r('packs.kinds')));
-    ctx.provide('install', (r) => new InstallService(r('db'), r('events'), r('host'), hooks, r('packs.kinds'), r('packs.ledger'), ctx.options.maxResources));
+    ctx.provide('install', (r) => new InstallService(r('db'), r('events'), r('host'), r('authz'), hooks, r('packs.kinds'), r('packs.ledger'), ctx.options.maxResources));
     // Declared kinds are checked (duplicates, cycles) at start-up, not at the first install.
     ctx.hooks.lifecycle.ready.tap('packs', () => void ctx.resolve('packs.kinds').all());
     ctx.routes(packRoutes(ctx.options.maxBytes));

@@ -1,8 +1,8 @@
-import { AppError, validationFailed } from '../../core/errors.ts';
+import { AppError, forbidden, invalidField, validationFailed } from '../../core/errors.ts';
 import { inSavepoint, inTransaction, type Db, type Trx } from '../../core/db.ts';
 import type { EventBus } from '../../core/events.ts';
 import type { Host } from '../../core/host.ts';
-import type { AccessGrant } from '../../core/authz.ts';
+import type { AccessGrant, Authz } from '../../core/authz.ts';
 import type { UserPrincipal } from '../../core/principal.ts';
 import { escapePointer } from '../../core/schema.ts';
 import type { Installed, PackHooks } from './hooks.ts';
@@ -35,6 +35,7 @@ export class InstallService {
     private readonly db: Db,
     private readonly events: EventBus,
     private readonly host: Host,
+    private readonly authz: Authz,
     private readonly hooks: PackHooks,
     private readonly kinds: KindCatalogue,
     private readonly ledger: LedgerService,
@@ -44,6 +45,7 @@ export class InstallService {
   async install(actor: UserPrincipal, grant: AccessGrant, input: unknown, opts: InstallOptions): Promise<DryRun | InstallResult> {
     const { pack, problems } = checkPack(input, this.kinds, this.host, this.maxResources);
     if (!pack || problems.length > 0) return this.refuse(problems, opts.dryRun);
+    if (opts.spaceId) await this.checkTarget(actor, grant, opts.spaceId);
     try {
       return await inTransaction(this.db, async (trx) => {
         const { items, plan, problems } = await this.installAll(trx, actor, grant, pack, opts);
@@ -61,6 +63,13 @@ export class InstallService {
       if (err instanceof RollBack) return this.refuse(err.outcome.problems, opts.dryRun, err.outcome.plan);
       throw err;
     }
+  }
+
+  /** `space_id` names a space of this workspace where the caller is a creator (422 at `/space_id` otherwise, 403 when its role is weaker). */
+  private async checkTarget(actor: UserPrincipal, grant: AccessGrant, spaceId: string): Promise<void> {
+    const held = await this.authz.holds(actor, grant.access, 'space', spaceId, 'creator');
+    if (held === 'unseen') throw invalidField('/space_id', 'No such space in this workspace.');
+    if (held === 'weaker') throw forbidden('Installing into this space needs the creator role there.');
   }
 
   private refuse(problems: Problem[], dryRun: boolean, plan: DryRun['plan'] = []): DryRun {

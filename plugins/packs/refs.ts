@@ -1,4 +1,4 @@
-import { invalidField } from '../../core/errors.ts';
+import { AppError, invalidField } from '../../core/errors.ts';
 
 /**
  * Refs handed out while a pack is exported: each exported resource gets `<kind>_<n>` in the order the owners
@@ -43,10 +43,13 @@ export class ExportRefs {
   }
 }
 
-/** Thrown by `InstallRefs.id` when a resource names one that could not be installed: it is skipped, not reported twice. */
-export class DependsOnFailed extends Error {
-  constructor(readonly kind: string, readonly ref: string) {
-    super(`depends on ${kind} ${ref}, which failed`);
+/**
+ * Thrown by `InstallRefs.id` when a resource names one that could not be installed: it is skipped, not reported twice
+ * (the problem is the other one's). An AppError, so that it passes through the hooks as it is.
+ */
+export class DependsOnFailed extends AppError {
+  constructor(kind: string, ref: string) {
+    super({ status: 422, code: 'validation_failed', title: 'Unprocessable Content', detail: `Depends on ${kind} ${JSON.stringify(ref)}, which cannot be installed.` });
   }
 }
 

@@ -1,9 +1,9 @@
 import { forbidden, notFound, AppError } from '../../core/errors.ts';
 import { Type, type Static } from '../../core/schema.ts';
-import type { Authz } from '../../core/authz.ts';
+import type { AccessGrant, Authz } from '../../core/authz.ts';
 import type { UserPrincipal } from '../../core/principal.ts';
 import type { Db } from '../../core/db.ts';
-import { Ref, stampMadeNow, uniqueName, type InstallRequest, type PackHooks, type PackResource } from '../packs/public.ts';
+import { Ref, stampMadeNow, uniqueName, type PackHooks, type PackResource } from '../packs/public.ts';
 import type { SpaceService } from './spaces.service.ts';
 import type { FolderService } from './folders.service.ts';
 import { Description, Name } from './schemas.ts';
@@ -56,7 +56,8 @@ export function tapPacks(hooks: PackHooks, deps: Deps): void {
 
   hooks.install.for('space').tapPromise('spaces', async (req) => {
     const resource = req.resource as SpaceResource;
-    if (req.target.spaceId) return { id: await targetSpace(deps.authz(), req), action: 'reuse', containers: [] };
+    // The packs plugin checked `space_id` before the install began.
+    if (req.target.spaceId) return { id: req.target.spaceId, action: 'reuse', containers: [] };
     const names = (await req.trx('spaces').where({ workspace_id: req.workspaceId }).pluck('name')) as string[];
     const space = await deps.spaces().create(req.actor, req.workspaceId, { name: uniqueName(resource.name.trim(), names), description: resource.description ?? undefined }, req.trx);
     await stampMadeNow(req.trx, 'spaces', space.id);
@@ -114,20 +115,10 @@ function treeOrder(rows: FolderRow[]): FolderRow[] {
 }
 
 /** `creator` on a space: unseen → 404 (never reveal it), weaker → 403. */
-export async function demandCreator(authz: Authz, trx: Db, actor: UserPrincipal, access: InstallRequest['grant']['access'], spaceId: string): Promise<void> {
+async function demandCreator(authz: Authz, trx: Db, actor: UserPrincipal, access: AccessGrant['access'], spaceId: string): Promise<void> {
   const held = await authz.holds(actor, access, 'space', spaceId, 'creator', trx);
   if (held === 'unseen') throw notFound('No such space in this workspace.');
   if (held === 'weaker') throw forbidden('Exporting or installing into a space needs the creator role there.');
-}
-
-/** The space named by `space_id`, checked once per install. */
-async function targetSpace(authz: Authz, req: InstallRequest): Promise<string> {
-  const spaceId = req.target.spaceId!;
-  if (!req.memo.has('spaces:target')) {
-    await demandCreator(authz, req.trx, req.actor, req.grant.access, spaceId);
-    req.memo.set('spaces:target', spaceId);
-  }
-  return spaceId;
 }
 
 async function goneIsFine(remove: () => Promise<void>): Promise<void> {

@@ -1,0 +1,203 @@
+import assert from 'node:assert/strict';
+import { createWorkspace, joinWorkspace, signUp, startTestKernel, type SignedUpUser, type TestKernel } from '../../../core/testing.ts';
+
+type Pack = { format: string; format_version: number; name: string; version: string; requires: Record<string, string>; resources: Record<string, Array<Record<string, any>>> };
+
+/** A small pack written by hand, as a pack author would: a space, a database with a select field and two options, a view, a record. */
+function samplePack(): Pack {
+  return {
+    format: 'tessera-pack',
+    format_version: 1,
+    name: 'Bug tracker',
+    version: '1.0.0',
+    requires: { spaces: '^1.0.0', databases: '^1.0.0', views: '^1.0.0', records: '^1.0.0' },
+    resources: {
+      space: [{ ref: 'space', name: 'Bugs' }],
+      database: [{ ref: 'bugs', space: 'space', name: 'Bugs' }],
+      field: [
+        { ref: 'title', database: 'bugs', name: 'Summary', api_name: 'summary', type: 'text', is_title: true },
+        { ref: 'severity', database: 'bugs', name: 'Severity', api_name: 'severity', type: 'single_select' },
+      ],
+      select_option: [
+        { ref: 'low', field: 'severity', label: 'Low', color: 'green' },
+        { ref: 'high', field: 'severity', label: 'High', color: 'red' },
+      ],
+      view: [{ ref: 'board', database: 'bugs', name: 'By severity', type: 'kanban', group_by: 'severity', is_default: true }],
+      record: [{ ref: 'bug1', database: 'bugs', values: { summary: 'Crash on save', severity: 'High' } }],
+    },
+  };
+}
+
+describe('packs: install, dry run and uninstall', function () {
+  this.timeout(60_000);
+  let t: TestKernel;
+  let admin: SignedUpUser;
+  let editor: SignedUpUser;
+  let ws: string;
+  let other: string;
+  const api = (path: string, workspace = ws) => `/api/v1/workspaces/${workspace}${path}`;
+  const install = (body: object, workspace = ws) => t.request.post(api('/packs/install', workspace)).set(admin.auth).send(body);
+  /** What a failed install must leave exactly as it was. */
+  const snapshot = async (workspace = ws) => ({
+    spaces: await t.db('spaces').where({ workspace_id: workspace }).pluck('id'),
+    databases: await t.db('databases').where({ workspace_id: workspace }).pluck('id'),
+    fields: Number((await t.db('fields').where({ workspace_id: workspace }).count({ n: '*' }).first())!.n),
+    views: Number((await t.db('database_views').where({ workspace_id: workspace }).count({ n: '*' }).first())!.n),
+    installs: await t.db('pack_installs').where({ workspace_id: workspace }).pluck('id'),
+  });
+
+  before(async () => {
+    t = await startTestKernel();
+    admin = await signUp(t);
+    editor = await signUp(t);
+    ws = (await createWorkspace(t, admin)).id;
+    other = (await createWorkspace(t, admin)).id;
+    await joinWorkspace(t, admin, ws, editor, 'editor');
+  });
+  after(() => t.stop());
+
+  it('installs a hand-written pack: names resolved, options by label, the pack\'s default view in place of the starter one', async () => {
+    const res = await install({ pack: samplePack() }).expect(201);
+    const db = res.body.created.database[0].id;
+    const fields = (await t.request.get(api(`/databases/${db}/fields`)).set(admin.auth).expect(200)).body.data;
+    assert.deepEqual(fields.map((f: { api_name: string }) => f.api_name), ['summary', 'severity']);
+    const views = (await t.request.get(api(`/databases/${db}/views`)).set(admin.auth).expect(200)).body.data;
+    assert.deepEqual(views.map((v: { name: string; is_default: boolean }) => [v.name, v.is_default]), [['By severity', true]]);
+    const records = (await t.request.get(api(`/databases/${db}/records`)).set(admin.auth).expect(200)).body.data;
+    assert.deepEqual(records.map((r: { values: { summary: string; severity: { label: string } } }) => [r.values.summary, r.values.severity.label]), [['Crash on save', 'High']]);
+    assert.deepEqual(Object.keys(res.body.created).sort(), ['database', 'field', 'record', 'select_option', 'space', 'view']);
+  });
+
+  it('gives a colliding name a suffix instead of overwriting', async () => {
+    const before = await t.db('spaces').where({ workspace_id: other }).pluck('name');
+    await install({ pack: samplePack() }, other).expect(201);
+    await install({ pack: samplePack() }, other).expect(201);
+    const after = await t.db('spaces').where({ workspace_id: other }).pluck('name');
+    assert.deepEqual(after.filter((n: string) => !before.includes(n)).sort(), ['Bugs', 'Bugs (2)']);
+  });
+
+  const refusals: Array<[string, (p: Pack) => void, string]> = [
+    ['a ref to nothing', (p) => (p.resources.field[1].database = 'nowhere'), '/resources/field/1/database'],
+    ['an unknown kind', (p) => (p.resources.widget = [{ ref: 'w' }]), '/resources/widget'],
+    ['a plugin this instance does not have', (p) => (p.requires.billing = '^1.0.0'), '/requires/billing'],
+    ['a plugin of another major version', (p) => (p.requires.databases = '^2.0.0'), '/requires/databases'],
+    ['an unknown format_version', (p) => (p.format_version = 2), '/format_version'],
+    ['one invalid field among valid ones', (p) => (p.resources.field[1].type = 'hologram'), '/resources/field/1/type'],
+    ['a property its owner does not know', (p) => (p.resources.database[0].table_name = 'pg_authid'), '/resources/database/0/table_name'],
+    ['a secret', (p) => (p.resources.view[0].options = { webhook_secret: 'whsec_abc' }), '/resources/view/0/options/webhook_secret'],
+    ['a ref used twice', (p) => (p.resources.select_option[1].ref = 'low'), '/resources/select_option/1/ref'],
+    ['a record cell its field refuses', (p) => (p.resources.record[0].values.severity = 'Critical'), '/resources/record/0/values/severity'],
+  ];
+  for (const [what, spoil, pointer] of refusals) {
+    it(`refuses ${what} with 422 at its pointer, creating nothing`, async () => {
+      const pack = samplePack();
+      spoil(pack);
+      const before = await snapshot();
+      const res = await install({ pack }).expect(422);
+      assert.equal(res.body.code, 'validation_failed');
+      assert.ok(res.body.errors.some((e: { pointer: string }) => e.pointer === pointer), JSON.stringify(res.body.errors));
+      assert.deepEqual(await snapshot(), before);
+      // A dry run finds the same problem and writes nothing either.
+      const dry = await install({ pack, dry_run: true }).expect(200);
+      assert.ok(dry.body.problems.some((e: { pointer: string }) => e.pointer === pointer));
+      assert.deepEqual(await snapshot(), before);
+    });
+  }
+
+  it('never resolves an id of another workspace: a space id where a ref goes names nothing', async () => {
+    const foreign = (await t.request.post(api('/spaces', other)).set(admin.auth).send({ name: 'Elsewhere' }).expect(201)).body.id;
+    const pack = samplePack();
+    delete (pack.resources as Record<string, unknown>).space;
+    pack.resources.database[0].space = foreign;
+    const before = await snapshot(other);
+    const res = await install({ pack }).expect(422);
+    assert.deepEqual(res.body.errors.map((e: { pointer: string }) => e.pointer), ['/resources/database/0/space']);
+    assert.deepEqual(await snapshot(other), before);
+    // Nor does `space_id`: another workspace's space is not found.
+    delete pack.resources.database[0].space;
+    const target = await install({ pack, space_id: foreign }).expect(422);
+    assert.deepEqual(target.body.errors.map((e: { pointer: string }) => e.pointer), ['/space_id']);
+    assert.deepEqual(await snapshot(other), before);
+  });
+
+  it('dry-runs: the plan of what would be made and every problem, nothing written', async () => {
+    const before = await snapshot();
+    const ok = await install({ pack: samplePack(), dry_run: true }).expect(200);
+    assert.deepEqual(ok.body.problems, []);
+    assert.deepEqual(
+      ok.body.plan.map((s: { kind: string; ref: string; action: string }) => `${s.kind}:${s.ref}:${s.action}`),
+      ['space:space:create', 'database:bugs:create', 'field:title:create', 'field:severity:create', 'select_option:low:create', 'select_option:high:create', 'record:bug1:create', 'view:board:create'],
+    );
+    const pack = samplePack();
+    pack.resources.field[0].type = 'hologram';
+    pack.resources.view[0].group_by = 'nothing';
+    const bad = await install({ pack, dry_run: true }).expect(200);
+    // Every problem, each at its place; the record naming the field that cannot be made says so too.
+    assert.deepEqual(bad.body.problems.map((p: { pointer: string }) => p.pointer), ['/resources/field/0/type', '/resources/record/0/values/summary', '/resources/view/0/group_by']);
+    assert.deepEqual(await snapshot(), before);
+  });
+
+  it('installs databases into an existing space with space_id; without one a pack needs a space of its own', async () => {
+    const target = (await t.request.post(api('/spaces')).set(admin.auth).send({ name: 'Target' }).expect(201)).body.id;
+    const pack = samplePack();
+    delete (pack.resources as Record<string, unknown>).space;
+    delete pack.resources.database[0].space;
+    const refused = await install({ pack }).expect(422);
+    assert.deepEqual(refused.body.errors.map((e: { pointer: string }) => e.pointer), ['/resources/database/0/space']);
+    const res = await install({ pack, space_id: target }).expect(201);
+    assert.equal((await t.db('databases').where({ id: res.body.created.database[0].id }).first()).space_id, target);
+  });
+
+  it('lets only creators install, and keeps other workspaces out', async () => {
+    await t.request.post(api('/packs/install')).set(editor.auth).send({ pack: samplePack() }).expect(403);
+    const stranger = await signUp(t);
+    await t.request.post(api('/packs/install')).set(stranger.auth).send({ pack: samplePack() }).expect(404);
+    await t.request.post(api('/packs/install')).send({ pack: samplePack() }).expect(401);
+  });
+
+  it('uninstalls what nobody changed, keeps a changed view with what holds it, and leaves the ledger', async () => {
+    const pack = samplePack();
+    pack.resources.database.push({ ref: 'notes', space: 'space', name: 'Notes' });
+    pack.resources.field.push({ ref: 'note', database: 'notes', name: 'Note', api_name: 'note', type: 'text', is_title: true });
+    pack.resources.view.push({ ref: 'notes-grid', database: 'notes', name: 'All notes', type: 'grid', is_default: true });
+    const res = await install({ pack }).expect(201);
+    const byRef = (kind: string, ref: string) => res.body.created[kind].find((c: { ref: string }) => c.ref === ref).id;
+    const ledger = (await t.request.get(api('/packs/installs')).set(admin.auth).expect(200)).body.data;
+    assert.equal(ledger[0].id, res.body.install_id);
+    assert.deepEqual(ledger[0].created, res.body.created);
+
+    await t.request.patch(api(`/databases/${byRef('database', 'bugs')}/views/${byRef('view', 'board')}`)).set(admin.auth).send({ name: 'My board' }).expect(200);
+    const out = await t.request.delete(api(`/packs/installs/${res.body.install_id}`)).set(admin.auth).expect(200);
+    const kept = Object.fromEntries(out.body.kept.map((k: { id: string; reason: string }) => [k.id, k.reason]));
+    assert.equal(kept[byRef('view', 'board')], 'changed since the install');
+    assert.equal(kept[byRef('database', 'bugs')], 'holds something kept');
+    assert.equal(kept[byRef('space', 'space')], 'holds something kept');
+    assert.equal(kept[byRef('field', 'severity')], 'part of something kept');
+    assert.ok(out.body.removed.some((r: { id: string }) => r.id === byRef('database', 'notes')));
+    assert.equal(await t.db('databases').where({ id: byRef('database', 'notes') }).first(), undefined);
+    assert.equal((await t.db('database_views').where({ id: byRef('view', 'board') }).first()).name, 'My board');
+    // The install leaves the ledger: asking again is a 404.
+    await t.request.delete(api(`/packs/installs/${res.body.install_id}`)).set(admin.auth).expect(404);
+  });
+
+  it('uninstalls everything an untouched install made, and keeps what holds records added since', async () => {
+    const clean = await install({ pack: samplePack() }).expect(201);
+    const out = await t.request.delete(api(`/packs/installs/${clean.body.install_id}`)).set(admin.auth).expect(200);
+    assert.deepEqual(out.body.kept, []);
+    assert.equal(await t.db('spaces').where({ id: clean.body.created.space[0].id }).first(), undefined);
+
+    const used = await install({ pack: samplePack() }).expect(201);
+    const db = used.body.created.database[0].id;
+    await t.request.post(api(`/databases/${db}/records`)).set(admin.auth).send({ values: { summary: 'Mine' } }).expect(201);
+    const kept = (await t.request.delete(api(`/packs/installs/${used.body.install_id}`)).set(admin.auth).expect(200)).body.kept;
+    assert.equal(kept.find((k: { id: string }) => k.id === db).reason, 'changed since the install');
+    assert.equal((await t.request.get(api(`/databases/${db}/records`)).set(admin.auth).expect(200)).body.data.length, 2);
+  });
+
+  it('hides another workspace\'s installs', async () => {
+    const res = await install({ pack: samplePack() }, other).expect(201);
+    await t.request.delete(api(`/packs/installs/${res.body.install_id}`)).set(admin.auth).expect(404);
+    const mine = (await t.request.get(api('/packs/installs')).set(admin.auth).expect(200)).body.data;
+    assert.ok(!mine.some((i: { id: string }) => i.id === res.body.install_id));
+  });
+});
