@@ -15,6 +15,7 @@ import favorites from './favorites/index.ts';
 import views from './views/index.ts';
 import relations from './relations/index.ts';
 import packs from './packs/index.ts';
+import starterPacks from './starter-packs/index.ts';
 
 /** Built-in plugins, on unless the config disables them. */
-export const builtinPlugins: Plugin[] = [system, auth, tokens, users, mail, workspaces, packs, spaces, access, databases, records, favorites, views, relations, admin, referrals];
+export const builtinPlugins: Plugin[] = [system, auth, tokens, users, mail, workspaces, packs, spaces, access, databases, records, favorites, views, relations, starterPacks, admin, referrals];

@@ -152,7 +152,10 @@ declare module '../../core/hooks.ts' {
 
 /** A starter pack shipped by a plugin. */
 export interface Template {
+  /** kebab-case, unique on the instance. */
   id: string;
+  /** The plugin shipping it. */
+  plugin: string;
   name: string;
   description: string;
   categories: string[];

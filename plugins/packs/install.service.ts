@@ -16,6 +16,8 @@ export interface InstallOptions {
   spaceId?: string;
   dryRun: boolean;
   source: InstallSource;
+  /** Runs in the install's transaction once it succeeded (the marketplace counts installs). */
+  onInstalled?: (trx: Trx) => Promise<void>;
 }
 
 /** Carries a finished dry run (or a failed install) out of the transaction it rolls back. */
@@ -51,6 +53,7 @@ export class InstallService {
         const { items, plan, problems } = await this.installAll(trx, actor, grant, pack, opts);
         if (opts.dryRun || problems.length > 0) throw new RollBack({ plan, problems });
         const installId = await this.ledger.record(trx, grant.workspaceId, actor.user.id, pack, opts.source, items);
+        await opts.onInstalled?.(trx);
         await this.events.emit(trx, {
           name: 'pack.installed',
           workspaceId: grant.workspaceId,

@@ -94,3 +94,60 @@ export type Uninstalled = Static<typeof Uninstalled>;
 
 export const PackKindInfo = Type.Object({ kind: Type.String(), plugin: Type.String(), after: Type.Array(Type.String()), optional: Type.Boolean() });
 export const PackKindList = Type.Object({ data: Type.Array(PackKindInfo) });
+
+export const TemplateParams = Type.Object({ id: Type.String({ minLength: 1, maxLength: 100, pattern: '^[a-z0-9][a-z0-9-]*$', description: 'Template id' }) });
+export const ApplyParams = Type.Object({ ws: Uuid('Workspace id'), id: TemplateParams.properties.id });
+
+export const TemplateSummary = Type.Object({
+  id: Type.String(),
+  name: Type.String(),
+  description: Type.String(),
+  categories: Type.Array(Type.String()),
+  pack_version: Type.String({ description: "The version of the template's pack." }),
+  plugin: Type.String({ description: 'The plugin that ships it.' }),
+});
+export type TemplateSummary = Static<typeof TemplateSummary>;
+export const TemplateList = Type.Object({ data: Type.Array(TemplateSummary), next_cursor: Type.Null() });
+export const TemplateDetail = Type.Composite([TemplateSummary, Type.Object({ pack: Pack })]);
+
+export const PublishBody = Type.Object(
+  {
+    pack: Type.Unknown({ description: 'The pack (see the pack format); its `name` and `version` are what is published.' }),
+    public: Type.Optional(Type.Boolean({ default: false, description: 'Also shown to anyone in the public gallery.' })),
+  },
+  { additionalProperties: false },
+);
+export type PublishBody = Static<typeof PublishBody>;
+
+export const PublishedPack = Type.Object({
+  id: Uuid(),
+  name: Type.String(),
+  version: Type.String(),
+  description: Type.String(),
+  publisher: Type.Object({ workspace_id: Uuid(), name: Type.String() }),
+  public: Type.Boolean(),
+  installs: Type.Integer({ minimum: 0 }),
+  created_at: Timestamp,
+});
+export type PublishedPack = Static<typeof PublishedPack>;
+export const PublishedPackDetail = Type.Composite([PublishedPack, Type.Object({ pack: Pack })]);
+export const PublishedPackList = Type.Object({ data: Type.Array(PublishedPack), next_cursor: Type.Union([Type.String(), Type.Null()]) });
+export const MarketplaceQuery = Type.Composite([
+  pageQuery(200),
+  Type.Object({ q: Type.Optional(Type.String({ minLength: 1, maxLength: 200, description: 'Words of the name or the description, in any case.' })) }),
+]);
+export type MarketplaceQuery = Static<typeof MarketplaceQuery>;
+export const PublishedParams = Type.Object({ id: Uuid('Published pack id') });
+export const InstallPublishedParams = Type.Object({ ws: Uuid('Workspace id'), id: Uuid('Published pack id') });
+
+export const GalleryItem = Type.Object({
+  type: Type.Union([Type.Literal('template'), Type.Literal('pack')]),
+  id: Type.String(),
+  name: Type.String(),
+  description: Type.String(),
+  version: Type.String(),
+  categories: Type.Optional(Type.Array(Type.String())),
+  publisher: Type.Optional(Type.Object({ workspace_id: Uuid(), name: Type.String() })),
+  installs: Type.Optional(Type.Integer({ minimum: 0 })),
+});
+export const Gallery = Type.Object({ data: Type.Array(GalleryItem), next_cursor: Type.Null() });

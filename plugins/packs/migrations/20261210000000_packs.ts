@@ -29,12 +29,16 @@ export async function up(knex: Knex): Promise<void> {
   await knex.schema.createTable('marketplace_packs', (t) => {
     t.uuid('id').primary();
     t.uuid('workspace_id').notNullable().references('workspaces.id').onDelete('CASCADE');
+    // The workspace's name when it published: what readers of the marketplace see of the publisher.
+    t.text('publisher_name').notNullable();
     t.text('name').notNullable();
     t.text('version').notNullable();
     t.text('description').notNullable();
     t.boolean('public').notNullable();
     t.jsonb('pack').notNullable();
     t.integer('installs').notNullable().defaultTo(0);
+    // The newest version of its name: what the marketplace and the gallery list.
+    t.boolean('latest').notNullable().defaultTo(true);
     t.uuid('published_by').references('users.id').onDelete('SET NULL');
     t.timestamp('created_at', { useTz: true }).notNullable().defaultTo(knex.fn.now());
     t.unique(['name', 'version']);
@@ -42,6 +46,7 @@ export async function up(knex: Knex): Promise<void> {
   });
   // A name belongs to the workspace that first published it; its versions are found by name.
   await knex.raw('CREATE INDEX marketplace_packs_name ON marketplace_packs (lower(name))');
+  await knex.raw('CREATE INDEX marketplace_packs_latest ON marketplace_packs (created_at DESC, id DESC) WHERE latest');
 }
 
 export async function down(knex: Knex): Promise<void> {
