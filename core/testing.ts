@@ -22,6 +22,8 @@ export interface TestKernelOptions {
    * defaults to the source's defaults. Third-party plugins go here or in config `resolve`.
    */
   plugins?: Plugin[];
+  /** Ids of plugins the source locates, loaded beside `plugins` with their dependencies: an optional dependency turned on. */
+  also?: string[];
   config?: ConfigInput;
   /** Reuse a PostgreSQL schema or PGlite directory (restart tests); otherwise a fresh one. */
   storage?: TestStorage;
@@ -127,7 +129,7 @@ const templates = new MigratedTemplates();
 
 async function startKernel(opts: TestKernelOptions, storage: TestStorage, dataDir: string, pg: string | undefined): Promise<Kernel> {
   const inMemory = !pg && !storage.dataDir;
-  const plugins = opts.plugins ? await withDependencies(opts.plugins, opts.config) : [...pluginSource.defaults];
+  const plugins = opts.plugins ? await withDependencies(opts.plugins, opts.config, opts.also ?? []) : [...pluginSource.defaults];
   const config = loadConfig({
     env: {},
     input: {
@@ -160,12 +162,12 @@ async function startKernel(opts: TestKernelOptions, storage: TestStorage, dataDi
   }
 }
 
-/** `plugins`, and the plugins their `dependsOn` name (transitively) that neither they nor the config's `resolve` provide. */
-async function withDependencies(plugins: Plugin[], config: ConfigInput | undefined): Promise<Plugin[]> {
+/** `plugins` and `also`, and the plugins their `dependsOn` name (transitively) that neither they nor the config's `resolve` provide. */
+async function withDependencies(plugins: Plugin[], config: ConfigInput | undefined, also: string[]): Promise<Plugin[]> {
   const all = [...plugins];
   const present = new Set([...all.map((p) => p.id), ...Object.keys(config?.plugins ?? {}).filter((id) => config?.plugins?.[id]?.resolve)]);
-  for (let i = 0; i < all.length; i++) {
-    for (const id of Object.keys(all[i].dependsOn ?? {})) {
+  for (let i = -1; i < all.length; i++) {
+    for (const id of i < 0 ? also : Object.keys(all[i].dependsOn ?? {})) {
       const spec = present.has(id) ? undefined : pluginSource.locate(id);
       // One the source does not know stays missing, for the loader to report.
       if (!spec) continue;

@@ -37,13 +37,26 @@ export class GreetingService {
    * greeted here is refused by the unique index, not by a read first, so two requests at once cannot both pass.
    */
   async create(workspaceId: string, userId: string, name: string): Promise<Greeting> {
-    const message = this.hooks.message.call(`${this.greeting}, ${name}!`, { workspaceId, name, userId });
     return inTransaction(this.db, async (trx) => {
-      const [row] = await trx<GreetingRow>(TABLE).insert({ workspace_id: workspaceId, created_by: userId, name, message }).onConflict().ignore().returning('*');
+      const row = await this.insert(trx, workspaceId, userId, name);
       if (!row) throw HelloErrors.already_greeted(name);
-      await this.events.emit(trx, { name: 'hello.greeting_created', payload: { id: row.id, name }, workspaceId, actorId: userId });
       return toGreeting(row);
     });
+  }
+
+  /** A greeting of `name` by the user, made now or found as it was (a pack installed twice greets nobody twice). */
+  async ensure(trx: Db, workspaceId: string, userId: string, name: string): Promise<{ id: string; created: boolean }> {
+    const row = await this.insert(trx, workspaceId, userId, name);
+    if (row) return { id: row.id, created: true };
+    const existing = await trx<GreetingRow>(TABLE).where({ workspace_id: workspaceId, created_by: userId }).whereRaw('lower(name) = lower(?)', [name]).first('id');
+    return { id: existing!.id, created: false };
+  }
+
+  private async insert(trx: Db, workspaceId: string, userId: string, name: string): Promise<GreetingRow | undefined> {
+    const message = this.hooks.message.call(`${this.greeting}, ${name}!`, { workspaceId, name, userId });
+    const [row] = await trx<GreetingRow>(TABLE).insert({ workspace_id: workspaceId, created_by: userId, name, message }).onConflict().ignore().returning('*');
+    if (row) await this.events.emit(trx, { name: 'hello.greeting_created', payload: { id: row.id, name }, workspaceId, actorId: userId });
+    return row;
   }
 
   /** The workspace's greetings, newest first, one keyset page at a time. */
@@ -64,10 +77,25 @@ export class GreetingService {
 
   async delete(workspaceId: string, id: string, userId: string): Promise<void> {
     await inTransaction(this.db, async (trx) => {
-      const [row] = await trx<GreetingRow>(TABLE).where({ id, workspace_id: workspaceId }).delete().returning('*');
-      if (!row) throw notFound();
-      await this.events.emit(trx, { name: 'hello.greeting_deleted', payload: { id, name: row.name }, workspaceId, actorId: userId });
+      if (!(await this.remove(trx, workspaceId, id, userId))) throw notFound();
     });
+  }
+
+  /** Deletes a greeting in `trx`; false when there was none. */
+  async remove(trx: Db, workspaceId: string, id: string, userId: string): Promise<boolean> {
+    const [row] = await trx<GreetingRow>(TABLE).where({ id, workspace_id: workspaceId }).delete().returning('*');
+    if (row) await this.events.emit(trx, { name: 'hello.greeting_deleted', payload: { id, name: row.name }, workspaceId, actorId: userId });
+    return !!row;
+  }
+
+  /** The names greeted in a workspace, oldest first: what a pack of this workspace carries. */
+  async names(db: Db, workspaceId: string): Promise<Array<{ id: string; name: string }>> {
+    return db<GreetingRow>(TABLE).where({ workspace_id: workspaceId }).orderBy(['created_at', 'id']).select('id', 'name');
+  }
+
+  async find(db: Db, workspaceId: string, id: string): Promise<Greeting | undefined> {
+    const row = await db<GreetingRow>(TABLE).where({ id, workspace_id: workspaceId }).first();
+    return row ? toGreeting(row) : undefined;
   }
 
   /** How many greetings a member has left in a workspace: for plugins building on this one (a leaderboard, a badge). */

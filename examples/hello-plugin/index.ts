@@ -4,6 +4,7 @@ import { HelloOptions } from './schemas.ts';
 import { GreetingService } from './greetings.service.ts';
 import { GREETING, greetingRoutes } from './greetings.routes.ts';
 import { createHelloHooks, helloHeader } from './hooks.ts';
+import { tapPacks } from './pack.ts';
 
 declare module 'tessera/container' {
   interface ServiceMap {
@@ -17,6 +18,8 @@ export default definePlugin<HelloOptions>({
   kernel: '^1.0.0',
   // Greetings live in workspaces: the workspaces plugin (and, through it, auth) comes first.
   dependsOn: { workspaces: '^1.0.0' },
+  // Greetings travel in packs when the packs plugin is on, as every kind of resource does.
+  optionalDependsOn: { packs: '^1.0.0' },
   optionsSchema: HelloOptions,
   migrations: fileURLToPath(new URL('./migrations', import.meta.url)),
   exports: ['hello.greetings'],
@@ -30,6 +33,7 @@ export default definePlugin<HelloOptions>({
     ctx.hooksOf('workspaces.lifecycle').memberRemoved.tapPromise('hello', ({ trx, workspaceId, userId }) =>
       ctx.resolve('hello.greetings').forgetMember(trx, workspaceId, userId),
     );
+    if (ctx.has('packs')) tapPacks(ctx.hooksOf('packs.kinds'), () => ctx.resolve('hello.greetings'));
     ctx.hooks.http.middleware.tap('greeting-header', (entries) => [...entries, { name: 'hello:greeting-header', middleware: helloHeader(ctx.options.greeting) }]);
   },
 });

@@ -22,13 +22,17 @@ export class ExportService {
   ) {}
 
   async export(actor: UserPrincipal, grant: AccessGrant, body: ExportBody): Promise<Pack> {
-    if (!body.space_ids && !body.database_ids) throw invalidField('/space_ids', 'Name the spaces (`space_ids`) or the databases (`database_ids`) to export.');
-    const scope = { spaceIds: body.space_ids ?? [], databaseIds: body.database_ids ?? [], includeRecords: body.include_records ?? false };
+    if (!body.space_ids && !body.database_ids && !body.include) throw invalidField('/space_ids', 'Name the spaces (`space_ids`), the databases (`database_ids`) or the optional kinds (`include`) to export.');
+    const include = [...(body.include ?? []), ...(body.include_records ? ['record'] : [])];
+    for (const [i, kind] of (body.include ?? []).entries()) {
+      if (!this.kinds.get(kind)?.optional) throw invalidField(`/include/${i}`, `"${kind}" is not an optional kind of this instance; those are: ${this.kinds.all().filter((k) => k.optional).map((k) => k.kind).join(', ')}.`);
+    }
+    const scope = { spaceIds: body.space_ids ?? [], databaseIds: body.database_ids ?? [], include };
     const refs = new ExportRefs();
     const resources: Record<string, PackResource[]> = {};
     await inTransaction(this.db, async (trx) => {
       for (const kind of this.kinds.all()) {
-        if (kind.optional && !scope.includeRecords) continue;
+        if (kind.optional && !include.includes(kind.kind)) continue;
         const list = await this.hooks.export.for(kind.kind).promise([], { trx, actor, grant, workspaceId: grant.workspaceId, scope, refs });
         if (list.length > 0) resources[kind.kind] = list;
       }

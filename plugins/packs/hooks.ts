@@ -29,14 +29,15 @@ export interface PackKind {
    * its container is kept. `false`: stands on its own inside its container (a database in a space).
    */
   part: boolean;
-  /** Optional data (sample records): exported only when asked for. */
+  /** Optional data (sample records): exported only when asked for by name in `include`. */
   optional?: boolean;
 }
 
 export interface ExportScope {
   spaceIds: string[];
   databaseIds: string[];
-  includeRecords: boolean;
+  /** The optional kinds asked for (`record`…). */
+  include: string[];
 }
 
 export interface ExportRequest {

@@ -77,3 +77,40 @@ describe('hello plugin', () => {
     assert.deepEqual((await t.db('hello_greetings').where({ workspace_id: ws }).pluck('id')).sort(), othersBefore.sort());
   });
 });
+
+/** Greetings as a kind of pack resource: exported when asked for, installed elsewhere, removed on uninstall. */
+describe('hello plugin in packs', () => {
+  let t: TestKernel;
+  let admin: SignedUpUser;
+  let home: string;
+  let away: string;
+  const api = (ws: string, path: string) => `/api/v1/workspaces/${ws}${path}`;
+
+  before(async () => {
+    t = await startTestKernel({ plugins: [plugin], also: ['packs'] });
+    admin = await signUp(t);
+    home = (await createWorkspace(t, admin)).id;
+    away = (await createWorkspace(t, admin)).id;
+  });
+  after(() => t.stop());
+
+  it('declares the greeting kind and travels only when asked for', async () => {
+    const kinds = (await t.request.get('/api/v1/packs/kinds').set(admin.auth).expect(200)).body.data;
+    assert.deepEqual(kinds.find((k: { kind: string }) => k.kind === 'greeting'), { kind: 'greeting', plugin: 'hello', after: [], optional: true });
+    for (const name of ['Ada', 'Grace']) await t.request.post(api(home, '/hello/greetings')).set(admin.auth).send({ name }).expect(201);
+    const pack = (await t.request.post(api(home, '/packs/export')).set(admin.auth).send({ include: ['greeting'], name: 'Greetings' }).expect(200)).body;
+    assert.deepEqual(pack.resources, { greeting: [{ ref: 'greeting_1', name: 'Ada' }, { ref: 'greeting_2', name: 'Grace' }] });
+    assert.deepEqual(pack.requires, { hello: '^2.0.0' });
+
+    const installed = await t.request.post(api(away, '/packs/install')).set(admin.auth).send({ pack }).expect(201);
+    const list = (await t.request.get(api(away, '/hello/greetings')).set(admin.auth).expect(200)).body.data;
+    assert.deepEqual(list.map((g: { message: string }) => g.message).sort(), ['Hello, Ada!', 'Hello, Grace!']);
+    // Installed again: nobody is greeted twice, and the plan says so.
+    const again = await t.request.post(api(away, '/packs/install')).set(admin.auth).send({ pack, dry_run: true }).expect(200);
+    assert.deepEqual(again.body.plan.map((s: { action: string }) => s.action), ['reuse', 'reuse']);
+
+    const removed = await t.request.delete(api(away, `/packs/installs/${installed.body.install_id}`)).set(admin.auth).expect(200);
+    assert.equal(removed.body.removed.length, 2);
+    assert.deepEqual((await t.request.get(api(away, '/hello/greetings')).set(admin.auth).expect(200)).body.data, []);
+  });
+});
