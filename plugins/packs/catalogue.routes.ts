@@ -1,6 +1,6 @@
 import { defineRoute, type AnyRouteDef } from '../../core/routes.ts';
 import { PackErrors } from './errors.ts';
-import { installReply, INSTALL_DESCRIPTION, INSTALL_RESPONSES } from './routes.ts';
+import { EXAMPLE_PACK, installReply, INSTALL_DESCRIPTION, INSTALL_RESPONSES } from './routes.ts';
 import {
   ApplyBody,
   ApplyParams,
@@ -47,6 +47,7 @@ export function catalogueRoutes(maxBytes: number): AnyRouteDef[] {
       method: 'POST',
       path: '/workspaces/{ws}/templates/{id}/apply',
       operationId: 'templates.apply',
+      example: { dry_run: true },
       summary: "Apply a template: install its pack into the workspace",
       description: INSTALL_DESCRIPTION,
       tags: ['templates'],
@@ -71,6 +72,7 @@ export function catalogueRoutes(maxBytes: number): AnyRouteDef[] {
       method: 'POST',
       path: '/workspaces/{ws}/marketplace/packs',
       operationId: 'marketplace.publish',
+      example: { pack: EXAMPLE_PACK, public: true },
       summary: 'Publish a pack to the marketplace of this instance',
       description:
         'Admins. The pack is checked as an install would check it before anything runs (format, plugins, kinds, schemas, no secrets). ' +
@@ -113,6 +115,7 @@ export function catalogueRoutes(maxBytes: number): AnyRouteDef[] {
       method: 'POST',
       path: '/workspaces/{ws}/marketplace/packs/{id}/install',
       operationId: 'marketplace.install',
+      example: { dry_run: true },
       summary: 'Install a published pack into the workspace',
       description: `${INSTALL_DESCRIPTION} A real install counts in the pack's \`installs\`.`,
       tags: ['marketplace'],

@@ -23,6 +23,24 @@ export const INSTALL_RESPONSES = {
   201: { description: 'Installed: the ids each ref became', schema: InstallResult },
 };
 
+/** A pack small enough to read in the reference, and valid: one space with one database. */
+export const EXAMPLE_PACK = {
+  format: 'tessera-pack',
+  format_version: 1,
+  name: 'Reading list',
+  description: 'Books to read.',
+  version: '1.0.0',
+  requires: { spaces: '^1.0.0', databases: '^1.0.0' },
+  resources: {
+    space: [{ ref: 'space', name: 'Reading' }],
+    database: [{ ref: 'books', space: 'space', name: 'Books' }],
+    field: [
+      { ref: 'title', database: 'books', name: 'Title', api_name: 'title', type: 'text', is_title: true },
+      { ref: 'read', database: 'books', name: 'Read', api_name: 'read', type: 'checkbox' },
+    ],
+  },
+};
+
 export const INSTALL_DESCRIPTION =
   'All or nothing, in one transaction through every owning plugin. A pack of an unknown `format_version`, needing a plugin that is ' +
   'missing, disabled or of another version, naming an unknown kind, or invalid for any owner answers 422 with `errors[]` pointing into ' +
@@ -55,6 +73,7 @@ export function packRoutes(maxBytes: number): AnyRouteDef[] {
       method: 'POST',
       path: '/workspaces/{ws}/packs/install',
       operationId: 'packs.install',
+      example: { pack: EXAMPLE_PACK, dry_run: true },
       summary: 'Install a pack into the workspace',
       description: INSTALL_DESCRIPTION,
       tags,

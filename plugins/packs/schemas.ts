@@ -40,7 +40,7 @@ export const ExportBody = Type.Object(
     database_ids: Type.Optional(Type.Array(Uuid(), { minItems: 1, maxItems: 500, uniqueItems: true, description: 'Single databases (relations between two of them travel).' })),
     include_records: Type.Optional(Type.Boolean({ default: false, description: 'Also the records, as sample data (the same as naming `record` in `include`).' })),
     include: Type.Optional(
-      Type.Array(Type.String({ pattern: '^[a-z][a-z0-9_]*$', maxLength: 64 }), { uniqueItems: true, maxItems: 50, description: 'Optional kinds to export too (`record`, or a kind a plugin adds, such as `greeting`); see GET /packs/kinds.' }),
+      Type.Array(Type.String({ pattern: '^[a-z][a-z0-9_]*$', maxLength: 64 }), { uniqueItems: true, maxItems: 50, description: 'Optional kinds to export too (`record`, or a kind a plugin adds, such as `hello_greeting`); see GET /packs/kinds.' }),
     ),
     name: Type.Optional(Type.String({ minLength: 1, maxLength: 200, pattern: '\\S', description: "The pack's name; default: the first space's or database's." })),
     version: Type.Optional(Type.String({ pattern: SEMVER_PATTERN, maxLength: 64, default: '1.0.0' })),

@@ -98,7 +98,7 @@ export class DriftService {
     const relation = await this.relations.findVisible(principal, access, relationId);
     return inTransaction(this.db, async (trx) => {
       const cmp = await this.compare(trx, relation, body.field_id, '/field_id');
-      await this.requireEditor(principal, access, cmp.mine);
+      await this.requireEditor(principal, access, cmp.mine, trx);
       // Holds the select field's database at its schema version, like any record write.
       await this.records.open(trx, access.workspaceId, cmp.mine);
       const o = cmp.link.options;
@@ -234,9 +234,9 @@ export class DriftService {
     return new Map((rows as Pair[]).map((p) => [p.to_id, p.from_id]));
   }
 
-  /** Links are written into the select field's database: `editor` there (403). */
-  private async requireEditor(principal: UserPrincipal, access: WorkspaceAccess, databaseId: string): Promise<void> {
-    if ((await this.authz.holds(principal, access, 'database', databaseId, 'editor')) !== 'held') throw forbidden('Linking records needs the editor role on the database of the select field.');
+  /** Links are written into the select field's database: `editor` there (403). Asked inside the write's transaction, which answers it. */
+  private async requireEditor(principal: UserPrincipal, access: WorkspaceAccess, databaseId: string, trx: Db): Promise<void> {
+    if ((await this.authz.holds(principal, access, 'database', databaseId, 'editor', trx)) !== 'held') throw forbidden('Linking records needs the editor role on the database of the select field.');
   }
 }
 

@@ -2,7 +2,7 @@ import { AppError, validationFailed } from '../../core/errors.ts';
 import { Type, type Static } from '../../core/schema.ts';
 import type { Db } from '../../core/db.ts';
 import { Ref, stampMadeNow, type PackHooks, type PackResource } from '../packs/public.ts';
-import type { FieldService, FieldRow, ManagedFields } from '../databases/public.ts';
+import type { FieldService, ManagedFields } from '../databases/public.ts';
 import type { RelationService } from './relations.service.ts';
 import type { AutoLinkRuleService } from './auto-link-rules.service.ts';
 import type { LinkOptions } from './link-type.ts';
@@ -90,7 +90,7 @@ export function tapPacks(hooks: PackHooks, deps: Deps): void {
         refs.forget('field', refs.idOf('field', resource.ref)!);
         continue;
       }
-      const names = await apiNames(trx, [options.link_field_id, ...(options.target_field_id ? [options.target_field_id] : [])]);
+      const names = await apiNames(deps.managed(), trx, [options.link_field_id, ...(options.target_field_id ? [options.target_field_id] : [])]);
       for (const key of FILLED_FROM_LINK) delete options[key];
       options.link_field_id = names.get(options.link_field_id)!;
       if (options.target_field_id) options.target_field_id = names.get(options.target_field_id) ?? options.target_field_id;
@@ -105,7 +105,7 @@ export function tapPacks(hooks: PackHooks, deps: Deps): void {
       const relation = (await trx('relations').where({ id: relationId }).first('*')) as RelationRow;
       const link = await deps.managed().find<LinkOptions>(trx, relation.from_field_id);
       const rules = link?.options.auto_link ?? [];
-      const names = await apiNames(trx, rules.flatMap((r) => [r.from_field_id, r.to_field_id]));
+      const names = await apiNames(deps.managed(), trx, rules.flatMap((r) => [r.from_field_id, r.to_field_id]));
       for (const rule of rules) {
         out.push({ ref: refs.ref('auto_link_rule', rule.id), relation: refs.find('relation', relationId)!, from_field: names.get(rule.from_field_id)!, to_field: names.get(rule.to_field_id)! });
       }
@@ -177,10 +177,9 @@ export function tapPacks(hooks: PackHooks, deps: Deps): void {
   });
 }
 
-async function apiNames(db: Db, ids: string[]): Promise<Map<string, string>> {
+async function apiNames(managed: ManagedFields, db: Db, ids: string[]): Promise<Map<string, string>> {
   if (ids.length === 0) return new Map();
-  const rows = (await db('fields').whereIn('id', ids).select('id', 'api_name')) as Array<Pick<FieldRow, 'id' | 'api_name'>>;
-  return new Map(rows.map((r) => [r.id, r.api_name]));
+  return new Map([...(await managed.byIds(db, ids)).values()].map((f) => [f.id, f.api_name]));
 }
 
 /** The relation service's pointers (`/from_field_name`) said at the resource's properties (`/from_field/name`). */

@@ -55,7 +55,7 @@ describe('npm run new-plugin', () => {
     assert.match(migration, /^migrations[/\\]\d{14}_scaffold_probe_greetings\.ts$/);
     assert.deepEqual(
       files.filter((f) => f !== migration),
-      ['README.md', 'errors.ts', 'greetings.routes.ts', 'greetings.service.ts', 'hooks.ts', 'index.ts', 'package.json', 'public.ts', 'schemas.ts', path.join('test', 'matrix.rows.ts'), path.join('test', 'scaffold-probe.test.ts')],
+      ['README.md', 'errors.ts', 'greetings.routes.ts', 'greetings.service.ts', 'hooks.ts', 'index.ts', 'pack.ts', 'package.json', 'public.ts', 'schemas.ts', path.join('test', 'matrix.rows.ts'), path.join('test', 'scaffold-probe.test.ts')],
     );
     const pkg = JSON.parse(fs.readFileSync(path.join(target, 'package.json'), 'utf8'));
     assert.equal(pkg.name, 'tessera-plugin-scaffold-probe');
@@ -123,7 +123,7 @@ describe('npm run new-plugin', () => {
     const mocha = await run('mocha/bin/mocha.js', ['test/plugins/scaffold-probe/scaffold-probe.test.ts', 'test/authorization/matrix.test.ts', '--grep', 'scaffold-probe|exactly one row', '--no-color']);
     assert.match(mocha.stdout, /✔ has exactly one row per route of the enabled plugins/);
     assert.match(mocha.stdout, /✔ POST \/workspaces\/\{ws\}\/scaffold-probe\/greetings/);
-    assert.match(mocha.stdout, / 11 passing/);
+    assert.match(mocha.stdout, / 12 passing/);
   });
 
   it('refuses an id that is not kebab-case, writing nothing', async () => {

@@ -94,13 +94,13 @@ describe('hello plugin in packs', () => {
   });
   after(() => t.stop());
 
-  it('declares the greeting kind and travels only when asked for', async () => {
+  it('declares its kind of resource and travels only when asked for', async () => {
     const kinds = (await t.request.get('/api/v1/packs/kinds').set(admin.auth).expect(200)).body.data;
-    assert.deepEqual(kinds.find((k: { kind: string }) => k.kind === 'greeting'), { kind: 'greeting', plugin: 'hello', after: [], optional: true });
+    assert.deepEqual(kinds.find((k: { kind: string }) => k.kind === 'hello_greeting'), { kind: 'hello_greeting', plugin: 'hello', after: [], optional: true });
     for (const name of ['Ada', 'Grace']) await t.request.post(api(home, '/hello/greetings')).set(admin.auth).send({ name }).expect(201);
-    const pack = (await t.request.post(api(home, '/packs/export')).set(admin.auth).send({ include: ['greeting'], name: 'Greetings' }).expect(200)).body;
-    assert.deepEqual(pack.resources, { greeting: [{ ref: 'greeting_1', name: 'Ada' }, { ref: 'greeting_2', name: 'Grace' }] });
-    assert.deepEqual(pack.requires, { hello: '^2.0.0' });
+    const pack = (await t.request.post(api(home, '/packs/export')).set(admin.auth).send({ include: ['hello_greeting'], name: 'Greetings' }).expect(200)).body;
+    assert.deepEqual(pack.resources, { hello_greeting: [{ ref: 'hello_greeting_1', name: 'Ada' }, { ref: 'hello_greeting_2', name: 'Grace' }] });
+    assert.deepEqual(Object.keys(pack.requires), ['hello']);
 
     const installed = await t.request.post(api(away, '/packs/install')).set(admin.auth).send({ pack }).expect(201);
     const list = (await t.request.get(api(away, '/hello/greetings')).set(admin.auth).expect(200)).body.data;
