@@ -148,6 +148,28 @@ describe('packs: install, dry run and uninstall', function () {
     assert.equal((await t.db('databases').where({ id: res.body.created.database[0].id }).first()).space_id, target);
   });
 
+  it('refuses a pack over the size cap with 413 before reading it, creating nothing', async () => {
+    const before = await snapshot();
+    const res = await install({ pack: { ...samplePack(), description: 'x'.repeat(6 * 1024 * 1024) } }).expect(413);
+    assert.equal(res.body.code, 'payload_too_large');
+    assert.deepEqual(await snapshot(), before);
+  });
+
+  it('exports single databases without their space, which then install into the space named', async () => {
+    const installed = await install({ pack: samplePack() }).expect(201);
+    const db = installed.body.created.database[0].id;
+    const pack = (await t.request.post(api('/packs/export')).set(admin.auth).send({ database_ids: [db], include_records: true }).expect(200)).body;
+    assert.deepEqual(Object.keys(pack.resources), ['database', 'field', 'select_option', 'record', 'view']);
+    assert.equal(pack.resources.database[0].space, undefined);
+    assert.equal(pack.name, 'Bugs');
+    const target = (await t.request.post(api('/spaces', other)).set(admin.auth).send({ name: 'Landing' }).expect(201)).body.id;
+    const res = await install({ pack, space_id: target }, other).expect(201);
+    assert.equal((await t.db('databases').where({ id: res.body.created.database[0].id }).first()).space_id, target);
+    // An editor may not export (creator on what is exported); a database of another workspace is not found.
+    await t.request.post(api('/packs/export')).set(editor.auth).send({ database_ids: [db] }).expect(403);
+    await t.request.post(api('/packs/export', other)).set(admin.auth).send({ database_ids: [db] }).expect(404);
+  });
+
   it('lets only creators install, and keeps other workspaces out', async () => {
     await t.request.post(api('/packs/install')).set(editor.auth).send({ pack: samplePack() }).expect(403);
     const stranger = await signUp(t);
