@@ -1,4 +1,4 @@
-import { AppError, forbidden, invalidField, notFound } from '../../core/errors.ts';
+import { AppError, forbidden, invalidField, notFound, validationFailed } from '../../core/errors.ts';
 import { Type, type Static } from '../../core/schema.ts';
 import type { Authz } from '../../core/authz.ts';
 import { Ref, stampMadeNow, uniqueName, type InstallRequest, type PackHooks, type PackResource } from '../packs/public.ts';
@@ -152,7 +152,7 @@ export function tapPacks(hooks: PackHooks, deps: Deps): void {
     const folderId = resource.folder ? req.refs.id('folder', resource.folder, '/folder') : null;
     if (resource.folder) containers.push({ kind: 'folder', ref: resource.folder });
     const names = (await req.trx('databases').where({ space_id: spaceId }).pluck('name')) as string[];
-    const created = await atPointer('/space', () =>
+    const created = await atResourcePointers(() =>
       deps.databases().create(req.actor, req.grant, { name: uniqueName(resource.name.trim(), names), space_id: spaceId, folder_id: folderId, description: resource.description ?? undefined }, req.trx),
     );
     await stampMadeNow(req.trx, 'databases', created.id);
@@ -229,15 +229,15 @@ export function tapPacks(hooks: PackHooks, deps: Deps): void {
 
 type DbRow = { id: string; workspace_id: string; space_id: string; folder_id: string | null; name: string; description: string | null; updated_at: Date };
 
-/** A service's pointer into its own body (`/space_id`) said at the resource's property instead. */
-async function atPointer<T>(pointer: string, run: () => Promise<T>): Promise<T> {
+const RESOURCE_POINTERS: Record<string, string> = { '/space_id': '/space', '/folder_id': '/folder' };
+
+/** The database service's pointers into its own body (`/space_id`) said at the resource's properties (`/space`). */
+async function atResourcePointers<T>(run: () => Promise<T>): Promise<T> {
   try {
     return await run();
   } catch (err) {
-    if (err instanceof AppError && err.status === 422 && err.errors?.some((e) => e.pointer === '/space_id')) {
-      throw invalidField(pointer, err.errors.find((e) => e.pointer === '/space_id')!.detail);
-    }
-    throw err;
+    if (!(err instanceof AppError) || err.status !== 422 || !err.errors) throw err;
+    throw validationFailed(err.errors.map((e) => ({ pointer: RESOURCE_POINTERS[e.pointer] ?? e.pointer, detail: e.detail })));
   }
 }
 

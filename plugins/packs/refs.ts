@@ -73,7 +73,8 @@ export class InstallRefs {
     const id = typeof ref === 'string' ? this.ids.get(key) : undefined;
     if (id) return id;
     if (typeof ref === 'string' && this.failed.has(key)) throw new DependsOnFailed(kind, ref);
-    if (typeof ref === 'string' && this.declared.has(key)) throw new DependsOnFailed(kind, ref);
+    // Not made yet: it comes later in the pack (a child listed before its parent, or a cycle).
+    if (typeof ref === 'string' && this.declared.has(key)) throw invalidField(pointer, `The ${kind} ${JSON.stringify(ref)} comes later in the pack: list it before what names it.`);
     throw invalidField(pointer, `No ${kind} with ref ${JSON.stringify(ref)} in the pack.`);
   }
 

@@ -85,6 +85,7 @@ describe('packs: install, dry run and uninstall', function () {
     ['one invalid field among valid ones', (p) => (p.resources.field[1].type = 'hologram'), '/resources/field/1/type'],
     ['a property its owner does not know', (p) => (p.resources.database[0].table_name = 'pg_authid'), '/resources/database/0/table_name'],
     ['a secret', (p) => (p.resources.view[0].options = { webhook_secret: 'whsec_abc' }), '/resources/view/0/options/webhook_secret'],
+    ['a folder listed before its parent', (p) => (p.resources.folder = [{ ref: 'child', space: 'space', parent: 'parent', name: 'Child' }, { ref: 'parent', space: 'space', name: 'Parent' }]), '/resources/folder/0/parent'],
     ['a ref used twice', (p) => (p.resources.select_option[1].ref = 'low'), '/resources/select_option/1/ref'],
     ['a record cell its field refuses', (p) => (p.resources.record[0].values.severity = 'Critical'), '/resources/record/0/values/severity'],
   ];
