@@ -1,9 +1,9 @@
-import { Type, type Static } from '../../core/schema.ts';
+import { Type, UUID_PATTERN, type Static } from '../../core/schema.ts';
 import { Ref, type PackHooks, type PackResource, type ExportRefs } from '../packs/public.ts';
 import type { RecordService, RecordTable, LiveField } from '../records/public.ts';
 import type { ViewService } from './views.service.ts';
 import { selectViews, toView, type ViewRow } from './view-rows.ts';
-import { renameFilterFields } from './view-config.ts';
+import { mapFilterConditions, renameFilterFields } from './view-config.ts';
 import { Filter, Sorts, ViewOptions, VIEW_TYPES } from './schemas.ts';
 
 const FieldName = Type.String({ minLength: 1, maxLength: 200 });
@@ -29,7 +29,6 @@ type ViewResource = Static<typeof ViewResource>;
 
 const SELECT_TYPES = new Set(['single_select', 'multi_select']);
 const PEOPLE_TYPES = new Set(['user', 'created_by', 'updated_by']);
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 interface Deps {
   views: () => ViewService;
@@ -128,25 +127,14 @@ function exportView(row: ViewRow, table: RecordTable, refs: ExportRefs): PackRes
 
 /** Option ids said by their labels; conditions naming people dropped (and a group they leave empty). */
 function portableFilter(node: unknown, field: (name: string) => LiveField | undefined): unknown {
-  if (!node || typeof node !== 'object' || Array.isArray(node)) return node;
-  const n = node as Record<string, unknown>;
-  for (const joiner of ['and', 'or'] as const) {
-    if (!Array.isArray(n[joiner])) continue;
-    const children = n[joiner] as unknown[];
-    const kept = children.map((c) => portableFilter(c, field)).filter((c) => c !== undefined);
-    return kept.length === 0 && children.length > 0 ? undefined : { ...n, [joiner]: kept };
-  }
-  if ('not' in n) {
-    const inner = portableFilter(n.not, field);
-    return inner === undefined ? undefined : { ...n, not: inner };
-  }
-  if (typeof n.field !== 'string' || n.field.includes('.')) return node;
-  const f = field(n.field);
-  if (!f || n.value === undefined) return node;
-  const values = Array.isArray(n.value) ? n.value : [n.value];
-  if (PEOPLE_TYPES.has(f.type) && values.some((v) => typeof v === 'string' && UUID.test(v))) return undefined;
-  if (!SELECT_TYPES.has(f.type)) return node;
-  const choices = ((f.options as { choices?: Array<{ id: string; label: string }> }).choices ?? []);
-  const label = (v: unknown) => choices.find((c) => c.id === v)?.label ?? v;
-  return { ...n, value: Array.isArray(n.value) ? n.value.map(label) : label(n.value) };
+  return mapFilterConditions(node, (c) => {
+    const f = c.field.includes('.') ? undefined : field(c.field);
+    if (!f || c.value === undefined) return c;
+    const values = Array.isArray(c.value) ? c.value : [c.value];
+    if (PEOPLE_TYPES.has(f.type) && values.some((v) => typeof v === 'string' && UUID_PATTERN.test(v))) return undefined;
+    if (!SELECT_TYPES.has(f.type)) return c;
+    const choices = (f.options as { choices?: Array<{ id: string; label: string }> }).choices ?? [];
+    const label = (v: unknown) => choices.find((choice) => choice.id === v)?.label ?? v;
+    return { ...c, value: Array.isArray(c.value) ? c.value.map(label) : label(c.value) };
+  });
 }

@@ -48,25 +48,31 @@ export function refName(table: RecordTable, ref: string): string | undefined {
 }
 
 /**
- * A filter AST with each condition's `field` mapped by `rename`; a condition whose field it
- * cannot map is dropped, and so is a group left empty by that (an empty group sent as such stays).
+ * A filter AST with each condition (a node naming a `field`) replaced by `map`'s answer; a condition it answers
+ * `undefined` for is dropped, and so is a group left empty by that (an empty group sent as such stays).
  */
-export function renameFilterFields(node: unknown, rename: (ref: string) => string | undefined): unknown {
+export function mapFilterConditions(node: unknown, map: (condition: Record<string, unknown> & { field: string }) => unknown): unknown {
   if (!node || typeof node !== 'object' || Array.isArray(node)) return node;
   const n = node as Record<string, unknown>;
   for (const joiner of ['and', 'or'] as const) {
     if (!Array.isArray(n[joiner])) continue;
     const children = n[joiner] as unknown[];
-    const kept = children.map((c) => renameFilterFields(c, rename)).filter((c) => c !== undefined);
+    const kept = children.map((c) => mapFilterConditions(c, map)).filter((c) => c !== undefined);
     return kept.length === 0 && children.length > 0 ? undefined : { ...n, [joiner]: kept };
   }
   if ('not' in n) {
-    const inner = renameFilterFields(n.not, rename);
+    const inner = mapFilterConditions(n.not, map);
     return inner === undefined ? undefined : { ...n, not: inner };
   }
-  if (typeof n.field !== 'string') return node;
-  const renamed = rename(n.field);
-  return renamed === undefined ? undefined : { ...n, field: renamed };
+  return typeof n.field === 'string' ? map(n as Record<string, unknown> & { field: string }) : node;
+}
+
+/** A filter AST with each condition's `field` mapped by `rename`; a condition whose field it cannot map is dropped. */
+export function renameFilterFields(node: unknown, rename: (ref: string) => string | undefined): unknown {
+  return mapFilterConditions(node, (c) => {
+    const renamed = rename(c.field);
+    return renamed === undefined ? undefined : { ...c, field: renamed };
+  });
 }
 
 /** Settings sent by a client, checked against the database's live fields; every problem at its pointer. */
