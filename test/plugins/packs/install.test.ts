@@ -224,3 +224,24 @@ describe('packs: install, dry run and uninstall', function () {
     assert.ok(!mine.some((i: { id: string }) => i.id === res.body.install_id));
   });
 });
+
+describe('packs: a pack needing a disabled plugin', () => {
+  let t: TestKernel;
+  after(() => t?.stop());
+
+  it('is refused at its requires entry, creating nothing', async () => {
+    t = await startTestKernel({ config: { plugins: { 'starter-packs': { enabled: false } } } });
+    const admin = await signUp(t);
+    const ws = (await createWorkspace(t, admin)).id;
+    const pack = samplePack();
+    pack.requires['starter-packs'] = '^1.0.0';
+    const before = await t.db('spaces').where({ workspace_id: ws }).pluck('id');
+    const res = await t.request.post(`/api/v1/workspaces/${ws}/packs/install`).set(admin.auth).send({ pack }).expect(422);
+    const pointers = res.body.errors.map((e: { pointer: string }) => e.pointer);
+    assert.deepEqual(pointers, ['/requires/starter-packs']);
+    assert.match(res.body.errors[0].detail, /disabled/);
+    // Nor are its templates offered.
+    assert.deepEqual((await t.request.get('/api/v1/templates').expect(200)).body.data, []);
+    assert.deepEqual(await t.db('spaces').where({ workspace_id: ws }).pluck('id'), before);
+  });
+});
