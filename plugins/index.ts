@@ -1,5 +1,6 @@
 import type { Plugin } from '../core/plugin.ts';
 import system from './system/index.ts';
+import gdpr from './gdpr/index.ts';
 import auth from './auth/index.ts';
 import tokens from './tokens/index.ts';
 import users from './users/index.ts';
@@ -16,4 +17,4 @@ import views from './views/index.ts';
 import relations from './relations/index.ts';
 
 /** Built-in plugins, on unless the config disables them. */
-export const builtinPlugins: Plugin[] = [system, auth, tokens, users, mail, workspaces, spaces, access, databases, records, favorites, views, relations, admin, referrals];
+export const builtinPlugins: Plugin[] = [system, gdpr, auth, tokens, users, mail, workspaces, spaces, access, databases, records, favorites, views, relations, admin, referrals];
