@@ -16,6 +16,7 @@ import { QueryService } from './query.service.ts';
 import { queryRoutes } from './query.routes.ts';
 import { createRecordLifecycle, createRecordViewHooks } from './hooks.ts';
 import { documentCellsOf } from './cell-docs.ts';
+import { tapGdpr } from './gdpr.ts';
 
 declare module '../../core/container.ts' {
   interface ServiceMap {
@@ -35,9 +36,12 @@ export default definePlugin({
   kernel: '^1.0.0',
   // User cells name accounts (auth) that must be members of the workspace (workspaces).
   dependsOn: { auth: '^1.0.0', databases: '^1.0.0', workspaces: '^1.0.0' },
+  optionalDependsOn: { gdpr: '^1.0.0' },
   migrations: path.join(path.dirname(fileURLToPath(import.meta.url)), 'migrations'),
   exports: ['records.service', 'records.query'],
   register(ctx) {
+    // Personal data this plugin keeps is exported and erased through the gdpr plugin's hooks, when it is enabled.
+    if (ctx.has('gdpr')) tapGdpr(ctx);
     const lifecycle = ctx.defineHooks('lifecycle', createRecordLifecycle());
     const views = ctx.defineHooks('views', createRecordViewHooks());
     documentCellsOf(() => ctx.resolve('databases.fieldTypes'));
