@@ -41,9 +41,10 @@ export class ErasureService {
   /** A workspace admin's erasure of a member from that workspace; the account stays. */
   async eraseFromWorkspace(actor: UserPrincipal, workspaceId: string, userId: string, confirm: string): Promise<Receipt> {
     const person = await this.person(userId, confirm, workspaceId);
+    const userHash = await this.key.hash(person.email);
     return inTransaction(this.db, async (trx) => {
       const reports = await this.eraseIn(trx, actor, userId, person, workspaceId);
-      return this.keep(trx, person, workspaceId, actor.user.id, reports);
+      return this.keep(trx, userHash, workspaceId, actor.user.id, reports);
     });
   }
 
@@ -53,6 +54,7 @@ export class ErasureService {
    */
   async eraseEverywhere(actor: UserPrincipal, userId: string, confirm: string): Promise<Receipt> {
     const person = await this.person(userId, confirm);
+    const userHash = await this.key.hash(person.email);
     const reports: EraseReport[] = [];
     const workspaceIds = await this.hooks.memberships.promise([], { trx: this.db, userId });
     for (const workspaceId of workspaceIds) {
@@ -64,7 +66,7 @@ export class ErasureService {
       const account = await this.hooks.erase.promise([], { trx, userId, person, workspaceId: null, actor });
       const kernel = await this.privacy.scrub(trx, person);
       const all = [...reports, ...account, { kind: 'gdpr.data_exports', deleted: own, pseudonymised: 0, retained: [] }, kernelReport(kernel)];
-      return this.keep(trx, person, null, actor.user.id, all);
+      return this.keep(trx, userHash, null, actor.user.id, all);
     });
     await this.exports.deleteBlobs(blobs);
     return receipt;
@@ -91,8 +93,8 @@ export class ErasureService {
     return person;
   }
 
-  private async keep(trx: Db, person: PersonIdentity, workspaceId: string | null, erasedBy: string, reports: EraseReport[]): Promise<Receipt> {
-    const user_hash = await this.key.hash(person.email);
+  /** `userHash` is made before the transaction: the key may be read from the database the first time. */
+  private async keep(trx: Db, user_hash: string, workspaceId: string | null, erasedBy: string, reports: EraseReport[]): Promise<Receipt> {
     const [row] = await trx<ReceiptRow>(TABLE).insert({ user_hash, workspace_id: workspaceId, erased_by: erasedBy, reports: JSON.stringify(reports) }).returning('*');
     return toReceipt(row!);
   }
