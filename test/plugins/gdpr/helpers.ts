@@ -39,10 +39,3 @@ export async function finished(t: TestKernel, path: string, auth: Record<string,
 export function unzipJson(bytes: Buffer): Record<string, unknown[]> {
   return Object.fromEntries(Object.entries(unzipSync(new Uint8Array(bytes))).map(([name, data]) => [name, JSON.parse(strFromU8(data)) as unknown[]]));
 }
-
-/** Supertest answers binary bodies as a Buffer only when asked to collect them. */
-export function binary(res: { on: (e: string, f: (c?: Buffer) => void) => void; setEncoding?: (e: string) => void }, done: (err: Error | null, body: Buffer) => void): void {
-  const chunks: Buffer[] = [];
-  res.on('data', (c) => chunks.push(c as Buffer));
-  res.on('end', () => done(null, Buffer.concat(chunks)));
-}
