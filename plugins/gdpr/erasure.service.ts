@@ -3,6 +3,7 @@ import { invalidField, notFound } from '../../core/errors.ts';
 import { keysetPage, type Page } from '../../core/pagination.ts';
 import type { UserPrincipal } from '../../core/principal.ts';
 import type { KernelPrivacy } from '../../core/privacy.ts';
+import { GdprErrors } from './errors.ts';
 import type { EraseReport, PersonIdentity, PersonalDataHooks } from './hooks.ts';
 import type { ReceiptKey } from './receipt-key.ts';
 import type { DataExports } from './exports.service.ts';
@@ -50,9 +51,11 @@ export class ErasureService {
 
   /**
    * An instance admin's erasure everywhere: each workspace in its own transaction (a refusal there, such as the
-   * last admin, stops before the account is touched), then the account and what hangs on it.
+   * last admin, stops before the account is touched), then the account and what hangs on it. Not one's own:
+   * another instance admin erases it, so the instance never erases its last admin.
    */
   async eraseEverywhere(actor: UserPrincipal, userId: string, confirm: string): Promise<Receipt> {
+    if (userId === actor.user.id) throw GdprErrors.self_erasure();
     const person = await this.person(userId, confirm);
     const userHash = await this.key.hash(person.email);
     const reports: EraseReport[] = [];

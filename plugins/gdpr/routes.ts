@@ -110,6 +110,7 @@ export function gdprRoutes(): AnyRouteDef[] {
       params: UserParams,
       body: EraseBody,
       responses: { 200: { description: 'The receipt', schema: Receipt } },
+      errors: [GdprErrors.self_erasure],
       handler: ({ principal, params, body, resolve }) => resolve('gdpr.erasure').eraseEverywhere(principal, params.id, body.confirm),
     }),
     defineRoute({

@@ -121,6 +121,12 @@ describe('gdpr: erasure', () => {
     await t.request.post('/api/v1/admin/users/00000000-0000-4000-8000-000000000000/erase').set(root.auth).send({ confirm: 'x@example.test' }).expect(404);
   });
 
+  it('does not let an instance admin erase their own account (409 self_erasure), so the instance keeps one', async () => {
+    const res = await t.request.post(`/api/v1/admin/users/${root.id}/erase`).set(root.auth).send({ confirm: root.email }).expect(409);
+    assert.equal(res.body.code, 'self_erasure');
+    await t.request.get('/api/v1/me').set(root.auth).expect(200);
+  });
+
   it('refuses to erase the last admin (409 last_admin) and leaves everything as it was; once another admin exists it works', async () => {
     const solo = await signUp(t, { name: 'Solo Admin' });
     const ws = (await createWorkspace(t, solo, 'Solo')).id;
