@@ -14,8 +14,31 @@ export interface KernelScrubReport {
   jobs_deleted: number;
 }
 
-/** What replaces a redacted string in an event payload: readable, and nobody's data. */
-export const REDACTED = 'Former member';
+/** What stands in for a person in text that stays: readable, and nobody's data. */
+export const FORMER_MEMBER = 'Former member';
+
+/**
+ * A person's email or name as a whole word, any case: "Al" is in "Al said", not in "Alpha", so erasing
+ * a short name does not rewrite everyone else's text. SQL's ILIKE finds the candidates; this decides.
+ */
+function mentionOf(needle: string): RegExp {
+  const escaped = needle.trim().replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+  return new RegExp(`(?<![\\p{L}\\p{N}])${escaped}(?![\\p{L}\\p{N}])`, 'giu');
+}
+
+/** `text` with every mention of the person's email or name replaced by FORMER_MEMBER. */
+export function withoutPerson(text: string, person: PersonTraces): string {
+  return needlesOf(person).reduce((out, needle) => out.replace(mentionOf(needle), FORMER_MEMBER), text);
+}
+
+/** Whether `text` mentions the person's email or name. */
+export function mentions(text: string, person: PersonTraces): boolean {
+  return needlesOf(person).some((needle) => mentionOf(needle).test(text));
+}
+
+function needlesOf(person: PersonTraces): string[] {
+  return [person.email, person.name].filter((s) => s.trim() !== '');
+}
 
 /**
  * Erasure of the kernel's own copies of a person's email and name: event payloads (rewritten, so undispatched
@@ -26,39 +49,45 @@ export const REDACTED = 'Former member';
 export class KernelPrivacy {
   constructor(private readonly jobsSchema: string) {}
 
-  /** Inside the caller's transaction; `workspaceId` narrows the events to that workspace's. */
+  /** Inside the caller's transaction; `workspaceId` narrows it to that workspace's events. */
   async scrub(trx: Db, person: PersonTraces, workspaceId?: string): Promise<KernelScrubReport> {
-    const needles = [person.email, person.name].filter((s) => s.trim() !== '');
-    if (needles.length === 0) return { events_redacted: 0, replays_deleted: 0, jobs_deleted: 0 };
-    const matches = (column: string) => `(${needles.map(() => `${column}::text ILIKE ?`).join(' OR ')})`;
-    const patterns = needles.map(containsPattern);
+    const report = { events_redacted: 0, replays_deleted: 0, jobs_deleted: 0 };
+    const needles = needlesOf(person);
+    if (needles.length === 0) return report;
+    const matching = (column: string) => ({ sql: `(${needles.map(() => `${column}::text ILIKE ?`).join(' OR ')})`, values: needles.map(containsPattern) });
 
-    const events = trx('kernel_events').whereRaw(matches('payload'), patterns).select('id', 'payload');
+    const events = trx('kernel_events').whereRaw(matching('payload').sql, matching('payload').values).select('id', 'payload');
     if (workspaceId) events.where({ workspace_id: workspaceId });
-    const found: Array<{ id: string; payload: unknown }> = await events;
-    for (const { id, payload } of found) await trx('kernel_events').where({ id }).update({ payload: JSON.stringify(redact(payload, needles)) });
-
-    let replays = 0;
-    let jobs = 0;
-    if (!workspaceId) {
-      replays = await trx('kernel_idempotency_keys').whereRaw(matches('response_body'), patterns).del();
-      for (const table of ['job', 'archive']) {
-        const sql = `WITH gone AS (DELETE FROM ??.?? WHERE ${matches('data')} OR ${matches('output')} RETURNING 1) SELECT count(*)::int AS n FROM gone`;
-        const result: { rows: Array<{ n: number }> } = await trx.raw(sql, [this.jobsSchema, table, ...patterns, ...patterns]);
-        jobs += Number(result.rows[0]?.n ?? 0);
-      }
+    for (const { id, payload } of (await events) as Array<{ id: string; payload: unknown }>) {
+      if (!mentions(JSON.stringify(payload), person)) continue;
+      await trx('kernel_events').where({ id }).update({ payload: JSON.stringify(redact(payload, person)) });
+      report.events_redacted++;
     }
-    return { events_redacted: found.length, replays_deleted: replays, jobs_deleted: jobs };
+    if (workspaceId) return report;
+
+    const replays: Array<{ user_id: string; key: string; response_body: unknown }> = await trx('kernel_idempotency_keys')
+      .whereRaw(matching('response_body').sql, matching('response_body').values)
+      .select('user_id', 'key', 'response_body');
+    for (const { user_id, key, response_body } of replays) {
+      if (mentions(JSON.stringify(response_body), person)) report.replays_deleted += await trx('kernel_idempotency_keys').where({ user_id, key }).del();
+    }
+
+    for (const table of ['job', 'archive']) {
+      const data = matching('data');
+      const output = matching('output');
+      const { rows } = await trx.raw<{ rows: Array<{ id: string; data: unknown; output: unknown }> }>(`SELECT id, data, output FROM ??.?? WHERE ${data.sql} OR ${output.sql}`, [this.jobsSchema, table, ...data.values, ...output.values]);
+      const ids = rows.filter((r) => mentions(JSON.stringify([r.data, r.output]), person)).map((r) => r.id);
+      if (ids.length > 0) await trx.raw('DELETE FROM ??.?? WHERE id = ANY(?::uuid[])', [this.jobsSchema, table, ids]);
+      report.jobs_deleted += ids.length;
+    }
+    return report;
   }
 }
 
-/** Every string holding one of `needles` (any case) becomes REDACTED; the shape of the payload stays. */
-function redact(value: unknown, needles: string[]): unknown {
-  if (typeof value === 'string') {
-    const lower = value.toLowerCase();
-    return needles.some((n) => lower.includes(n.toLowerCase())) ? REDACTED : value;
-  }
-  if (Array.isArray(value)) return value.map((v) => redact(v, needles));
-  if (value && typeof value === 'object') return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, redact(v, needles)]));
+/** Every string of a payload with the person in it has them replaced; the payload keeps its shape. */
+function redact(value: unknown, person: PersonTraces): unknown {
+  if (typeof value === 'string') return withoutPerson(value, person);
+  if (Array.isArray(value)) return value.map((v) => redact(v, person));
+  if (value && typeof value === 'object') return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, redact(v, person)]));
   return value;
 }

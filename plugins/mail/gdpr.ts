@@ -1,14 +1,9 @@
 import { containsPattern } from '../../core/like-pattern.ts';
 import type { PluginContext } from '../../core/plugin.ts';
+import { mentions, withoutPerson } from '../../core/privacy.ts';
 import { OUTBOX_TABLE } from './outbox.ts';
 
-const FORMER = 'Former member';
 const COLUMNS = ['subject', 'text', 'html'] as const;
-
-function replaceAll(text: string | null, needles: string[]): string | null {
-  if (text === null) return null;
-  return needles.reduce((out, n) => out.replace(new RegExp(n.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'), 'gi'), FORMER), text);
-}
 
 /**
  * The outbox keeps the instance's mail: messages to the person are exported and deleted; others' messages that
@@ -23,15 +18,16 @@ export function tapGdpr(ctx: PluginContext<any>): void {
   });
   hooks.erase.tapPromise('mail', async (reports, { trx, person, workspaceId }) => {
     if (workspaceId) return reports;
-    const deleted = await trx(OUTBOX_TABLE).whereRaw('"to" ILIKE ?', [containsPattern(person.email)]).del();
+    const deleted = await trx(OUTBOX_TABLE).whereRaw('lower("to") = lower(?)', [person.email]).del();
     const needles = [person.email, person.name].filter((n) => n.trim() !== '');
-    const naming = await trx(OUTBOX_TABLE)
+    const candidates = await trx(OUTBOX_TABLE)
       .where((q) => {
         for (const column of COLUMNS) for (const n of needles) q.orWhereRaw('?? ILIKE ?', [column, containsPattern(n)]);
       })
       .select('id', ...COLUMNS);
+    const naming = candidates.filter((row) => COLUMNS.some((c) => row[c] !== null && mentions(row[c], person)));
     for (const row of naming) {
-      await trx(OUTBOX_TABLE).where({ id: row.id }).update(Object.fromEntries(COLUMNS.map((c) => [c, replaceAll(row[c], needles)])));
+      await trx(OUTBOX_TABLE).where({ id: row.id }).update(Object.fromEntries(COLUMNS.map((c) => [c, row[c] === null ? null : withoutPerson(row[c], person)])));
     }
     return [...reports, { kind: 'mail', deleted, pseudonymised: naming.length, retained: [] }];
   });

@@ -189,4 +189,19 @@ describe('gdpr: erasure', () => {
     const listed = await t.request.get('/api/v1/admin/erasures').set(root.auth).expect(200);
     assert.equal(listed.body.data[0].id, res.body.id);
   });
+
+  it('replaces a short name only where it stands as a word: others\' text that merely contains it stays', async () => {
+    const ann = await signUp(t, { name: 'Ann' });
+    const colleague = await signUp(t, { name: 'Colleague Two' });
+    const annex = (await createWorkspace(t, colleague, 'Annex Planning')).id;
+    await joinWorkspace(t, colleague, annex, ann, 'member');
+    const annexEvents = () => t.db('kernel_events').whereRaw('payload::text LIKE ?', ['%Annex Planning%']).count({ n: '*' });
+    const before = await annexEvents();
+    assert.ok(Number(before[0]!.n) > 0);
+    await t.request.post(`/api/v1/admin/users/${ann.id}/erase`).set(root.auth).send({ confirm: ann.email }).expect(200);
+    assert.deepEqual(await annexEvents(), before);
+    const added = await t.db('kernel_events').where({ workspace_id: annex, name: 'member.added' }).select('payload');
+    assert.ok(added.length > 0 && added.every((e) => !JSON.stringify(e.payload).includes('"Ann"')), 'the member\'s name is gone from the events naming them');
+    assert.ok(added.some((e) => JSON.stringify(e.payload).includes('Former member')));
+  });
 });
