@@ -1,5 +1,5 @@
 import type { PluginContext } from '../../core/plugin.ts';
-import { hashSecret } from '../../core/secrets.ts';
+import { SignInLimiter } from './sign-in-limiter.ts';
 
 /**
  * The account's part of `gdpr.personalData`: who the person is, their account, sign-ins and linked identities.
@@ -23,7 +23,7 @@ export function tapGdpr(ctx: PluginContext<any>): void {
     const sessions = await trx('sessions').where({ user_id: userId }).del();
     const identities = await trx('auth_identities').where({ user_id: userId }).del();
     const resets = await trx('auth_password_resets').where({ user_id: userId }).del();
-    const failures = await trx('auth_sign_in_failures').where({ key: hashSecret(`email:${person.email.trim().toLowerCase()}`) }).del();
+    const failures = await trx('auth_sign_in_failures').where({ key: SignInLimiter.emailKey(person.email) }).del();
     const account = await trx('users').where({ id: userId }).del();
     return [
       ...reports,

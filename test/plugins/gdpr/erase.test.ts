@@ -3,6 +3,7 @@ import { createHmac, createHash } from 'node:crypto';
 import { createWorkspace, joinWorkspace, signUp, startTestKernel, type SignedUpUser, type TestKernel } from '../../../core/testing.ts';
 import { definePlugin } from '../../../core/plugin.ts';
 import { builtinPlugins } from '../../../plugins/index.ts';
+import { SignInLimiter } from '../../../plugins/auth/sign-in-limiter.ts';
 import { traces } from './helpers.ts';
 
 /** A plugin of the test's own that taps `erase` between the others and the membership's removal, and fails when told. */
@@ -170,6 +171,9 @@ describe('gdpr: erasure', () => {
     await t.request.post(`/api/v1/workspaces/${elsewhere}/invites`).set(colleague.auth).set('Idempotency-Key', `k-${seq++}`).send({ email: user.email, role: 'member' }).expect(201);
     await t.request.patch('/api/v1/me/preferences').set(user.auth).send({ locale: 'fr' }).expect(200);
     await t.request.post('/api/v1/auth/password-reset').send({ email: user.email }).expect(202);
+    await t.request.post('/api/v1/auth/sign-in').send({ email: user.email, password: 'not the password' }).expect(401);
+    const failures = () => t.db('auth_sign_in_failures').where({ key: SignInLimiter.emailKey(user.email) });
+    assert.equal((await failures()).length, 1);
     await t.request.post('/api/v1/me/data-export').set(user.auth).expect(202);
     // The mails were delivered to the outbox (the job ran), so nothing is in flight.
     for (let i = 0; i < 100 && (await t.db('mail_outbox').whereRaw('lower("to") = lower(?)', [user.email])).length < 2; i++) await new Promise((r) => setTimeout(r, 100));
@@ -184,6 +188,8 @@ describe('gdpr: erasure', () => {
     assert.equal(res.body.user_hash, createHmac('sha256', key).update(user.email.toLowerCase()).digest('hex'));
 
     assert.deepEqual(await traces(t, [user.email, name]), []);
+    assert.deepEqual(await failures(), [], 'the sign-in counter keyed by their email (hashed) goes too');
+    assert.deepEqual(await t.db('auth_password_resets').where({ user_id: user.id }), []);
     await t.request.get('/api/v1/me').set(user.auth).expect(401);
     assert.deepEqual(await t.db('workspace_members').where({ workspace_id: own }).pluck('user_id'), [colleague.id]);
     const listed = await t.request.get('/api/v1/admin/erasures').set(root.auth).expect(200);
