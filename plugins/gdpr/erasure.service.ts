@@ -63,16 +63,13 @@ export class ErasureService {
     for (const workspaceId of workspaceIds) {
       reports.push(...(await inTransaction(this.db, (trx) => this.eraseIn(trx, actor, userId, person, workspaceId))));
     }
-    const blobs = await this.exports.blobsOf(userId);
-    const receipt = await inTransaction(this.db, async (trx) => {
-      const own = await this.exports.forget(trx, userId);
+    return inTransaction(this.db, async (trx) => {
+      // Before the account's taps: the account's deletion would take the rows along, and leave their files.
+      const exports = await this.exports.forget(trx, userId);
       const account = await this.hooks.erase.promise([], { trx, userId, person, workspaceId: null, actor });
       const kernel = await this.privacy.scrub(trx, person);
-      const all = [...reports, ...account, { kind: 'gdpr.data_exports', deleted: own, pseudonymised: 0, retained: [] }, kernelReport(kernel)];
-      return this.keep(trx, userHash, null, actor.user.id, all);
+      return this.keep(trx, userHash, null, actor.user.id, [...reports, ...account, exportsReport(exports), kernelReport(kernel)]);
     });
-    await this.exports.deleteBlobs(blobs);
-    return receipt;
   }
 
   async list(page: { limit?: number; cursor?: string }): Promise<Page<Receipt>> {
@@ -83,8 +80,9 @@ export class ErasureService {
 
   private async eraseIn(trx: Db, actor: UserPrincipal, userId: string, person: PersonIdentity, workspaceId: string): Promise<EraseReport[]> {
     const reports = await this.hooks.erase.promise([], { trx, userId, person, workspaceId, actor });
+    const exports = await this.exports.forget(trx, userId, workspaceId);
     const kernel = await this.privacy.scrub(trx, person, workspaceId);
-    return [...reports, kernelReport(kernel)].map((r) => ({ ...r, workspace_id: workspaceId }));
+    return [...reports, exportsReport(exports), kernelReport(kernel)].map((r) => ({ ...r, workspace_id: workspaceId }));
   }
 
   /** The person, or 404 (unknown, or not a member of the workspace named); the confirmation must be their email. */
@@ -101,6 +99,10 @@ export class ErasureService {
     const [row] = await trx<ReceiptRow>(TABLE).insert({ user_hash, workspace_id: workspaceId, erased_by: erasedBy, reports: JSON.stringify(reports) }).returning('*');
     return toReceipt(row!);
   }
+}
+
+function exportsReport(deleted: number): EraseReport {
+  return { kind: 'data_exports', deleted, pseudonymised: 0, retained: [] };
 }
 
 function kernelReport(k: { events_redacted: number; replays_deleted: number; jobs_deleted: number }): EraseReport {

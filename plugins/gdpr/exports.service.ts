@@ -1,6 +1,6 @@
 import { strToU8, zipSync } from 'fflate';
 import type { Logger } from 'pino';
-import { inTransaction, type Db } from '../../core/db.ts';
+import { afterCommit, inTransaction, type Db } from '../../core/db.ts';
 import { notFound } from '../../core/errors.ts';
 import type { BlobStore } from '../../core/blobs.ts';
 import { GdprErrors } from './errors.ts';
@@ -91,7 +91,9 @@ export class DataExports {
       const files = Object.fromEntries([...byKind].map(([kind, items]) => [`${kind}.json`, strToU8(JSON.stringify(items, null, 2))]));
       const key = blobKey(id);
       await this.blobs.put(key, Buffer.from(zipSync(files)));
-      await this.db(TABLE).where({ id }).update({ status: 'ready', blob_key: key, expires_at: this.db.raw(`now() + interval '${AVAILABLE_HOURS} hours'`) });
+      const kept = await this.db(TABLE).where({ id }).update({ status: 'ready', blob_key: key, expires_at: this.db.raw(`now() + interval '${AVAILABLE_HOURS} hours'`) });
+      // Erased while the zip was being made: the row is gone, and the file must not stay behind.
+      if (kept === 0) await this.blobs.delete(key);
     } catch (err) {
       // A tap that fails would fail again: the requester sees `failed` and may ask anew.
       this.logger.error({ err, export: id }, 'data export failed');
@@ -106,18 +108,20 @@ export class DataExports {
     return rows.length;
   }
 
-  /** The blob keys of the exports about or asked by a user, read before their rows go. */
-  async blobsOf(userId: string): Promise<string[]> {
-    const rows: Array<{ id: string }> = await this.db(TABLE).where({ user_id: userId }).orWhere({ requested_by: userId }).select('id');
-    return rows.map((r) => blobKey(r.id));
+  /**
+   * Deletes, inside an erasure, the exports about a user (in one workspace, or all of them with those the user
+   * asked for); their files go once the erasure commits, and stay if it rolls back.
+   */
+  async forget(trx: Db, userId: string, workspaceId?: string): Promise<number> {
+    const q = trx<ExportRow>(TABLE);
+    if (workspaceId) q.where({ user_id: userId, workspace_id: workspaceId });
+    else q.where({ user_id: userId }).orWhere({ requested_by: userId });
+    const gone: Array<{ id: string }> = await q.del().returning('id');
+    afterCommit(trx, () => void this.deleteBlobs(gone.map((r) => blobKey(r.id))).catch((err: unknown) => this.logger.warn({ err }, 'export files of an erased user left behind')));
+    return gone.length;
   }
 
-  /** Deletes the rows of a user's exports inside an erasure; their files go after it commits (deleteBlobs). */
-  async forget(trx: Db, userId: string): Promise<number> {
-    return trx<ExportRow>(TABLE).where({ user_id: userId }).orWhere({ requested_by: userId }).del();
-  }
-
-  async deleteBlobs(keys: string[]): Promise<void> {
+  private async deleteBlobs(keys: string[]): Promise<void> {
     for (const key of keys) await this.blobs.delete(key);
   }
 

@@ -14,7 +14,11 @@ export class ReceiptKey {
   ) {}
 
   async hash(email: string): Promise<string> {
-    const key = await (this.key ??= this.load());
+    // A failed first read is tried again by the next erasure, not remembered.
+    const key = await (this.key ??= this.load().catch((err: unknown) => {
+      this.key = undefined;
+      throw err;
+    }));
     return createHmac('sha256', key).update(email.toLowerCase()).digest('hex');
   }
 

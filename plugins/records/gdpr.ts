@@ -31,7 +31,8 @@ export function tapGdpr(ctx: PluginContext<any>): void {
     if (!workspaceId) return reports;
     let pseudonymised = 0;
     for (const { id, table_name } of await ctx.resolve('databases.catalog').tables(trx, workspaceId)) {
-      for (const column of await userColumns(ctx, trx, id)) pseudonymised += await trx(table_name).where(column, userId).update({ [column]: null });
+      // The version moves: a client holding the record's old version gets 409 instead of writing the person back.
+      for (const column of await userColumns(ctx, trx, id)) pseudonymised += await trx(table_name).where(column, userId).update({ [column]: null, version: trx.raw('version + 1') });
     }
     const deleted = await trx('record_watchers').where({ workspace_id: workspaceId, user_id: userId }).del();
     return [

@@ -4,9 +4,12 @@ import { createWorkspace, joinWorkspace, signUp, startTestKernel, type SignedUpU
 import { definePlugin } from '../../../core/plugin.ts';
 import { builtinPlugins } from '../../../plugins/index.ts';
 import { SignInLimiter } from '../../../plugins/auth/sign-in-limiter.ts';
-import { traces } from './helpers.ts';
+import { finished, traces } from './helpers.ts';
 
-/** A plugin of the test's own that taps `erase` between the others and the membership's removal, and fails when told. */
+/**
+ * A plugin of the test's own that taps `erase` between the others and the membership's removal, and `export`,
+ * and fails in both when told.
+ */
 let failNext = false;
 const failing = definePlugin({
   id: 'gdpr-test-failing',
@@ -17,6 +20,10 @@ const failing = definePlugin({
     ctx.hooksOf('gdpr.personalData').erase.tapPromise({ name: 'failing', stage: 50 }, async (reports) => {
       if (failNext) throw new Error('this tap fails half-way');
       return reports;
+    });
+    ctx.hooksOf('gdpr.personalData').export.tapPromise('failing', async (sections) => {
+      if (failNext) throw new Error('this export tap fails');
+      return sections;
     });
   },
 });
@@ -73,6 +80,10 @@ describe('gdpr: erasure', () => {
 
   it('erases a member from a workspace: cells naming them become null, their watches, favorites and tokens there go, they are removed, and the receipt holds no personal data', async () => {
     const { user, record } = await activeMember('Wanda Erasewell');
+    const exported = (await t.request.post(`/api/v1/workspaces/${wsA}/members/${user.id}/data-export`).set(owner.auth).expect(202)).body.id;
+    await finished(t, `/api/v1/workspaces/${wsA}/data-exports/${exported}`, owner.auth);
+    const file = (await t.db('gdpr_exports').where({ id: exported }).first('blob_key')).blob_key;
+    assert.ok(await t.kernel.blobs.exists(file));
     const res = await erase(wsA, user, user.email.toUpperCase()).expect(200);
     assert.deepEqual(Object.keys(res.body).sort(), ['created_at', 'erased_by', 'id', 'reports', 'user_hash', 'workspace_id']);
     assert.equal(res.body.workspace_id, wsA);
@@ -87,6 +98,8 @@ describe('gdpr: erasure', () => {
     assert.equal(byKind.favorites.deleted, 1);
     assert.equal(byKind.tokens.deleted, 1);
     assert.equal(byKind.membership.deleted, 1);
+    assert.equal(byKind.data_exports.deleted, 1);
+    assert.ok(res.body.reports.every((r: { workspace_id: string }) => r.workspace_id === wsA));
     assert.ok(byKind.records.retained[0].reason);
 
     const [cells] = await t.db(table).where({ id: record }).select(ownerColumn, 'created_by', 'updated_by');
@@ -95,6 +108,8 @@ describe('gdpr: erasure', () => {
     assert.deepEqual(await t.db('record_watchers').where({ user_id: user.id }), []);
     assert.deepEqual(await t.db('favorites').where({ user_id: user.id }), []);
     assert.deepEqual(await t.db('personal_access_tokens').where({ user_id: user.id }), []);
+    await t.request.get(`/api/v1/workspaces/${wsA}/data-exports/${exported}`).set(owner.auth).expect(404);
+    assert.equal(await t.kernel.blobs.exists(file), false, 'the export of the member, a copy of their data, goes too');
     // The account stays: only the instance admin erases it.
     await t.request.get('/api/v1/me').set(user.auth).expect(200);
     await t.request.get(`/api/v1/workspaces/${wsA}`).set(user.auth).expect(404);
@@ -159,6 +174,20 @@ describe('gdpr: erasure', () => {
     assert.deepEqual(await stateOf(user, record), before);
   });
 
+  it('marks an export failed when a tap fails, with no file', async () => {
+    const user = await signUp(t, { name: 'Failing Export' });
+    failNext = true;
+    try {
+      const id = (await t.request.post('/api/v1/me/data-export').set(user.auth).expect(202)).body.id;
+      const done = await finished(t, `/api/v1/me/data-exports/${id}`, user.auth);
+      assert.deepEqual([done.status, done.download_url], ['failed', null]);
+      const res = await t.request.get(`/api/v1/me/data-exports/${id}/download`).set(user.auth).expect(409);
+      assert.equal(res.body.code, 'export_not_ready');
+    } finally {
+      failNext = false;
+    }
+  });
+
   it('erases a user everywhere, leaving no trace of their email or name in any column of any table', async () => {
     const name = 'Quincy Zyxwvut';
     const { user } = await activeMember(name);
@@ -183,7 +212,9 @@ describe('gdpr: erasure', () => {
     assert.equal(res.body.workspace_id, null);
     assert.equal(res.body.erased_by, root.id);
     const kinds = new Set(res.body.reports.map((r: { kind: string }) => r.kind));
-    for (const kind of ['account', 'sessions', 'tokens', 'preferences', 'membership', 'records', 'mail', 'invites', 'kernel']) assert.ok(kinds.has(kind), kind);
+    for (const kind of ['account', 'sessions', 'tokens', 'preferences', 'membership', 'records', 'mail', 'invites', 'data_exports', 'kernel']) assert.ok(kinds.has(kind), kind);
+    const account = res.body.reports.find((r: { kind: string; workspace_id?: string }) => r.kind === 'data_exports' && !r.workspace_id);
+    assert.equal(account.deleted, 1, 'their own export, with its file');
     const key = (await t.db('gdpr_keys').first('secret')).secret as string;
     assert.equal(res.body.user_hash, createHmac('sha256', key).update(user.email.toLowerCase()).digest('hex'));
 
