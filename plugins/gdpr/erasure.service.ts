@@ -11,6 +11,9 @@ import type { Receipt } from './schemas.ts';
 
 const TABLE = 'gdpr_erasures';
 
+/** Thrown to roll a rehearsal back; never leaves this file. */
+class Rehearsed extends Error {}
+
 interface ReceiptRow {
   id: string;
   user_hash: string;
@@ -50,8 +53,8 @@ export class ErasureService {
   }
 
   /**
-   * An instance admin's erasure everywhere: each workspace in its own transaction (a refusal there, such as the
-   * last admin, stops before the account is touched), then the account and what hangs on it. Not one's own:
+   * An instance admin's erasure everywhere: each workspace in its own transaction, rehearsed first so that a
+   * refusal in one (the last admin) leaves them all as they were; then the account and what hangs on it. Not one's own:
    * another instance admin erases it, so the instance never erases its last admin.
    */
   async eraseEverywhere(actor: UserPrincipal, userId: string, confirm: string): Promise<Receipt> {
@@ -60,6 +63,7 @@ export class ErasureService {
     const userHash = await this.key.hash(person.email);
     const reports: EraseReport[] = [];
     const workspaceIds = await this.hooks.memberships.promise([], { trx: this.db, userId });
+    await this.rehearse(actor, userId, person, workspaceIds);
     for (const workspaceId of workspaceIds) {
       reports.push(...(await inTransaction(this.db, (trx) => this.eraseIn(trx, actor, userId, person, workspaceId))));
     }
@@ -76,6 +80,21 @@ export class ErasureService {
     const query = this.db<ReceiptRow>(TABLE).select('*');
     const result = await keysetPage<ReceiptRow>(this.db, query, { keys: [{ column: 'created_at', type: 'timestamptz' }, { column: 'id', type: 'uuid' }], direction: 'desc' }, page);
     return { data: result.data.map(toReceipt), next_cursor: result.next_cursor };
+  }
+
+  /**
+   * Every workspace's part, each rolled back: a tap that refuses one (its last admin) refuses before any
+   * workspace is erased, so an erasure everywhere does all its workspaces or none.
+   */
+  private async rehearse(actor: UserPrincipal, userId: string, person: PersonIdentity, workspaceIds: string[]): Promise<void> {
+    for (const workspaceId of workspaceIds) {
+      await inTransaction(this.db, async (trx) => {
+        await this.eraseIn(trx, actor, userId, person, workspaceId);
+        throw new Rehearsed();
+      }).catch((err: unknown) => {
+        if (!(err instanceof Rehearsed)) throw err;
+      });
+    }
   }
 
   private async eraseIn(trx: Db, actor: UserPrincipal, userId: string, person: PersonIdentity, workspaceId: string): Promise<EraseReport[]> {

@@ -11,14 +11,16 @@ import { finished, traces } from './helpers.ts';
  * and fails in both when told.
  */
 let failNext = false;
+/** Fails the erasure of this workspace only. */
+let failIn: string | undefined;
 const failing = definePlugin({
   id: 'gdpr-test-failing',
   version: '1.0.0',
   kernel: '^1.0.0',
   optionalDependsOn: { gdpr: '^1.0.0' },
   register(ctx) {
-    ctx.hooksOf('gdpr.personalData').erase.tapPromise({ name: 'failing', stage: 50 }, async (reports) => {
-      if (failNext) throw new Error('this tap fails half-way');
+    ctx.hooksOf('gdpr.personalData').erase.tapPromise({ name: 'failing', stage: 50 }, async (reports, { workspaceId }) => {
+      if (failNext || (failIn && workspaceId === failIn)) throw new Error('this tap fails half-way');
       return reports;
     });
     ctx.hooksOf('gdpr.personalData').export.tapPromise('failing', async (sections) => {
@@ -145,6 +147,7 @@ describe('gdpr: erasure', () => {
 
   it('refuses to erase the last admin (409 last_admin) and leaves everything as it was; once another admin exists it works', async () => {
     const solo = await signUp(t, { name: 'Solo Admin' });
+    await joinWorkspace(t, owner, wsA, solo, 'member');
     const ws = (await createWorkspace(t, solo, 'Solo')).id;
     const members = () => t.db('workspace_members').where({ workspace_id: ws }).orderBy('user_id').select('user_id', 'role');
     const before = { members: await members(), receipts: await t.db('gdpr_erasures').count({ n: '*' }) };
@@ -154,6 +157,8 @@ describe('gdpr: erasure', () => {
     assert.equal(everywhere.body.code, 'last_admin');
     assert.deepEqual({ members: await members(), receipts: await t.db('gdpr_erasures').count({ n: '*' }) }, before);
     assert.equal((await t.db('users').where({ id: solo.id })).length, 1);
+    // The erasure everywhere did none of its workspaces, not only the one that refused.
+    assert.deepEqual(await t.db('workspace_members').where({ workspace_id: wsA, user_id: solo.id }).pluck('role'), ['member']);
 
     const second = await signUp(t, { name: 'Second Admin' });
     await joinWorkspace(t, solo, ws, second, 'admin');
@@ -172,6 +177,21 @@ describe('gdpr: erasure', () => {
       failNext = false;
     }
     assert.deepEqual(await stateOf(user, record), before);
+  });
+
+  it('erases everywhere all workspaces or none: a refusal in the last one leaves the first ones as they were', async () => {
+    const { user, record } = await activeMember('Vera Everywhere');
+    const other = (await createWorkspace(t, owner, 'Other')).id;
+    await joinWorkspace(t, owner, other, user, 'member');
+    const before = { a: await stateOf(user, record), other: await t.db('workspace_members').where({ workspace_id: other, user_id: user.id }).pluck('role') };
+    // The erasure goes through the workspaces in id order: the last one refuses.
+    failIn = [wsA, other].sort().at(-1);
+    try {
+      await t.request.post(`/api/v1/admin/users/${user.id}/erase`).set(root.auth).send({ confirm: user.email }).expect(500);
+    } finally {
+      failIn = undefined;
+    }
+    assert.deepEqual({ a: await stateOf(user, record), other: await t.db('workspace_members').where({ workspace_id: other, user_id: user.id }).pluck('role') }, before);
   });
 
   it('marks an export failed when a tap fails, with no file', async () => {
