@@ -100,7 +100,7 @@ export async function openKernelServices(config: KernelConfig, logger: Logger, h
       jobs,
       events,
       idempotency,
-      privacy: new KernelPrivacy(jobsSchema),
+      privacy: new KernelPrivacy(jobsSchema, config.events.retentionDays),
       metrics: config.metrics.enabled ? new HttpMetrics() : undefined,
     };
   } catch (err) {

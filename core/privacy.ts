@@ -10,6 +10,8 @@ export interface PersonTraces {
 /** What the kernel removed or rewrote, per table, for the erasure receipt. */
 export interface KernelScrubReport {
   events_redacted: number;
+  /** When the redacted events go at the latest: once dispatched, they are purged after the events' retention. */
+  events_kept_until: string;
   replays_deleted: number;
   jobs_deleted: number;
 }
@@ -47,11 +49,15 @@ function needlesOf(person: PersonTraces): string[] {
  * The kernel owns these tables, so plugins ask this service instead of writing SQL on them.
  */
 export class KernelPrivacy {
-  constructor(private readonly jobsSchema: string) {}
+  constructor(
+    private readonly jobsSchema: string,
+    private readonly eventRetentionDays: number,
+  ) {}
 
   /** Inside the caller's transaction; `workspaceId` narrows it to that workspace's events. */
   async scrub(trx: Db, person: PersonTraces, workspaceId?: string): Promise<KernelScrubReport> {
-    const report = { events_redacted: 0, replays_deleted: 0, jobs_deleted: 0 };
+    const keptUntil = new Date(Date.now() + this.eventRetentionDays * 86_400_000).toISOString();
+    const report = { events_redacted: 0, events_kept_until: keptUntil, replays_deleted: 0, jobs_deleted: 0 };
     const needles = needlesOf(person);
     if (needles.length === 0) return report;
     const matching = (column: string) => ({ sql: `(${needles.map(() => `${column}::text ILIKE ?`).join(' OR ')})`, values: needles.map(containsPattern) });

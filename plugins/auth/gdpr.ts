@@ -5,7 +5,7 @@ import { SignInLimiter } from './sign-in-limiter.ts';
  * The account's part of `gdpr.personalData`: who the person is, their account, sign-ins and linked identities.
  * The account goes last (stage 100): what other plugins keep hangs on it by cascade, and they report first.
  */
-export function tapGdpr(ctx: PluginContext<any>): void {
+export function tapGdpr(ctx: PluginContext<unknown>): void {
   const hooks = ctx.hooksOf('gdpr.personalData');
   hooks.identify.tapPromise('auth', async ({ trx, userId }) => {
     const row: { email: string; name: string } | undefined = await trx('users').where({ id: userId }).first('email', 'name');

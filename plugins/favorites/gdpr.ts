@@ -1,7 +1,7 @@
 import type { PluginContext } from '../../core/plugin.ts';
 
 /** A person's favorites: exported, and deleted in the workspace erased from. */
-export function tapGdpr(ctx: PluginContext<any>): void {
+export function tapGdpr(ctx: PluginContext<unknown>): void {
   const hooks = ctx.hooksOf('gdpr.personalData');
   hooks.export.tapPromise('favorites', async (sections, { trx, userId, workspaceId }) => {
     const q = trx('favorites').where({ user_id: userId }).select('workspace_id', 'target_type', 'target_id', 'database_id', 'created_at');

@@ -2,7 +2,7 @@ import { inTransaction, type Db } from '../../core/db.ts';
 import { invalidField, notFound } from '../../core/errors.ts';
 import { keysetPage, type Page } from '../../core/pagination.ts';
 import type { UserPrincipal } from '../../core/principal.ts';
-import type { KernelPrivacy } from '../../core/privacy.ts';
+import type { KernelPrivacy, KernelScrubReport } from '../../core/privacy.ts';
 import { GdprErrors } from './errors.ts';
 import type { EraseReport, PersonIdentity, PersonalDataHooks } from './hooks.ts';
 import type { ReceiptKey } from './receipt-key.ts';
@@ -124,6 +124,7 @@ function exportsReport(deleted: number): EraseReport {
   return { kind: 'data_exports', deleted, pseudonymised: 0, retained: [] };
 }
 
-function kernelReport(k: { events_redacted: number; replays_deleted: number; jobs_deleted: number }): EraseReport {
-  return { kind: 'kernel', deleted: k.replays_deleted + k.jobs_deleted, pseudonymised: k.events_redacted, retained: [] };
+function kernelReport(k: KernelScrubReport): EraseReport {
+  const retained = k.events_redacted > 0 ? [{ what: 'events that named them, with "Former member" in their place', reason: 'delivered to the plugins that react to them', until: k.events_kept_until }] : [];
+  return { kind: 'kernel', deleted: k.replays_deleted + k.jobs_deleted, pseudonymised: k.events_redacted, retained };
 }

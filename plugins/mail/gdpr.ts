@@ -9,7 +9,7 @@ const COLUMNS = ['subject', 'text', 'html'] as const;
  * The outbox keeps the instance's mail: messages to the person are exported and deleted; others' messages that
  * name them (an invite they sent) keep their text with "Former member" in their place.
  */
-export function tapGdpr(ctx: PluginContext<any>): void {
+export function tapGdpr(ctx: PluginContext<unknown>): void {
   const hooks = ctx.hooksOf('gdpr.personalData');
   hooks.export.tapPromise('mail', async (sections, { trx, person, workspaceId }) => {
     if (workspaceId) return sections;

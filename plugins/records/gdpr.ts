@@ -2,7 +2,7 @@ import type { Db } from '../../core/db.ts';
 import type { PluginContext } from '../../core/plugin.ts';
 
 /** Columns of a database's table naming a user: its user fields, and who created and last changed each record. */
-async function userColumns(ctx: PluginContext<any>, trx: Db, databaseId: string): Promise<string[]> {
+async function userColumns(ctx: PluginContext<unknown>, trx: Db, databaseId: string): Promise<string[]> {
   const types = ctx.resolve('databases.fieldTypes');
   const fields = await ctx.resolve('databases.catalog').fieldRows(databaseId, trx);
   return ['created_by', 'updated_by', ...fields.filter((f) => f.column_name && types.get(f.type)?.refersToUsers).map((f) => f.column_name as string)];
@@ -13,7 +13,7 @@ async function userColumns(ctx: PluginContext<any>, trx: Db, databaseId: string)
  * `created_by`, `updated_by`) becomes null — the record stays, the person does not — and their watches go.
  * The export lists their watches and the records they created or last changed, by id.
  */
-export function tapGdpr(ctx: PluginContext<any>): void {
+export function tapGdpr(ctx: PluginContext<unknown>): void {
   const hooks = ctx.hooksOf('gdpr.personalData');
   hooks.export.tapPromise('records', async (sections, { trx, userId, workspaceId }) => {
     const watches = trx('record_watchers').where({ user_id: userId }).select('workspace_id', 'database_id', 'record_id', 'created_at');

@@ -4,7 +4,7 @@ import type { PluginContext } from '../../core/plugin.ts';
  * Referrals are the account's. The person's code, attribution and rewards go; a reward another referrer earned
  * for referring them stays that referrer's, no longer saying whom it was for.
  */
-export function tapGdpr(ctx: PluginContext<any>): void {
+export function tapGdpr(ctx: PluginContext<unknown>): void {
   const hooks = ctx.hooksOf('gdpr.personalData');
   hooks.export.tapPromise('referrals', async (sections, { trx, userId, workspaceId }) => {
     if (workspaceId) return sections;

@@ -3,7 +3,7 @@ import type { PluginContext } from '../../core/plugin.ts';
 const TABLE = 'personal_access_tokens';
 
 /** A person's tokens: listed (never their secret) in exports, deleted by erasure, per workspace or all. */
-export function tapGdpr(ctx: PluginContext<any>): void {
+export function tapGdpr(ctx: PluginContext<unknown>): void {
   const hooks = ctx.hooksOf('gdpr.personalData');
   hooks.export.tapPromise('tokens', async (sections, { trx, userId, workspaceId }) => {
     const q = trx(TABLE).where({ user_id: userId }).select('id', 'workspace_id', 'name', 'scope', 'prefix', 'created_at', 'last_used_at', 'expires_at');

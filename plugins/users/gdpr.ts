@@ -3,7 +3,7 @@ import type { PluginContext } from '../../core/plugin.ts';
 import { avatarKey } from './avatars.service.ts';
 
 /** Preferences and the avatar are the account's: exported and erased only outside a workspace. */
-export function tapGdpr(ctx: PluginContext<any>): void {
+export function tapGdpr(ctx: PluginContext<unknown>): void {
   const hooks = ctx.hooksOf('gdpr.personalData');
   hooks.export.tapPromise('users', async (sections, { trx, userId, workspaceId }) => {
     if (workspaceId) return sections;

@@ -1,7 +1,7 @@
 import type { PluginContext } from '../../core/plugin.ts';
 
 /** A person's own filters and sorts on views (overrides): exported, and deleted in the workspace erased from. */
-export function tapGdpr(ctx: PluginContext<any>): void {
+export function tapGdpr(ctx: PluginContext<unknown>): void {
   const hooks = ctx.hooksOf('gdpr.personalData');
   hooks.export.tapPromise('views', async (sections, { trx, userId, workspaceId }) => {
     const q = trx('view_overrides').where({ user_id: userId }).select('workspace_id', 'view_id', 'filter', 'sorts', 'updated_at');

@@ -5,7 +5,7 @@ import type { PluginContext } from '../../core/plugin.ts';
  * through the plugin's own removal, so `memberRemoved` still runs for the plugins listening to it and the last
  * admin is refused (409 `last_admin`), undoing what the other taps did in that workspace.
  */
-export function tapGdpr(ctx: PluginContext<any>): void {
+export function tapGdpr(ctx: PluginContext<unknown>): void {
   const hooks = ctx.hooksOf('gdpr.personalData');
   hooks.memberships.tapPromise('workspaces', async (ids, { trx, userId }) => [...ids, ...(await trx('workspace_members').where({ user_id: userId }).orderBy('workspace_id').pluck('workspace_id'))]);
   hooks.export.tapPromise('workspaces', async (sections, { trx, userId, person, workspaceId }) => {

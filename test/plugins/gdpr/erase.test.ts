@@ -102,6 +102,9 @@ describe('gdpr: erasure', () => {
     assert.equal(byKind.membership.deleted, 1);
     assert.equal(byKind.data_exports.deleted, 1);
     assert.ok(res.body.reports.every((r: { workspace_id: string }) => r.workspace_id === wsA));
+    const [kept] = byKind.kernel.retained;
+    const days = (Date.parse(kept.until) - Date.now()) / 86_400_000;
+    assert.ok(byKind.kernel.pseudonymised > 0 && days > 6.9 && days <= 7, 'the workspace\'s events naming them are kept, rewritten, for the events\' retention (7 days)');
     assert.ok(byKind.records.retained[0].reason);
 
     const [cells] = await t.db(table).where({ id: record }).select(ownerColumn, 'created_by', 'updated_by');
