@@ -11,6 +11,7 @@ import { LocalDiskBlobStore, type BlobStore } from './blobs.ts';
 import { HttpMetrics } from './metrics.ts';
 import { Authz } from './authz.ts';
 import { CacheSignals } from './cache.ts';
+import { KernelPrivacy } from './privacy.ts';
 import type { Host } from './host.ts';
 import type { KernelConfig } from './config.ts';
 
@@ -27,6 +28,7 @@ declare module './container.ts' {
     host: Host;
     authz: Authz;
     caches: CacheSignals;
+    privacy: KernelPrivacy;
   }
 }
 
@@ -39,6 +41,7 @@ export interface KernelServices {
   jobs: Jobs;
   events: EventBus;
   idempotency: Idempotency;
+  privacy: KernelPrivacy;
   metrics?: HttpMetrics;
 }
 
@@ -64,10 +67,11 @@ export async function openKernelServices(config: KernelConfig, logger: Logger, h
   });
   try {
     const caches = new CacheSignals(database, logger, config.databaseUrl);
+    const jobsSchema = `${opts.schema ?? 'public'}_jobs`.replace(/^public_jobs$/, 'pgboss');
     const jobs = new Jobs(database, logger, {
       enabled: config.jobs.enabled && !opts.migrateOnly,
       pollingIntervalSeconds: config.jobs.pollingIntervalSeconds,
-      schema: `${opts.schema ?? 'public'}_jobs`.replace(/^public_jobs$/, 'pgboss'),
+      schema: jobsSchema,
       maintenanceIntervalSeconds: opts.jobsMaintenanceSeconds,
     });
     const events = new EventBus(database, jobs, logger, Math.max(1000, config.jobs.pollingIntervalSeconds * 1000));
@@ -96,6 +100,7 @@ export async function openKernelServices(config: KernelConfig, logger: Logger, h
       jobs,
       events,
       idempotency,
+      privacy: new KernelPrivacy(jobsSchema, config.events.retentionDays),
       metrics: config.metrics.enabled ? new HttpMetrics() : undefined,
     };
   } catch (err) {
@@ -117,4 +122,5 @@ export function provideKernelServices(c: KernelContainer, config: KernelConfig, 
   c.provideKernel('host', host);
   c.provideKernel('authz', services.authz);
   c.provideKernel('caches', services.caches);
+  c.provideKernel('privacy', services.privacy);
 }

@@ -1,5 +1,6 @@
 import type { Plugin } from '../core/plugin.ts';
 import system from './system/index.ts';
+import gdpr from './gdpr/index.ts';
 import auth from './auth/index.ts';
 import tokens from './tokens/index.ts';
 import users from './users/index.ts';
@@ -18,4 +19,4 @@ import packs from './packs/index.ts';
 import starterPacks from './starter-packs/index.ts';
 
 /** Built-in plugins, on unless the config disables them. */
-export const builtinPlugins: Plugin[] = [system, auth, tokens, users, mail, workspaces, packs, spaces, access, databases, records, favorites, views, relations, starterPacks, admin, referrals];
+export const builtinPlugins: Plugin[] = [system, gdpr, auth, tokens, users, mail, workspaces, packs, spaces, access, databases, records, favorites, views, relations, starterPacks, admin, referrals];

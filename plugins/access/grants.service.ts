@@ -97,8 +97,8 @@ export class GrantService {
   }
 
   /** Removes a leaving member's grants in the workspace. */
-  async revokeUser(trx: Db, principal: Principal | undefined, workspaceId: string, userId: string): Promise<void> {
-    await this.deleteWhere(trx, principal, { workspace_id: workspaceId, user_id: userId });
+  async revokeUser(trx: Db, principal: Principal | undefined, workspaceId: string, userId: string): Promise<number> {
+    return this.deleteWhere(trx, principal, { workspace_id: workspaceId, user_id: userId });
   }
 
   private async deleteWhere(trx: Db, principal: Principal | undefined, where: Record<string, string>): Promise<number> {

@@ -13,6 +13,7 @@ import { createSignUpHooks } from './hooks.ts';
 import { resolveProviders } from './oauth-providers.ts';
 import { accountRoutes } from './routes.ts';
 import { oauthRoutes } from './oauth.routes.ts';
+import { tapGdpr } from './gdpr.ts';
 
 export type { AuthOptions };
 export type { SignUpCheck, SignUpHooks } from './hooks.ts';
@@ -36,12 +37,14 @@ export default definePlugin<AuthOptions>({
   version: '1.0.0',
   kernel: '^1.0.0',
   // Password resets are mailed; without mail there are none (503), the rest works.
-  optionalDependsOn: { mail: '^1.0.0' },
+  optionalDependsOn: { mail: '^1.0.0', gdpr: '^1.0.0' },
   optionsSchema: AuthOptionsSchema,
   migrations: path.join(path.dirname(fileURLToPath(import.meta.url)), 'migrations'),
   tables: ['users', 'sessions'],
   exports: ['auth.users', 'auth.sessions'],
   register(ctx) {
+    // Personal data this plugin keeps is exported and erased through the gdpr plugin's hooks, when it is enabled.
+    if (ctx.has('gdpr')) tapGdpr(ctx);
     const { sessionTtlHours, signInRateLimit, signUpRateLimit, oauth } = ctx.options;
     const signUpHooks = ctx.defineHooks('signUp', createSignUpHooks());
     ctx.provide('users', (r) => new UserService(r('database'), ctx.options.signUp, signUpHooks));

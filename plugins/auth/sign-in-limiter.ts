@@ -22,7 +22,8 @@ export class SignInLimiter {
     this.windowSeconds = limits.windowMinutes * 60;
   }
 
-  private emailKey(email: string): string {
+  /** The counter's key for an email (any case); an erasure deletes it by this key too. */
+  static emailKey(email: string): string {
     return hashSecret(`email:${email.trim().toLowerCase()}`);
   }
 
@@ -32,7 +33,7 @@ export class SignInLimiter {
 
   /** Throws 429 while the email or the address has used up its failures in the current window. */
   async assertAllowed(email: string, ip: string): Promise<void> {
-    const emailKey = this.emailKey(email);
+    const emailKey = SignInLimiter.emailKey(email);
     const { rows } = await this.db.raw<{ rows: Array<{ key: string; failures: number; retry_after: number }> }>(
       `SELECT key, failures, CEIL(EXTRACT(EPOCH FROM window_started + ${WINDOW} - now()))::int AS retry_after
          FROM auth_sign_in_failures
@@ -51,13 +52,13 @@ export class SignInLimiter {
        ON CONFLICT (key) DO UPDATE SET
          failures = CASE WHEN ${live} THEN auth_sign_in_failures.failures + 1 ELSE 1 END,
          window_started = CASE WHEN ${live} THEN auth_sign_in_failures.window_started ELSE now() END`,
-      [this.emailKey(email), this.ipKey(ip), this.windowSeconds, this.windowSeconds],
+      [SignInLimiter.emailKey(email), this.ipKey(ip), this.windowSeconds, this.windowSeconds],
     );
     await this.db.raw(`DELETE FROM auth_sign_in_failures WHERE window_started <= now() - ${WINDOW}`, [this.windowSeconds]);
   }
 
   /** A successful sign-in forgives the email's failures (not the address's: one good account must not unlock an attacker's IP). */
   async clear(email: string): Promise<void> {
-    await this.db('auth_sign_in_failures').where({ key: this.emailKey(email) }).delete();
+    await this.db('auth_sign_in_failures').where({ key: SignInLimiter.emailKey(email) }).delete();
   }
 }

@@ -4,6 +4,7 @@ import { definePlugin } from '../../core/plugin.ts';
 import { FavoriteReader } from './favorite-reader.ts';
 import { FavoriteService } from './favorites.service.ts';
 import { favoriteRoutes } from './routes.ts';
+import { tapGdpr } from './gdpr.ts';
 
 declare module '../../core/container.ts' {
   interface ServiceMap {
@@ -18,8 +19,11 @@ export default definePlugin({
   kernel: '^1.0.0',
   // Favorites point at databases and at records, found, held and titled through the records service.
   dependsOn: { workspaces: '^1.0.0', databases: '^1.0.0', records: '^1.0.0' },
+  optionalDependsOn: { gdpr: '^1.0.0' },
   migrations: path.join(path.dirname(fileURLToPath(import.meta.url)), 'migrations'),
   register(ctx) {
+    // Personal data this plugin keeps is exported and erased through the gdpr plugin's hooks, when it is enabled.
+    if (ctx.has('gdpr')) tapGdpr(ctx);
     ctx.provide('reader', (r) => new FavoriteReader(r('db'), r('authz'), r('records.service'), r('databases.catalog')));
     ctx.provide('service', (r) => new FavoriteService(r('db'), r('events'), r('authz'), r('records.service'), r('favorites.reader'), r('databases.catalog')));
     ctx.routes(favoriteRoutes());

@@ -8,6 +8,7 @@ import { MailDelivery } from './delivery.ts';
 import { DELIVER_JOB, MailSender } from './sender.ts';
 import { mailRoutes } from './routes.ts';
 import type { MailMessage } from './types.ts';
+import { tapGdpr } from './gdpr.ts';
 
 export type { MailMessage, MailProvider, Delivery } from './types.ts';
 export type { MailSender } from './sender.ts';
@@ -25,10 +26,13 @@ export default definePlugin<MailOptions>({
   id: 'mail',
   version: '1.0.0',
   kernel: '^1.0.0',
+  optionalDependsOn: { gdpr: '^1.0.0' },
   optionsSchema: MailOptionsSchema,
   migrations: path.join(path.dirname(fileURLToPath(import.meta.url)), 'migrations'),
   exports: ['mail.sender'],
   register(ctx) {
+    // Personal data this plugin keeps is exported and erased through the gdpr plugin's hooks, when it is enabled.
+    if (ctx.has('gdpr')) tapGdpr(ctx);
     const { smtp, from, retry } = ctx.options;
     const providerId = ctx.options.provider ?? (smtp ? 'smtp' : 'outbox');
     const mail = ctx.hooks.providers.for('mail');

@@ -17,6 +17,7 @@ import { queryRoutes } from './query.routes.ts';
 import { createRecordLifecycle, createRecordViewHooks } from './hooks.ts';
 import { documentCellsOf } from './cell-docs.ts';
 import { tapPacks } from './pack.ts';
+import { tapGdpr } from './gdpr.ts';
 
 declare module '../../core/container.ts' {
   interface ServiceMap {
@@ -36,11 +37,13 @@ export default definePlugin({
   kernel: '^1.0.0',
   // User cells name accounts (auth) that must be members of the workspace (workspaces).
   dependsOn: { auth: '^1.0.0', databases: '^1.0.0', workspaces: '^1.0.0' },
-  // Records travel in packs as optional sample data when the packs plugin is on.
-  optionalDependsOn: { packs: '^1.0.0' },
+  // Records travel in packs as optional sample data when the packs plugin is on. Personal data goes through the gdpr plugin's hooks when it is on.
+  optionalDependsOn: { packs: '^1.0.0', gdpr: '^1.0.0' },
   migrations: path.join(path.dirname(fileURLToPath(import.meta.url)), 'migrations'),
   exports: ['records.service', 'records.query'],
   register(ctx) {
+    // Personal data this plugin keeps is exported and erased through the gdpr plugin's hooks, when it is enabled.
+    if (ctx.has('gdpr')) tapGdpr(ctx);
     const lifecycle = ctx.defineHooks('lifecycle', createRecordLifecycle());
     const views = ctx.defineHooks('views', createRecordViewHooks());
     documentCellsOf(() => ctx.resolve('databases.fieldTypes'));

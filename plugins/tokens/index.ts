@@ -4,6 +4,7 @@ import { PatStrategy } from './pat.strategy.ts';
 import { TokenService } from './tokens.service.ts';
 import { createTokenHooks } from './hooks.ts';
 import { tokenRoutes } from './routes.ts';
+import { tapGdpr } from './gdpr.ts';
 
 declare module '../../core/container.ts' {
   interface ServiceMap {
@@ -19,9 +20,12 @@ export default definePlugin({
   kernel: '^1.0.0',
   // Tokens are managed from a session, which auth provides.
   dependsOn: { auth: '^1.0.0' },
+  optionalDependsOn: { gdpr: '^1.0.0' },
   tables: ['personal_access_tokens'],
   exports: ['tokens.service'],
   register(ctx) {
+    // Personal data this plugin keeps is exported and erased through the gdpr plugin's hooks, when it is enabled.
+    if (ctx.has('gdpr')) tapGdpr(ctx);
     const hooks = ctx.defineHooks('creation', createTokenHooks());
     ctx.provide('lastUsed', (r) => new LastUsedRecorder(r('db'), ctx.logger));
     ctx.provide('strategy', (r) => new PatStrategy(r('database'), r('caches'), r('tokens.lastUsed')));

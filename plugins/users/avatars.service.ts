@@ -15,7 +15,7 @@ export interface Avatar {
   etag: string;
 }
 
-const avatarKey = (userId: string) => `avatars/${userId}`;
+export const avatarKey = (userId: string) => `avatars/${userId}`;
 
 /** Avatars are blobs keyed by user; the user's account (auth) says whether one is set. */
 export class AvatarService {

@@ -3,6 +3,7 @@ import { definePlugin } from '../../core/plugin.ts';
 import { PreferencesService } from './preferences.service.ts';
 import { AvatarService } from './avatars.service.ts';
 import { usersRoutes } from './routes.ts';
+import { tapGdpr } from './gdpr.ts';
 
 declare module '../../core/container.ts' {
   interface ServiceMap {
@@ -16,9 +17,12 @@ export default definePlugin({
   version: '1.0.0',
   kernel: '^1.0.0',
   dependsOn: { auth: '^1.0.0' },
+  optionalDependsOn: { gdpr: '^1.0.0' },
   migrations: fileURLToPath(new URL('./migrations', import.meta.url)),
   exports: ['users.preferences'],
   register(ctx) {
+    // Personal data this plugin keeps is exported and erased through the gdpr plugin's hooks, when it is enabled.
+    if (ctx.has('gdpr')) tapGdpr(ctx);
     ctx.provide('preferences', (r) => new PreferencesService(r('db')));
     ctx.provide('avatars', (r) => new AvatarService(r('auth.users'), r('blobs')));
     ctx.routes(usersRoutes());

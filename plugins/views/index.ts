@@ -7,6 +7,7 @@ import { PublicationService } from './publications.service.ts';
 import { viewRoutes } from './routes.ts';
 import { ViewService } from './views.service.ts';
 import { tapPacks } from './pack.ts';
+import { tapGdpr } from './gdpr.ts';
 
 declare module '../../core/container.ts' {
   interface ServiceMap {
@@ -21,11 +22,13 @@ export default definePlugin({
   version: '1.0.0',
   kernel: '^1.0.0',
   dependsOn: { databases: '^1.0.0', records: '^1.0.0', workspaces: '^1.0.0' },
-  // Views, with their form settings, travel in packs when the packs plugin is on.
-  optionalDependsOn: { packs: '^1.0.0' },
+  // Views, with their form settings, travel in packs when the packs plugin is on. Personal data goes through the gdpr plugin's hooks when it is on.
+  optionalDependsOn: { packs: '^1.0.0', gdpr: '^1.0.0' },
   migrations: path.join(path.dirname(fileURLToPath(import.meta.url)), 'migrations'),
   exports: ['views.service'],
   register(ctx) {
+    // Personal data this plugin keeps is exported and erased through the gdpr plugin's hooks, when it is enabled.
+    if (ctx.has('gdpr')) tapGdpr(ctx);
     ctx.provide('service', (r) => new ViewService(r('db'), r('events'), r('records.service'), r('databases.viewIndexes'), r('records.query'), r('databases.catalog')));
     ctx.provide('overrides', (r) => new OverrideService(r('db'), r('records.service'), r('views.service'), r('records.query'), r('database')));
     ctx.provide('publications', (r) => new PublicationService(r('db'), r('events'), r('views.service')));

@@ -12,6 +12,7 @@ import { inviteRoutes } from './invites.routes.ts';
 import { GettingStartedService } from './getting-started.service.ts';
 import { gettingStartedRoutes } from './getting-started.routes.ts';
 import { STEP_EVENTS, stepsCompletedBy } from './getting-started.steps.ts';
+import { tapGdpr } from './gdpr.ts';
 
 declare module '../../core/container.ts' {
   interface ServiceMap {
@@ -30,10 +31,12 @@ export default definePlugin({
   // Tokens are bound to a workspace: creating one checks membership here.
   dependsOn: { auth: '^1.0.0', tokens: '^1.0.0' },
   // Invites are mailed when mail is enabled; without it, admins hand out the accept link.
-  optionalDependsOn: { mail: '^1.0.0' },
+  optionalDependsOn: { mail: '^1.0.0', gdpr: '^1.0.0' },
   migrations: path.join(path.dirname(fileURLToPath(import.meta.url)), 'migrations'),
   exports: ['workspaces.service', 'workspaces.members'],
   register(ctx) {
+    // Personal data this plugin keeps is exported and erased through the gdpr plugin's hooks, when it is enabled.
+    if (ctx.has('gdpr')) tapGdpr(ctx);
     const lifecycle = ctx.defineHooks('lifecycle', createWorkspaceLifecycle());
     ctx.provide('membership', (r) => new MembershipSource(r('database')));
     ctx.provide('service', (r) => new WorkspaceService(r('db'), lifecycle, r('events')));

@@ -143,8 +143,11 @@ export class MemberService {
     });
   }
 
-  /** Removes a member; their tokens for this workspace, grants and checklist go too (`memberRemoved` taps, cascades). */
-  async remove(principal: UserPrincipal, workspaceId: string, userId: string): Promise<void> {
+  /**
+   * Removes a member; their tokens for this workspace, grants and checklist go too (`memberRemoved` taps, cascades).
+   * Inside `trx` when given (an erasure's transaction).
+   */
+  async remove(principal: UserPrincipal, workspaceId: string, userId: string, within?: Db): Promise<void> {
     await inTransaction(this.db, async (trx) => {
       const admins = await this.lockAdmins(trx, workspaceId);
       const before = await this.get(workspaceId, userId, trx);
@@ -154,7 +157,7 @@ export class MemberService {
       await this.tokens.revokeInWorkspace(trx, workspaceId, userId);
       await this.lifecycle.memberRemoved.promise({ trx, workspaceId, userId, role: before.role, actor: principal });
       await this.events.emit(trx, { name: 'member.removed', workspaceId, actorId: principal.user.id, payload: { member: before } });
-    });
+    }, within);
   }
 
   /** Admin rows locked in a fixed order: two admins demoting each other at once cannot both succeed. */
