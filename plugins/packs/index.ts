@@ -9,6 +9,7 @@ import { packRoutes } from './routes.ts';
 import { catalogueRoutes } from './catalogue.routes.ts';
 import { TemplateService } from './templates.service.ts';
 import { MarketplaceService } from './marketplace.service.ts';
+import { tapGdpr } from './gdpr.ts';
 import { PacksOptionsSchema, type PacksOptions } from './options.ts';
 
 declare module '../../core/container.ts' {
@@ -28,9 +29,12 @@ export default definePlugin<PacksOptions>({
   kernel: '^1.0.0',
   // The ledger and the marketplace hang off workspaces; a publisher is shown by its workspace's name.
   dependsOn: { workspaces: '^1.0.0' },
+  // Who installed or published a pack is exported and erased through the gdpr plugin's hooks when it is on.
+  optionalDependsOn: { gdpr: '^1.0.0' },
   optionsSchema: PacksOptionsSchema,
   migrations: fileURLToPath(new URL('./migrations', import.meta.url)),
   register(ctx) {
+    if (ctx.has('gdpr')) tapGdpr(ctx);
     // Owners of kinds tap `packs.kinds` (spaces, databases, views, relations, records…); plugins shipping starter packs tap `packs.templates`.
     const hooks = ctx.defineHooks('kinds', createPackHooks());
     const templates = ctx.defineHooks('templates', createTemplateHooks());

@@ -222,6 +222,8 @@ describe('gdpr: erasure', () => {
     const elsewhere = (await createWorkspace(t, colleague, 'Elsewhere')).id;
     await t.request.post(`/api/v1/workspaces/${elsewhere}/invites`).set(colleague.auth).set('Idempotency-Key', `k-${seq++}`).send({ email: user.email, role: 'member' }).expect(201);
     await t.request.patch('/api/v1/me/preferences').set(user.auth).send({ locale: 'fr' }).expect(200);
+    // A template they applied: its records were made by them, the install is in the ledger under their id.
+    await t.request.post(`/api/v1/workspaces/${own}/templates/crm/apply`).set(user.auth).send({}).expect(201);
     await t.request.post('/api/v1/auth/password-reset').send({ email: user.email }).expect(202);
     await t.request.post('/api/v1/auth/sign-in').send({ email: user.email, password: 'not the password' }).expect(401);
     const failures = () => t.db('auth_sign_in_failures').where({ key: SignInLimiter.emailKey(user.email) });
@@ -235,7 +237,7 @@ describe('gdpr: erasure', () => {
     assert.equal(res.body.workspace_id, null);
     assert.equal(res.body.erased_by, root.id);
     const kinds = new Set(res.body.reports.map((r: { kind: string }) => r.kind));
-    for (const kind of ['account', 'sessions', 'tokens', 'preferences', 'membership', 'records', 'mail', 'invites', 'data_exports', 'kernel']) assert.ok(kinds.has(kind), kind);
+    for (const kind of ['account', 'sessions', 'tokens', 'preferences', 'membership', 'records', 'mail', 'invites', 'data_exports', 'packs', 'kernel']) assert.ok(kinds.has(kind), kind);
     const account = res.body.reports.find((r: { kind: string; workspace_id?: string }) => r.kind === 'data_exports' && !r.workspace_id);
     assert.equal(account.deleted, 1, 'their own export, with its file');
     const key = (await t.db('gdpr_keys').first('secret')).secret as string;
@@ -244,6 +246,7 @@ describe('gdpr: erasure', () => {
     assert.deepEqual(await traces(t, [user.email, name]), []);
     assert.deepEqual(await failures(), [], 'the sign-in counter keyed by their email (hashed) goes too');
     assert.deepEqual(await t.db('auth_password_resets').where({ user_id: user.id }), []);
+    assert.deepEqual(await t.db('pack_installs').where({ workspace_id: own }).pluck('installed_by'), [null]);
     await t.request.get('/api/v1/me').set(user.auth).expect(401);
     assert.deepEqual(await t.db('workspace_members').where({ workspace_id: own }).pluck('user_id'), [colleague.id]);
     const listed = await t.request.get('/api/v1/admin/erasures').set(root.auth).expect(200);
