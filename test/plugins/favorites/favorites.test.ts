@@ -245,17 +245,22 @@ describe('favorites', () => {
         await star(w.member.auth, 'record', res.body.id).expect(201);
       }
     };
+    /** The fewest queries of three lists: the kernel's background work (events being dispatched) only ever adds some. */
     const queriesOfList = async () => {
       await list(w.member.auth).expect(200); // warms the process caches
-      let n = 0;
-      const count = () => n++;
-      w.t.db.on('query', count);
-      try {
-        const page = (await list(w.member.auth).expect(200)).body as { data: Favorite[] };
-        return { n, titles: page.data.map((f) => f.title) };
-      } finally {
-        w.t.db.off('query', count);
+      let fewest = { n: Infinity, titles: [] as string[] };
+      for (let i = 0; i < 3; i++) {
+        let n = 0;
+        const count = () => n++;
+        w.t.db.on('query', count);
+        try {
+          const page = (await list(w.member.auth).expect(200)).body as { data: Favorite[] };
+          if (n < fewest.n) fewest = { n, titles: page.data.map((f) => f.title) };
+        } finally {
+          w.t.db.off('query', count);
+        }
       }
+      return fewest;
     };
     await starMany(2);
     const few = await queriesOfList();
