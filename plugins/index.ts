@@ -17,6 +17,7 @@ import views from './views/index.ts';
 import relations from './relations/index.ts';
 import packs from './packs/index.ts';
 import starterPacks from './starter-packs/index.ts';
+import indexes from './indexes/index.ts';
 
 /** Built-in plugins, on unless the config disables them. */
-export const builtinPlugins: Plugin[] = [system, gdpr, auth, tokens, users, mail, workspaces, packs, spaces, access, databases, records, favorites, views, relations, starterPacks, admin, referrals];
+export const builtinPlugins: Plugin[] = [system, gdpr, auth, tokens, users, mail, workspaces, packs, spaces, access, databases, records, favorites, views, relations, indexes, starterPacks, admin, referrals];

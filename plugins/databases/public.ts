@@ -8,7 +8,7 @@ export type { DatabaseCreated, DatabaseDeletion, DatabaseHooks, FieldTypeHooks }
 export type { ViewQuery, ViewSummary } from './schemas.ts';
 export type { DatabaseService } from './databases.service.ts';
 export type { FieldService } from './fields.service.ts';
-export type { ViewIndexService } from './view-indexes.ts';
+export { filterFieldRefs, type ViewIndexService } from './view-indexes.ts';
 export type { TableDrops } from './table-drops.ts';
 export type { FieldLimits } from './field-limits.ts';
 export type { ManagedFields, NewManagedField } from './managed-fields.ts';

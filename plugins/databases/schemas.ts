@@ -39,6 +39,8 @@ export type ViewSummary = Static<typeof ViewSummary>;
 export interface ViewQuery {
   filter?: unknown;
   sorts?: Array<{ field: string; direction?: 'asc' | 'desc' }>;
+  /** Who asks for it when it is not a view's (`pin`, `queries`: the indexes plugin), for what `GET …/indexes` says. */
+  by?: string;
 }
 
 const databaseFields = {

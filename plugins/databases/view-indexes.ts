@@ -9,7 +9,7 @@ export const SYNC_JOB = 'databases.sync-view-indexes';
  * Index names: `<table>_v_` and 20 hex digits of the field id (80 bits; PostgreSQL keeps 63 bytes
  * of a name), so the ones this service owns are recognisable.
  */
-const indexNameOf = (table: string, fieldId: string) => `${table}_v_${fieldId.replace(/-/g, '').slice(0, 20)}`;
+export const indexNameOf = (table: string, fieldId: string) => `${table}_v_${fieldId.replace(/-/g, '').slice(0, 20)}`;
 
 interface FieldRow {
   id: string;
@@ -18,13 +18,13 @@ interface FieldRow {
   column_name: string | null;
 }
 
-/** Fields a filter AST names (ids, or api_names in older configs), in the order they appear. */
-function filterFields(node: unknown, out: string[]): string[] {
-  if (Array.isArray(node)) for (const child of node) filterFields(child, out);
+/** Fields a filter AST names (ids or api_names, `link.field` as it is), in the order they appear. */
+export function filterFieldRefs(node: unknown, out: string[] = []): string[] {
+  if (Array.isArray(node)) for (const child of node) filterFieldRefs(child, out);
   else if (node && typeof node === 'object') {
     const n = node as Record<string, unknown>;
     if (typeof n.field === 'string') out.push(n.field);
-    for (const key of ['and', 'or', 'not']) if (key in n) filterFields(n[key], out);
+    for (const key of ['and', 'or', 'not']) if (key in n) filterFieldRefs(n[key], out);
   }
   return out;
 }
@@ -42,7 +42,8 @@ export class ViewIndexService {
     private readonly storage: Storage,
     private readonly jobs: Jobs,
     private readonly types: FieldTypeRegistry,
-    private readonly max: number,
+    /** Indexes at most per table. */
+    readonly budget: number,
     private readonly hooks: DatabaseHooks,
   ) {}
 
@@ -65,12 +66,12 @@ export class ViewIndexService {
     const fields = (await db('fields').where({ database_id: databaseId }).whereNull('deleted_at').whereNotNull('column_name').select('id', 'type', 'options', 'api_name', 'column_name')) as Array<FieldRow & { api_name: string }>;
     const byRef = new Map(fields.flatMap((f) => [[f.id, f], [f.api_name, f]]));
 
-    const named = [...queries.flatMap((q) => (q.sorts ?? []).map((s) => s.field)), ...queries.flatMap((q) => filterFields(q.filter, []))];
+    const named = [...queries.flatMap((q) => (q.sorts ?? []).map((s) => s.field)), ...queries.flatMap((q) => filterFieldRefs(q.filter))];
     const wanted = new Map<string, string>();
     for (const name of named) {
       const field = byRef.get(name);
       const expr = field && this.keyOf(field);
-      if (!field || !expr || wanted.size >= this.max) continue;
+      if (!field || !expr || wanted.size >= this.budget) continue;
       wanted.set(indexNameOf(table, field.id), expr);
     }
 
@@ -93,6 +94,29 @@ export class ViewIndexService {
       await db.raw(`CREATE INDEX ${concurrently}IF NOT EXISTS ?? ON ?? ((${expr}), id) WHERE deleted_at IS NULL`, [name, table]);
     }
     return { created: [...wanted.keys()], dropped: dropped.filter((d) => !wanted.has(d)) };
+  }
+
+  /**
+   * The indexes this service keeps on a database's table, by field: whether each is usable yet (a concurrent build
+   * not finished, or failed, is not), its size, and how often PostgreSQL used it since its statistics were reset.
+   */
+  async built(databaseId: string): Promise<Array<{ fieldId: string; name: string; valid: boolean; bytes: number; scans: number }>> {
+    const db = this.storage.knex;
+    const database = (await db('databases').where({ id: databaseId }).first('table_name')) as { table_name: string } | undefined;
+    if (!database) return [];
+    const fields = (await db('fields').where({ database_id: databaseId }).pluck('id')) as string[];
+    const byName = new Map(fields.map((id) => [indexNameOf(database.table_name, id), id]));
+    const { rows } = await db.raw(
+      `SELECT c.relname AS name, i.indisvalid AS valid, pg_relation_size(c.oid)::bigint AS bytes, coalesce(s.idx_scan, 0)::bigint AS scans
+         FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid
+         LEFT JOIN pg_stat_user_indexes s ON s.indexrelid = i.indexrelid
+        WHERE i.indrelid = to_regclass(?) AND c.relname LIKE ?`,
+      [database.table_name, `${database.table_name}\\_v\\_%`],
+    );
+    return (rows as Array<{ name: string; valid: boolean; bytes: string; scans: string }>).flatMap((r) => {
+      const fieldId = byName.get(r.name);
+      return fieldId ? [{ fieldId, name: r.name, valid: r.valid, bytes: Number(r.bytes), scans: Number(r.scans) }] : [];
+    });
   }
 
   /** What to index for a field: its sort key when that is a plain expression of the column, else the column. */

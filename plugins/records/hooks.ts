@@ -1,6 +1,6 @@
 import type { Db } from '../../core/db.ts';
 import type { UserPrincipal } from '../../core/principal.ts';
-import { AsyncSeriesBailHook, AsyncSeriesHook } from '../../core/hooks.ts';
+import { AsyncSeriesBailHook, AsyncSeriesHook, SyncHook } from '../../core/hooks.ts';
 import type { SortInput } from './sort-keys.ts';
 
 /** Which view a record query names, for whom. */
@@ -62,9 +62,32 @@ export function createRecordLifecycle() {
 
 export type RecordLifecycle = Readonly<ReturnType<typeof createRecordLifecycle>>;
 
+/** A record query that ran: the fields its caller filtered and sorted on (by id, views' own left out), and how long it took. */
+export interface QueryRan {
+  workspaceId: string;
+  databaseId: string;
+  filtered: string[];
+  sorted: string[];
+  /** Milliseconds from the first statement to the rows. */
+  ms: number;
+}
+
+/**
+ * `records.queries`: what record queries ask of a database, for plugins that learn from it (adaptive indexes). Called
+ * after the page is read, synchronously: a tap must not wait on anything.
+ */
+export function createRecordQueryHooks() {
+  return {
+    ran: new SyncHook<[QueryRan]>(['query']),
+  };
+}
+
+export type RecordQueryHooks = Readonly<ReturnType<typeof createRecordQueryHooks>>;
+
 declare module '../../core/hooks.ts' {
   interface PluginHookMap {
     'records.views': RecordViewHooks;
     'records.lifecycle': RecordLifecycle;
+    'records.queries': RecordQueryHooks;
   }
 }

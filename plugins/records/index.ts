@@ -14,7 +14,7 @@ import { TrashService } from './trash.service.ts';
 import { recordRoutes } from './routes.ts';
 import { QueryService } from './query.service.ts';
 import { queryRoutes } from './query.routes.ts';
-import { createRecordLifecycle, createRecordViewHooks } from './hooks.ts';
+import { createRecordLifecycle, createRecordQueryHooks, createRecordViewHooks } from './hooks.ts';
 import { documentCellsOf } from './cell-docs.ts';
 import { tapPacks } from './pack.ts';
 import { tapGdpr } from './gdpr.ts';
@@ -46,6 +46,7 @@ export default definePlugin({
     if (ctx.has('gdpr')) tapGdpr(ctx);
     const lifecycle = ctx.defineHooks('lifecycle', createRecordLifecycle());
     const views = ctx.defineHooks('views', createRecordViewHooks());
+    const queries = ctx.defineHooks('queries', createRecordQueryHooks());
     documentCellsOf(() => ctx.resolve('databases.fieldTypes'));
     ctx.provide('service', (r) => new RecordService(r('db'), r('events'), r('databases.fieldTypes'), r('database'), r('caches'), r('authz'), r('databases.catalog'), r('auth.users'), r('workspaces.members'), lifecycle));
     ctx.provide('bulk', (r) => new RecordBulkService(r('db'), r('events'), r('records.service')));
@@ -53,7 +54,7 @@ export default definePlugin({
     ctx.provide('duplicate', (r) => new RecordDuplicateService(r('db'), r('events'), r('records.service')));
     ctx.provide('move', (r) => new RecordMoveService(r('db'), r('events'), r('records.service')));
     ctx.provide('watchers', (r) => new WatcherService(r('db'), r('records.service'), r('authz'), r('auth.users')));
-    ctx.provide('query', (r) => new QueryService(r('db'), views, r('records.service'), r('database'), r('authz')));
+    ctx.provide('query', (r) => new QueryService(r('db'), views, queries, r('records.service'), r('database'), r('authz')));
     ctx.routes([...queryRoutes(), ...recordRoutes(), ...bulkRoutes()]);
     ctx.routes([...actionRoutes(), ...watcherRoutes()]);
     if (ctx.has('packs')) tapPacks(ctx.hooksOf('packs.kinds'), { records: () => ctx.resolve('records.service') });

@@ -3,9 +3,9 @@ import type { Authz } from '../../core/authz.ts';
 import { countRows, type Database as Storage, type Db } from '../../core/db.ts';
 import { invalidField, validationFailed, type ErrorDetail } from '../../core/errors.ts';
 import type { UserPrincipal } from '../../core/principal.ts';
-import type { SqlCondition } from '../databases/public.ts';
+import { filterFieldRefs, type SqlCondition } from '../databases/public.ts';
 import { acrossOf, compileFilter, type LinkedTables } from './filter-compiler.ts';
-import type { RecordViewHooks } from './hooks.ts';
+import type { RecordQueryHooks, RecordViewHooks } from './hooks.ts';
 import { decodeCursor, encodeCursor, queryFingerprint } from '../../core/cursor.ts';
 import { afterCursor, orderBy } from './query-cursor.ts';
 import { computedReads } from './computed-reads.ts';
@@ -29,6 +29,7 @@ export class QueryService {
   constructor(
     private readonly db: Db,
     private readonly views: RecordViewHooks,
+    private readonly queries: RecordQueryHooks,
     private readonly records: RecordService,
     private readonly storage: Storage,
     private readonly authz: Authz,
@@ -108,16 +109,25 @@ export class QueryService {
     keys.forEach((_, i) => page.select(this.db.raw('??::text AS ??', [`page.${alias(i)}`, `__k${i}`])));
 
     // Without conditions the best plan does not depend on the values (limit, cursor): prepared.
+    const started = performance.now();
     const [rows, count] = await Promise.all([
       (conditions.length === 0 ? this.storage.repeated(page, `${table.databaseId}:${table.schemaVersion}`) : page) as Promise<Array<RecordRow & Record<string, string | null>>>,
       input.count ? this.count(where(this.db(table.table)), input.count) : undefined,
     ]);
+    if (input.filter !== undefined || input.sorts) this.tell(table, input, performance.now() - started);
     const more = rows.length > limit;
     if (more) rows.length = limit;
     const last = rows[rows.length - 1];
     const next = more && last ? encodeCursor(keys.map((_, i) => last[`__k${i}`]), print) : null;
     const data = await this.records.present(this.db, table, rows, fields);
     return count === undefined ? { data, next_cursor: next } : { data, next_cursor: next, count: count.value, count_exact: count.exact };
+  }
+
+  /** What the caller asked for itself (a view's own filter and sorts are the views plugin's to tell), by field id. */
+  private tell(table: RecordTable, input: RecordQuery, ms: number): void {
+    if (!this.queries.ran.isUsed()) return;
+    const ids = (refs: string[]) => [...new Set(refs.flatMap((ref) => table.field(ref.split('.', 2)[0])?.id ?? []))];
+    this.queries.ran.call({ workspaceId: table.workspaceId, databaseId: table.databaseId, filtered: ids(filterFieldRefs(input.filter)), sorted: ids((input.sorts ?? []).map((s) => s.field)), ms });
   }
 
   /** `fields` (api names) → the live fields to show; absent: all of them. */
@@ -145,3 +155,4 @@ export class QueryService {
     return value > COUNT_CAP ? { value: COUNT_CAP, exact: false } : { value, exact: true };
   }
 }
+

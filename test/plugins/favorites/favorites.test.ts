@@ -248,7 +248,7 @@ describe('favorites', () => {
     /** The fewest queries of three lists: the kernel's background work (events being dispatched) only ever adds some. */
     const queriesOfList = async () => {
       await list(w.member.auth).expect(200); // warms the process caches
-      let fewest = { n: Infinity, titles: [] as string[] };
+      let fewest = { n: Infinity, titles: [] as Array<string | null> };
       for (let i = 0; i < 3; i++) {
         let n = 0;
         const count = () => n++;

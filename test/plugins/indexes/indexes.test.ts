@@ -1,0 +1,94 @@
+import assert from 'node:assert/strict';
+import { createWorkspace, joinWorkspace, signUp, startTestKernel, type SignedUpUser, type TestKernel } from '../../../core/testing.ts';
+
+type FieldIndex = { field_id: string; api_name: string; mode: string; wanted_by: string[]; index: { name: string; state: string } | null; uses: number };
+
+describe('indexes: adaptive indexes', function () {
+  this.timeout(60_000);
+  let t: TestKernel;
+  let admin: SignedUpUser;
+  let editor: SignedUpUser;
+  let ws: string;
+  let db: string;
+  const api = (path: string) => `/api/v1/workspaces/${ws}/databases/${db}${path}`;
+  const list = async (): Promise<FieldIndex[]> => (await t.request.get(api('/indexes')).set(admin.auth).expect(200)).body.data;
+  const entry = async (apiName: string) => (await list()).find((f) => f.api_name === apiName);
+  /** The index sync is a job: waits until `check` holds of the list. */
+  async function until(check: (fields: FieldIndex[]) => boolean): Promise<FieldIndex[]> {
+    for (let i = 0; i < 150; i++) {
+      const fields = await list();
+      if (check(fields)) return fields;
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    throw new Error(`never: ${JSON.stringify(await list())}`);
+  }
+  const query = (body: object) => t.request.post(api('/records/query')).set(editor.auth).send(body).expect(200);
+
+  before(async () => {
+    // Every query counts as slow here: what is learned, not how slow this small table is, is under test.
+    t = await startTestKernel({ config: { plugins: { indexes: { options: { slowMs: 0, learnAfter: 3 } } } } });
+    admin = await signUp(t);
+    editor = await signUp(t);
+    ws = (await createWorkspace(t, admin)).id;
+    await joinWorkspace(t, admin, ws, editor, 'editor');
+    const space = (await t.request.post(`/api/v1/workspaces/${ws}/spaces`).set(admin.auth).send({ name: 'S' }).expect(201)).body.id;
+    db = (await t.request.post(`/api/v1/workspaces/${ws}/databases`).set(admin.auth).send({ name: 'D', space_id: space }).expect(201)).body.id;
+    for (const body of [
+      { name: 'Score', type: 'number' },
+      { name: 'Due', type: 'date' },
+      { name: 'Label', type: 'text' },
+      { name: 'Rank', type: 'number' },
+    ]) {
+      await t.request.post(api('/fields')).set(admin.auth).send(body).expect(201);
+    }
+  });
+  after(() => t.stop());
+
+  it('indexes the fields that queries filter and sort on once they have been asked for enough, and says why', async () => {
+    for (let i = 0; i < 2; i++) await query({ filter: { field: 'score', op: 'gte', value: i }, sorts: [{ field: 'due', direction: 'asc' }] });
+    assert.equal(await entry('score'), undefined, 'two queries teach nothing yet');
+    await query({ filter: { field: 'score', op: 'gte', value: 3 }, sorts: [{ field: 'due', direction: 'desc' }] });
+    const fields = await until((f) => ['score', 'due'].every((name) => f.find((x) => x.api_name === name)?.index?.state === 'ready'));
+    for (const name of ['score', 'due']) {
+      const f = fields.find((x) => x.api_name === name)!;
+      assert.deepEqual([f.mode, f.wanted_by, f.uses], ['auto', ['queries'], 3]);
+    }
+    const indexes = (await t.db.raw(`SELECT indexname FROM pg_indexes WHERE tablename = (SELECT table_name FROM databases WHERE id = ?)`, [db])).rows.map((r: { indexname: string }) => r.indexname);
+    for (const f of fields.filter((x) => x.index)) assert.ok(indexes.includes(f.index!.name));
+  });
+
+  it('lets a creator forbid an index (dropped, never rebuilt) and pin one nobody queries (built)', async () => {
+    await t.request.put(api('/indexes/score')).set(admin.auth).send({ mode: 'forbid' }).expect(200);
+    await t.request.put(api('/indexes/label')).set(admin.auth).send({ mode: 'pin' }).expect(200);
+    const fields = await until((f) => !f.find((x) => x.api_name === 'score')?.index && f.find((x) => x.api_name === 'label')?.index?.state === 'ready');
+    assert.deepEqual(fields.find((x) => x.api_name === 'score')!.wanted_by, []);
+    assert.deepEqual(fields.find((x) => x.api_name === 'label')!.wanted_by, ['pin']);
+    for (let i = 0; i < 4; i++) await query({ filter: { field: 'score', op: 'gt', value: i } });
+    await new Promise((r) => setTimeout(r, 500));
+    assert.equal((await entry('score'))!.index, null, 'forbidden stays forbidden whatever the queries');
+    // Back to auto: what queries taught counts again.
+    await t.request.put(api('/indexes/score')).set(admin.auth).send({ mode: 'auto' }).expect(200);
+    await until((f) => f.find((x) => x.api_name === 'score')?.index?.state === 'ready');
+  });
+
+  it('names what a view asks for, and drops what queries stopped using', async () => {
+    await t.request.post(api('/views')).set(admin.auth).send({ name: 'By rank', type: 'grid', sorts: [{ field: 'rank', direction: 'asc' }] }).expect(201);
+    const fields = await until((f) => f.find((x) => x.api_name === 'rank')?.index?.state === 'ready');
+    assert.deepEqual(fields.find((x) => x.api_name === 'rank')!.wanted_by, ['view']);
+    // Nobody has sorted on `due` for longer than the plugin keeps an unused index.
+    await t.db('index_fields').where({ database_id: db }).update({ last_used_at: new Date(Date.now() - 30 * 86_400_000) });
+    const expired = await t.container.resolverFor('indexes')('indexes.policy').expire();
+    assert.equal(expired, 1);
+    const after = await until((f) => !f.find((x) => x.api_name === 'due')?.index);
+    assert.ok(after.find((x) => x.api_name === 'label')?.index, 'a pinned index stays');
+    assert.ok(after.find((x) => x.api_name === 'rank')?.index, "a view's index stays");
+  });
+
+  it('is for creators, and answers 404 for a field it does not know', async () => {
+    await t.request.get(api('/indexes')).set(editor.auth).expect(403);
+    await t.request.put(api('/indexes/score')).set(editor.auth).send({ mode: 'pin' }).expect(403);
+    await t.request.put(api('/indexes/nothing')).set(admin.auth).send({ mode: 'pin' }).expect(404);
+    const bad = await t.request.put(api('/indexes/score')).set(admin.auth).send({ mode: 'always' }).expect(422);
+    assert.equal(bad.body.errors[0].pointer, '/mode');
+  });
+});
