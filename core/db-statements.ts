@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { Database, DatabaseKind, Db, NativeStatement } from './db-types.ts';
+import { timedStatement } from './server-timing.ts';
 
 /** Named statements one process creates at most (each pooled connection may hold them all). */
 const MAX_PREPARED = 256;
@@ -37,8 +38,10 @@ export function statementRunners(kind: DatabaseKind, knex: Db): Pick<Database, '
     const client = ((trx as any) ?? knex).client;
     const conn = await client.acquireConnection();
     try {
-      if (kind === 'pglite') return (await conn.query(text, values, options)).rows;
-      return (await conn.query({ ...options, ...(name ? { name } : {}), text, values })).rows;
+      return await timedStatement(async () => {
+        if (kind === 'pglite') return (await conn.query(text, values, options)).rows;
+        return (await conn.query({ ...options, ...(name ? { name } : {}), text, values })).rows;
+      });
     } finally {
       await client.releaseConnection(conn);
     }

@@ -3,6 +3,7 @@ import { openPostgres } from './db-postgres.ts';
 import { openPglite } from './db-pglite.ts';
 import { statementRunners } from './db-statements.ts';
 import type { Database, DatabaseKind, DatabaseOptions, Db } from './db-types.ts';
+import { timeKnexStatements } from './server-timing.ts';
 
 export { SIGNAL_CHANNEL, type Database, type DatabaseKind, type DatabaseOptions, type Db, type NativeStatement, type Trx } from './db-types.ts';
 export { inTransaction, inSavepoint, afterCommit } from './db-transactions.ts';
@@ -23,6 +24,7 @@ export async function openDatabase(opts: DatabaseOptions): Promise<Database> {
 }
 
 function wrap(kind: DatabaseKind, knex: Db, schema: string, signals: EventEmitter, own: Pick<Database, 'close' | 'dumpCluster'>): Database {
+  timeKnexStatements(knex);
   return {
     kind,
     knex,

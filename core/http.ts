@@ -12,6 +12,7 @@ import type { HttpMetrics } from './metrics.ts';
 import type { KernelConfig } from './config.ts';
 import { securityHeaders } from './security-headers.ts';
 import { closeUnreadBodies } from './linger.ts';
+import { serverTimingHeader, timeRequest } from './server-timing.ts';
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 const BEARER = /^Bearer\s+(\S+)\s*$/i;
@@ -35,14 +36,19 @@ function requestContext(logger: Logger, metrics?: HttpMetrics) {
     state.requestId = requestId;
     state.principal = ANONYMOUS;
     ctx.set('X-Request-Id', requestId);
-    try {
+    const { timing, done } = timeRequest(async () => {
       await next();
       if (ctx.status === 404 && ctx.body === undefined) throw notFound(`No route matches ${ctx.method} ${ctx.path}.`);
       if ((ctx.status === 405 || ctx.status === 501) && ctx.body === undefined) ctx.throw(ctx.status);
+    });
+    try {
+      await done;
     } catch (err) {
       renderProblem(ctx, err, requestId, logger);
     }
+    const serialise = serialised(ctx);
     const ms = Number(process.hrtime.bigint() - started) / 1e6;
+    ctx.set('Server-Timing', serverTimingHeader(timing, serialise, ms));
     metrics?.observe(ctx.method, state.route ?? 'unmatched', ctx.status, ms / 1000);
     if (logger.isLevelEnabled('info')) {
       // A secret carried in the path (invite, form, inbound hook tokens) is named `{token}`: log the template instead.
@@ -51,6 +57,20 @@ function requestContext(logger: Logger, metrics?: HttpMetrics) {
       logger.info({ requestId, method: ctx.method, path, status: ctx.status, ms: Math.round(ms * 100) / 100, userId, ip: ctx.ip }, 'request');
     }
   };
+}
+
+/**
+ * Turns a JSON answer into its text here rather than in koa's last step, so that the time it takes is known (and
+ * said in Server-Timing); koa sends a string as it is, under the type the object gave it. Milliseconds spent.
+ */
+function serialised(ctx: Context): number {
+  const body = ctx.body;
+  if (body === null || typeof body !== 'object' || Buffer.isBuffer(body) || typeof (body as { pipe?: unknown }).pipe === 'function') return 0;
+  const started = performance.now();
+  const type = ctx.response.get('Content-Type');
+  ctx.body = JSON.stringify(body);
+  ctx.set('Content-Type', type);
+  return performance.now() - started;
 }
 
 function cors(origins: string[], credentials: boolean) {
