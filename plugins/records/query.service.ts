@@ -14,7 +14,12 @@ import { TEXT_DATES, type RecordRow } from './record-row.ts';
 import type { RecordTable } from './record-table.ts';
 import type { RecordService } from './records.service.ts';
 import type { QueryPage, RecordQuery } from './schemas.ts';
-import { ID_KEY, sortKeys, type SortInput } from './sort-keys.ts';
+import { ID_KEY, MANUAL_KEYS, sortKeys, type SortInput, type SortKey } from './sort-keys.ts';
+
+/** How many records in manual order a search walks before it looks the text up in the title's index instead. */
+const SEARCH_WINDOW = 2000;
+
+type PageSource = 'table' | 'window' | 'matches';
 
 /** An exact count stops here: counting a million rows on every page view is what we promise not to do. */
 export const COUNT_CAP = 10_000;
@@ -82,38 +87,49 @@ export class QueryService {
       return q;
     };
     const limit = input.limit ?? 50;
+    const after = input.cursor ? afterCursor(keys, decodeCursor(input.cursor, keys, { fingerprint: print, pointer: `${base}/cursor` })) : undefined;
     // Two steps in one statement: the page's ids and sort keys (narrow rows: an unindexed sort
     // moves less data, and manual order is an index-only scan), then its rows by primary key,
     // with the keys as text for the cursor computed for those rows only.
-    const picked = where(this.db(table.table).select('id'));
-    for (const join of new Set(keys.flatMap((k) => (k.join ? [k.join] : [])))) picked.joinRaw(join);
-    // The id key is the picked id itself: a second copy made every sorted tuple wider.
+    const pageFrom = (source: PageSource) => {
+      const picked = where(this.pickFrom(table, source, keys, after).select('id'));
+      for (const join of new Set(keys.flatMap((k) => (k.join ? [k.join] : [])))) picked.joinRaw(join);
+      // The id key is the picked id itself: a second copy made every sorted tuple wider.
+      keys.forEach((k, i) => k !== ID_KEY && picked.select(this.db.raw(`${k.expr} AS ??`, [alias(i)])));
+      if (after) picked.whereRaw(after.sql, after.bindings as Knex.RawBinding[]);
+      picked.orderByRaw(orderBy(keys)).limit(limit + 1);
+      // Links, lookups, rollups: computed for the page's rows in the same statement.
+      const computed = computedReads(fields, 'r');
+      const page = this.db
+        .with('page', picked)
+        .from({ r: table.table })
+        .join('page', 'page.id', 'r.id')
+        .select(table.columnsOf(fields).map((c) => `r.${c}`))
+        .select(computed.cells.map((cell) => this.db.raw(cell)))
+        .options(TEXT_DATES)
+        .orderByRaw(orderBy(keys.map((k, i) => ({ ...k, expr: `"page"."${alias(i)}"` }))));
+      for (const join of computed.joins) page.joinRaw(join);
+      keys.forEach((_, i) => page.select(this.db.raw('??::text AS ??', [`page.${alias(i)}`, `__k${i}`])));
+      return page;
+    };
     const alias = (i: number) => (keys[i] === ID_KEY ? 'id' : `__k${i}`);
-    keys.forEach((k, i) => k !== ID_KEY && picked.select(this.db.raw(`${k.expr} AS ??`, [alias(i)])));
-    if (input.cursor) {
-      const after = afterCursor(keys, decodeCursor(input.cursor, keys, { fingerprint: print, pointer: `${base}/cursor` }));
-      picked.whereRaw(after.sql, after.bindings as Knex.RawBinding[]);
-    }
-    picked.orderByRaw(orderBy(keys)).limit(limit + 1);
-    // Links, lookups, rollups: computed for the page's rows in the same statement.
-    const computed = computedReads(fields, 'r');
-    const page = this.db
-      .with('page', picked)
-      .from({ r: table.table })
-      .join('page', 'page.id', 'r.id')
-      .select(table.columnsOf(fields).map((c) => `r.${c}`))
-      .select(computed.cells.map((cell) => this.db.raw(cell)))
-      .options(TEXT_DATES)
-      .orderByRaw(orderBy(keys.map((k, i) => ({ ...k, expr: `"page"."${alias(i)}"` }))));
-    for (const join of computed.joins) page.joinRaw(join);
-    keys.forEach((_, i) => page.select(this.db.raw('??::text AS ??', [`page.${alias(i)}`, `__k${i}`])));
+    type Rows = Array<RecordRow & Record<string, string | null>>;
 
-    // Without conditions the best plan does not depend on the values (limit, cursor): prepared.
     const started = performance.now();
-    const [rows, count] = await Promise.all([
-      (conditions.length === 0 ? this.storage.repeated(page, `${table.databaseId}:${table.schemaVersion}`) : page) as Promise<Array<RecordRow & Record<string, string | null>>>,
-      input.count ? this.count(where(this.db(table.table)), input.count) : undefined,
-    ]);
+    const counted = input.count ? this.count(where(this.db(table.table)), input.count) : undefined;
+    let rows: Rows;
+    if (input.q !== undefined && keys === MANUAL_KEYS) {
+      // A search in manual order: the page is in the next SEARCH_WINDOW records when the text is common (a short walk
+      // of the position index); when it is not, the matches come from the title's trigram index first. Which plan
+      // PostgreSQL would pick for the plain query depends on the statistics of the moment.
+      rows = (await pageFrom('window')) as Rows;
+      if (rows.length <= limit) rows = (await pageFrom('matches')) as Rows;
+    } else {
+      // Without conditions the best plan does not depend on the values (limit, cursor): prepared.
+      const page = pageFrom('table');
+      rows = (await (conditions.length === 0 ? this.storage.repeated(page, `${table.databaseId}:${table.schemaVersion}`) : page)) as Rows;
+    }
+    const count = await counted;
     if (input.filter !== undefined || input.sorts) this.tell(table, input, performance.now() - started);
     const more = rows.length > limit;
     if (more) rows.length = limit;
@@ -121,6 +137,20 @@ export class QueryService {
     const next = more && last ? encodeCursor(keys.map((_, i) => last[`__k${i}`]), print) : null;
     const data = await this.records.present(this.db, table, rows, fields);
     return count === undefined ? { data, next_cursor: next } : { data, next_cursor: next, count: count.value, count_exact: count.exact };
+  }
+
+  /**
+   * Where a page's ids are picked from: the table; the next SEARCH_WINDOW live records in manual order (`window`);
+   * or the records matching the conditions, found first and kept apart (`matches`: a materialised CTE, so the
+   * trigram index finds them whatever the statistics say, and the sort sees only them). Aliased as the table, so
+   * the conditions and keys read the same either way.
+   */
+  private pickFrom(table: RecordTable, source: PageSource, keys: SortKey[], after: SqlCondition | undefined): Knex.QueryBuilder {
+    if (source === 'table') return this.db(table.table);
+    const inner = this.db(table.table).select('*').whereNull('deleted_at');
+    if (after) inner.whereRaw(after.sql, after.bindings as Knex.RawBinding[]);
+    if (source === 'window') return this.db.from(inner.orderByRaw(orderBy(keys)).limit(SEARCH_WINDOW).as(table.table));
+    return this.db.withMaterialized(table.table, inner).from(table.table);
   }
 
   /** What the caller asked for itself (a view's own filter and sorts are the views plugin's to tell), by field id. */

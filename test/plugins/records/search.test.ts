@@ -1,0 +1,44 @@
+import assert from 'node:assert/strict';
+import { recordsWorld, type RecordsWorld } from './setup.ts';
+
+/**
+ * `q` in manual order takes two paths (the next 2,000 records walked, else the title's trigram index first): whichever
+ * it takes, every match comes, in order, once, page after page, before and after the statistics are fresh.
+ */
+describe('records: title search past the first records', function () {
+  this.timeout(120_000);
+  let w: RecordsWorld;
+  const RECORDS = 2600;
+  const rare = new Set([3, 2101, 2102, 2599]);
+  const titleOf = (i: number) => (rare.has(i) ? `Zebra needle ${i}` : i % 3 === 0 ? `Common thread ${i}` : `Plain ${i}`);
+
+  before(async () => {
+    w = await recordsWorld();
+    for (let start = 0; start < RECORDS; start += 100) {
+      const records = Array.from({ length: 100 }, (_, k) => ({ values: { name: titleOf(start + k) } }));
+      await w.t.request.post(w.url()).set(w.admin.auth).send({ records }).expect(201);
+    }
+  });
+  after(() => w.t.stop());
+
+  async function all(q: string, limit: number): Promise<string[]> {
+    const titles: string[] = [];
+    let cursor: string | null = null;
+    do {
+      const res = await w.t.request.get(w.url(`?q=${encodeURIComponent(q)}&limit=${limit}${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`)).set(w.member.auth).expect(200);
+      titles.push(...res.body.data.map((r: { values: { name: string } }) => r.values.name));
+      cursor = res.body.next_cursor;
+    } while (cursor);
+    return titles;
+  }
+
+  for (const analysed of [false, true]) {
+    it(`finds a rare text and a common one in manual order, page by page${analysed ? ', after ANALYZE' : ''}`, async () => {
+      if (analysed) await w.t.db.raw('ANALYZE ??', [w.table]);
+      assert.deepEqual(await all('needle', 2), [...rare].map(titleOf));
+      const common = Array.from({ length: RECORDS }, (_, i) => i).filter((i) => i % 3 === 0 && !rare.has(i)).map(titleOf);
+      assert.deepEqual(await all('thread', 97), common);
+      assert.deepEqual(await all('nothing like it', 50), []);
+    });
+  }
+});
