@@ -92,7 +92,8 @@ export class QueryService {
     // moves less data, and manual order is an index-only scan), then its rows by primary key,
     // with the keys as text for the cursor computed for those rows only.
     const pageFrom = (source: PageSource) => {
-      const picked = where(this.pickFrom(table, source, keys, after).select('id'));
+      // The matches come with the conditions applied already, and only the columns the keys read.
+      const picked = source === 'matches' ? this.pickFrom(table, source, keys, after, where).select('id') : where(this.pickFrom(table, source, keys, after, where).select('id'));
       for (const join of new Set(keys.flatMap((k) => (k.join ? [k.join] : [])))) picked.joinRaw(join);
       // The id key is the picked id itself: a second copy made every sorted tuple wider.
       keys.forEach((k, i) => k !== ID_KEY && picked.select(this.db.raw(`${k.expr} AS ??`, [alias(i)])));
@@ -141,16 +142,16 @@ export class QueryService {
 
   /**
    * Where a page's ids are picked from: the table; the next SEARCH_WINDOW live records in manual order (`window`);
-   * or the records matching the conditions, found first and kept apart (`matches`: a materialised CTE, so the
-   * trigram index finds them whatever the statistics say, and the sort sees only them). Aliased as the table, so
-   * the conditions and keys read the same either way.
+   * or the records matching the conditions, found first and kept apart (`matches`: a materialised CTE of their ids
+   * and positions, so the trigram index finds them whatever the statistics say, and the sort sees only them).
+   * Aliased as the table, so the conditions and keys read the same either way.
    */
-  private pickFrom(table: RecordTable, source: PageSource, keys: SortKey[], after: SqlCondition | undefined): Knex.QueryBuilder {
+  private pickFrom(table: RecordTable, source: PageSource, keys: SortKey[], after: SqlCondition | undefined, where: (q: Knex.QueryBuilder) => Knex.QueryBuilder): Knex.QueryBuilder {
     if (source === 'table') return this.db(table.table);
     const inner = this.db(table.table).select('*').whereNull('deleted_at');
     if (after) inner.whereRaw(after.sql, after.bindings as Knex.RawBinding[]);
     if (source === 'window') return this.db.from(inner.orderByRaw(orderBy(keys)).limit(SEARCH_WINDOW).as(table.table));
-    return this.db.withMaterialized(table.table, inner).from(table.table);
+    return this.db.withMaterialized(table.table, where(inner.clearSelect().select('id', 'position'))).from(table.table);
   }
 
   /** What the caller asked for itself (a view's own filter and sorts are the views plugin's to tell), by field id. */

@@ -25,8 +25,8 @@ describe('records: title search past the first records', function () {
     const titles: string[] = [];
     let cursor: string | null = null;
     do {
-      const res = await w.t.request.get(w.url(`?q=${encodeURIComponent(q)}&limit=${limit}${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`)).set(w.member.auth).expect(200);
-      titles.push(...res.body.data.map((r: { values: { name: string } }) => r.values.name));
+      const res: { body: { data: Array<{ values: { name: string } }>; next_cursor: string | null } } = await w.t.request.get(w.url(`?q=${encodeURIComponent(q)}&limit=${limit}${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`)).set(w.member.auth).expect(200);
+      titles.push(...res.body.data.map((r) => r.values.name));
       cursor = res.body.next_cursor;
     } while (cursor);
     return titles;

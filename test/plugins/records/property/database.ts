@@ -77,6 +77,21 @@ export class PropertyDatabase {
     private readonly link?: LinkEnd,
   ) {}
 
+  /**
+   * Adaptive indexes appear or go at once, as the indexes plugin would make them learn or forget: every field with a
+   * column is learned (its index built), or nothing is (every index dropped). Plans change; answers must not.
+   */
+  async churnIndexes(present: boolean): Promise<void> {
+    const { t } = this.env;
+    await t.db('index_fields').where({ database_id: this.id }).delete();
+    if (present) {
+      const fields = (await t.db('fields').where({ database_id: this.id }).whereNull('deleted_at').whereNotNull('column_name').pluck('id')) as string[];
+      const now = new Date();
+      if (fields.length > 0) await t.db('index_fields').insert(fields.map((id) => ({ database_id: this.id, field_id: id, mode: 'auto', uses: 1, learned_at: now, last_used_at: now })));
+    }
+    await t.container.resolverFor('databases')('databases.viewIndexes').sync(this.id);
+  }
+
   /** The database with its fields; with a link field, first the linked database and its records, then the relation. */
   static async create(env: PropertyEnv, fields: RefField[], name: string, linked?: LinkedDatabase, space = env.space): Promise<PropertyDatabase> {
     const { t, ws, writer } = env;
