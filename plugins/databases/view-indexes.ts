@@ -59,9 +59,8 @@ export class ViewIndexService {
 
   private async syncNow(databaseId: string): Promise<{ created: string[]; dropped: string[] }> {
     const db = this.storage.knex;
-    const database = (await db('databases').where({ id: databaseId }).first('table_name')) as { table_name: string } | undefined;
-    if (!database) return { created: [], dropped: [] };
-    const table = database.table_name;
+    const table = await this.tableOf(databaseId);
+    if (!table) return { created: [], dropped: [] };
     const queries = await this.hooks.indexedQueries.promise([], { db, databaseId });
     const fields = (await db('fields').where({ database_id: databaseId }).whereNull('deleted_at').whereNotNull('column_name').select('id', 'type', 'options', 'api_name', 'column_name')) as Array<FieldRow & { api_name: string }>;
     const byRef = new Map(fields.flatMap((f) => [[f.id, f], [f.api_name, f]]));
@@ -96,22 +95,28 @@ export class ViewIndexService {
     return { created: [...wanted.keys()], dropped: dropped.filter((d) => !wanted.has(d)) };
   }
 
+  /** The name of a database's records table; undefined when there is no such database. */
+  async tableOf(databaseId: string): Promise<string | undefined> {
+    const row = (await this.storage.knex('databases').where({ id: databaseId }).first('table_name')) as { table_name: string } | undefined;
+    return row?.table_name;
+  }
+
   /**
    * The indexes this service keeps on a database's table, by field: whether each is usable yet (a concurrent build
    * not finished, or failed, is not), its size, and how often PostgreSQL used it since its statistics were reset.
    */
   async built(databaseId: string): Promise<Array<{ fieldId: string; name: string; valid: boolean; bytes: number; scans: number }>> {
     const db = this.storage.knex;
-    const database = (await db('databases').where({ id: databaseId }).first('table_name')) as { table_name: string } | undefined;
-    if (!database) return [];
+    const table = await this.tableOf(databaseId);
+    if (!table) return [];
     const fields = (await db('fields').where({ database_id: databaseId }).pluck('id')) as string[];
-    const byName = new Map(fields.map((id) => [indexNameOf(database.table_name, id), id]));
+    const byName = new Map(fields.map((id) => [indexNameOf(table, id), id]));
     const { rows } = await db.raw(
       `SELECT c.relname AS name, i.indisvalid AS valid, pg_relation_size(c.oid)::bigint AS bytes, coalesce(s.idx_scan, 0)::bigint AS scans
          FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid
          LEFT JOIN pg_stat_user_indexes s ON s.indexrelid = i.indexrelid
         WHERE i.indrelid = to_regclass(?) AND c.relname LIKE ?`,
-      [database.table_name, `${database.table_name}\\_v\\_%`],
+      [table, `${table}\\_v\\_%`],
     );
     return (rows as Array<{ name: string; valid: boolean; bytes: string; scans: string }>).flatMap((r) => {
       const fieldId = byName.get(r.name);

@@ -9,7 +9,8 @@ const TOUCH_EVERY_MS = 60 * 60 * 1000;
 
 /**
  * Learns from the record queries of this process which fields deserve an index: each field a query at least `slowMs`
- * slow filtered or sorted on counts once; at `learnAfter` it is written down as learned and the database's indexes
+ * slow filtered or sorted on counts once; at `learnAfter`, if the table holds `minRows` records or more, it is written
+ * down as learned and the database's indexes
  * are synchronised (a job, so the request that taught it does not wait for the build). Fields in use again are
  * touched at most hourly, so that indexes nobody uses can be told apart and dropped. Nothing here waits: a tap of
  * `records.queries` runs in the request, and its writes go on in the background.
@@ -54,12 +55,26 @@ export class IndexLearner {
   }
 
   private async learn(databaseId: string, fieldId: string, uses: number): Promise<void> {
+    if (!(await this.bigEnough(databaseId))) {
+      // Asked again once the table may have grown: the count starts over.
+      this.learned.delete(`${databaseId}:${fieldId}`);
+      return;
+    }
     const now = this.db.fn.now();
     await this.db('index_fields')
       .insert({ database_id: databaseId, field_id: fieldId, mode: 'auto', uses, learned_at: now, last_used_at: now })
       .onConflict(['database_id', 'field_id'])
       .merge({ uses: this.db.raw('index_fields.uses + ?', [uses]), learned_at: this.db.raw('coalesce(index_fields.learned_at, now())'), last_used_at: now });
     await this.indexes().schedule(this.db, databaseId);
+  }
+
+  /** Whether the database's table holds at least `minRows` records: counted up to that many, no further. */
+  private async bigEnough(databaseId: string): Promise<boolean> {
+    if (this.options.minRows === 0) return true;
+    const table = (await this.indexes().tableOf(databaseId)) ?? null;
+    if (!table) return false;
+    const [{ n }] = (await this.db.raw('SELECT count(*)::int AS n FROM (SELECT 1 FROM ?? LIMIT ?) s', [table, this.options.minRows])).rows;
+    return n >= this.options.minRows;
   }
 
   private touch(databaseId: string, fieldId: string, key: string): void {

@@ -26,7 +26,7 @@ describe('indexes: adaptive indexes', function () {
 
   before(async () => {
     // Every query counts as slow here: what is learned, not how slow this small table is, is under test.
-    t = await startTestKernel({ config: { plugins: { indexes: { options: { slowMs: 0, learnAfter: 3 } } } } });
+    t = await startTestKernel({ config: { plugins: { indexes: { options: { slowMs: 0, learnAfter: 3, minRows: 0 } } } } });
     admin = await signUp(t);
     editor = await signUp(t);
     ws = (await createWorkspace(t, admin)).id;
@@ -90,5 +90,25 @@ describe('indexes: adaptive indexes', function () {
     await t.request.put(api('/indexes/nothing')).set(admin.auth).send({ mode: 'pin' }).expect(404);
     const bad = await t.request.put(api('/indexes/score')).set(admin.auth).send({ mode: 'always' }).expect(422);
     assert.equal(bad.body.errors[0].pointer, '/mode');
+  });
+});
+
+describe('indexes: small tables', () => {
+  let t: TestKernel;
+  after(() => t?.stop());
+
+  it('learns nothing on a table smaller than minRows, however slow or frequent its queries', async () => {
+    t = await startTestKernel({ config: { plugins: { indexes: { options: { slowMs: 0, learnAfter: 1 } } } } });
+    const admin = await signUp(t);
+    const ws = (await createWorkspace(t, admin)).id;
+    const space = (await t.request.post(`/api/v1/workspaces/${ws}/spaces`).set(admin.auth).send({ name: 'S' }).expect(201)).body.id;
+    const db = (await t.request.post(`/api/v1/workspaces/${ws}/databases`).set(admin.auth).send({ name: 'D', space_id: space }).expect(201)).body.id;
+    await t.request.post(`/api/v1/workspaces/${ws}/databases/${db}/fields`).set(admin.auth).send({ name: 'Score', type: 'number' }).expect(201);
+    for (let i = 0; i < 5; i++) {
+      await t.request.post(`/api/v1/workspaces/${ws}/databases/${db}/records/query`).set(admin.auth).send({ sorts: [{ field: 'score', direction: 'asc' }] }).expect(200);
+    }
+    await new Promise((r) => setTimeout(r, 300));
+    assert.deepEqual(await t.db('index_fields').where({ database_id: db }), []);
+    assert.deepEqual((await t.request.get(`/api/v1/workspaces/${ws}/databases/${db}/indexes`).set(admin.auth).expect(200)).body.data, []);
   });
 });

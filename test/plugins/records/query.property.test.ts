@@ -133,7 +133,7 @@ describe('records: query (property)', () => {
 
   before(async () => {
     // Every query teaches the adaptive indexes at once, so that they also appear on their own while walks go on.
-    const t = await startTestKernel({ config: { plugins: { indexes: { options: { slowMs: 0, learnAfter: 1 } } } } });
+    const t = await startTestKernel({ config: { plugins: { indexes: { options: { slowMs: 0, learnAfter: 1, minRows: 0 } } } } });
     // Names that tie once lower-cased (ada, ADA) and that sort differently by bytes (Cy < bob).
     const users = [];
     for (const name of ['ada', 'ADA', 'bob', 'Cy'].slice(0, USER_COUNT)) users.push(await signUp(t, { name }));
