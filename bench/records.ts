@@ -20,7 +20,7 @@ import { fmt } from './lib/format.ts';
 import { startServer, type Server } from './lib/server.ts';
 import { pgliteStorage, postgresStorage, type Storage } from './lib/storage.ts';
 import { Client } from './records/client.ts';
-import { percentile, Report, type LatencyTarget } from './records/report.ts';
+import { percentile, Report, type LatencyTarget, type Timings } from './records/report.ts';
 import { sample, type Request } from './records/sample.ts';
 import { BENCH_INDEXED, seedRecords, type Seeded } from './records/seed.ts';
 import { createBenchDatabase, STATUS_LABELS, type BenchDatabase } from './records/setup.ts';
@@ -56,6 +56,7 @@ const AD_HOC = {
 const TEACHING_QUERIES = 20;
 
 interface Run {
+  storage: Storage;
   client: Client;
   bench: BenchDatabase;
   seeded: Seeded;
@@ -85,9 +86,11 @@ async function probe(run: Run, request: Request, status: number, check: (body: a
 
 const pageOf = (n: number) => (body: any) => (body.data?.length === n ? null : `expected ${n} records, got ${body.data?.length}`);
 
-async function measureRead(run: Run, name: string, request: Request, targets: LatencyTarget[], expected = 100): Promise<void> {
+async function measureRead(run: Run, name: string, request: Request, targets: LatencyTarget[], expected = 100): Promise<Timings> {
   if (!(await probe(run, request, 200, pageOf(expected)))) throw new Error(`${request.method} ${request.path}: not found`);
-  run.report.latency(name, await sample(run.client, options(), () => request), targets);
+  const timings = await sample(run.client, options(), () => request);
+  run.report.latency(name, timings, targets);
+  return timings;
 }
 
 async function measureQuery(run: Run, name: string, body: object, targets: LatencyTarget[]): Promise<void> {
@@ -138,6 +141,30 @@ async function untilIndexed(run: Run, fields: string[]): Promise<number> {
   }
 }
 
+/**
+ * The floor (issue 21): bare koa + pg (bench/floor.ts) serving the same table's first page of 100 and one record
+ * by id, measured right after Tessera's lines of the same reads, and the ratios to it.
+ */
+async function measureFloor(run: Run, list: Timings, one: Timings): Promise<void> {
+  const columns = Object.values(run.bench.columns);
+  const floor = await startServer(run.storage, null, 'floor.ts', { FLOOR_TABLE: run.bench.table, FLOOR_COLUMNS: columns.join(',') });
+  const client = new Client(floor.url, {});
+  try {
+    const ids = run.seeded.ids;
+    const floorList = await sample(client, options(), () => ({ method: 'GET', path: '/list?limit=100' }));
+    const floorOne = await sample(client, options(), (i) => ({ method: 'GET', path: `/one/${ids[(i * 7919) % ids.length]}` }));
+    run.report.latency('floor: koa + pg, the same page of 100', floorList, []);
+    run.report.latency('floor: koa + pg, one record', floorOne, []);
+    for (const [name, ours, bare, target] of [['list page of 100', list, floorList, 1.3], ['get one', one, floorOne, 1.2]] as const) {
+      const ratio = percentile(ours.ms, 50) / percentile(bare.ms, 50);
+      run.report.note(`${`floor ratio: ${name}`.padEnd(44)} ${fmt(ratio, 2)}× the floor (target ≤ ${target}×) ${ratio <= target ? 'PASS' : 'MISS'}`);
+    }
+  } finally {
+    client.close();
+    await floor.stop();
+  }
+}
+
 /** The cursor after the first `depth` records in manual order, walked with pages of 1,000. */
 async function cursorAt(run: Run, depth: number): Promise<string> {
   let cursor = '';
@@ -153,7 +180,7 @@ async function measureSmall(run: Run): Promise<void> {
   const { ids, q } = run.seeded;
   // The floor under every line: HTTP, the token lookup and one small answer.
   run.report.latency('reference: GET /api/v1/me (no target)', await sample(run.client, options(), () => ({ method: 'GET', path: '/api/v1/me' })), []);
-  await measureRead(run, 'list: GET R?limit=100, first page', { method: 'GET', path: `${R}?limit=100` }, ms(5));
+  const list = await measureRead(run, 'list: GET R?limit=100, first page', { method: 'GET', path: `${R}?limit=100` }, ms(5));
   const depth = Math.floor((run.count * 0.9) / 1000) * 1000;
   const deep = await cursorAt(run, depth);
   await measureRead(run, `list: page after record ${fmt(depth)}`, { method: 'GET', path: `${R}?limit=100&cursor=${deep}` }, ms(5));
@@ -163,7 +190,9 @@ async function measureSmall(run: Run): Promise<void> {
   await measureAdaptive(run);
 
   await probe(run, { method: 'GET', path: `${R}/${ids[0]}` }, 200, (b) => (b.id === ids[0] ? null : 'another record'));
-  run.report.latency('get: GET R/{id} (spread ids)', await sample(run.client, options(), (i) => ({ method: 'GET', path: `${R}/${ids[(i * 7919) % ids.length]}` })), ms(2));
+  const one = await sample(run.client, options(), (i) => ({ method: 'GET', path: `${R}/${ids[(i * 7919) % ids.length]}` }));
+  run.report.latency('get: GET R/{id} (spread ids)', one, ms(2));
+  if (run.storage.kind === 'postgres') await measureFloor(run, list, one);
 
   const patchOne = (i: number): Request => ({
     method: 'PATCH',
@@ -301,7 +330,7 @@ async function benchmark(make: () => Storage, count: number, measure: (run: Run)
     report.note(`sequential requests on one keep-alive connection with the editor's PAT; ${WARMUP} warm-up, then up to ${ITERATIONS} (≥ 50, ${BUDGET_MS / 1000} s budget)`);
     const client = new Client(server.url, bench.pat);
     try {
-      await measure({ client, bench, seeded, count, report, server });
+      await measure({ storage, client, bench, seeded, count, report, server });
     } finally {
       client.close();
     }

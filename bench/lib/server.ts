@@ -12,13 +12,13 @@ export interface Server {
 }
 
 /**
- * Boots bench/server.ts in its own process (so the load generator does not share its event
- * loop) on `storage`; with `profileDir`, the server writes a V8 CPU profile there when it stops.
+ * Boots bench/server.ts (or another `script` of bench/, such as the floor) in its own process (so the load
+ * generator does not share its event loop) on `storage`; with `profileDir`, it writes a V8 CPU profile there when it stops.
  */
-export function startServer(storage: Storage, profileDir: string | null = null): Promise<Server> {
+export function startServer(storage: Storage, profileDir: string | null = null, script = 'server.ts', env: Record<string, string> = {}): Promise<Server> {
   const execArgv = ['--import', 'tsx'];
   if (profileDir) execArgv.push('--cpu-prof', `--cpu-prof-dir=${profileDir}`);
-  const child = fork(path.join(BENCH, 'server.ts'), [], { cwd: ROOT, execArgv, env: { ...process.env, ...storage.env } });
+  const child = fork(path.join(BENCH, script), [], { cwd: ROOT, execArgv, env: { ...process.env, ...storage.env, ...env } });
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   return new Promise((resolve, reject) => {
     child.once('exit', (code) => reject(new Error(`the bench server exited (${code}) before listening`)));
