@@ -33,7 +33,7 @@ export default definePlugin<IndexesOptions>({
     const databaseHooks = ctx.hooksOf('databases.databases');
     const indexes = () => ctx.resolve('databases.viewIndexes');
     ctx.provide('learner', (r) => new IndexLearner(r('db'), indexes, ctx.options, ctx.logger));
-    ctx.provide('policy', (r) => new IndexPolicy(r('db'), indexes, r('indexes.learner'), ctx.options.dropAfterDays));
+    ctx.provide('policy', (r) => new IndexPolicy(r('db'), indexes, () => ctx.resolve('databases.fields'), r('indexes.learner'), ctx.options.dropAfterDays));
     ctx.provide('queries', (r) => (databaseId: string) => databaseHooks.indexedQueries.promise([], { db: r('db'), databaseId }));
 
     let learner: IndexLearner | undefined;

@@ -1,6 +1,6 @@
 import type { Db } from '../../core/db.ts';
 import type { UserPrincipal } from '../../core/principal.ts';
-import { filterFieldRefs, findField, type ViewIndexService, type ViewQuery } from '../databases/public.ts';
+import { filterFieldRefs, findField, type FieldService, type ViewIndexService, type ViewQuery } from '../databases/public.ts';
 import type { IndexLearner } from './learner.ts';
 import type { FieldIndex, Mode } from './schemas.ts';
 
@@ -15,6 +15,7 @@ export class IndexPolicy {
   constructor(
     private readonly db: Db,
     private readonly indexes: () => ViewIndexService,
+    private readonly fields: () => FieldService,
     private readonly learner: IndexLearner,
     private readonly dropAfterDays: number,
   ) {}
@@ -27,7 +28,7 @@ export class IndexPolicy {
       .filter((r) => r.mode === 'auto' && this.inUse(r))
       .sort((a, b) => b.uses - a.uses)
       .map((r) => asQuery(r.field_id, 'queries'));
-    const kept = forbidden.size === 0 ? fromViews : await this.withoutForbidden(db, databaseId, fromViews, forbidden);
+    const kept = forbidden.size === 0 ? fromViews : await this.withoutForbidden(databaseId, fromViews, forbidden);
     return [...pinned, ...kept, ...learned];
   }
 
@@ -35,7 +36,7 @@ export class IndexPolicy {
   async list(databaseId: string, queries: ViewQuery[]): Promise<{ data: FieldIndex[]; next_cursor: null; budget: number }> {
     const fromViews = queries.filter((q) => q.by === undefined);
     const rows = new Map(((await this.db('index_fields').where({ database_id: databaseId })) as Row[]).map((r) => [r.field_id, r]));
-    const fields = (await this.db('fields').where({ database_id: databaseId }).whereNull('deleted_at').orderBy('position').select('id', 'api_name')) as Array<{ id: string; api_name: string }>;
+    const fields = (await this.fields().list(databaseId, false)).data;
     const viewNames = new Set(fromViews.flatMap((q) => [...(q.sorts ?? []).map((s) => s.field), ...filterFieldRefs(q.filter).map((ref) => ref.split('.', 2)[0])]));
     const built = new Map((await this.indexes().built(databaseId)).map((b) => [b.fieldId, b]));
     const data: FieldIndex[] = [];
@@ -89,8 +90,8 @@ export class IndexPolicy {
   }
 
   /** Views' queries without the forbidden fields (views store fields by id; older configs by api_name). */
-  private async withoutForbidden(db: Db, databaseId: string, queries: ViewQuery[], forbidden: Set<string>): Promise<ViewQuery[]> {
-    const names = (await db('fields').where({ database_id: databaseId }).whereIn('id', [...forbidden]).pluck('api_name')) as string[];
+  private async withoutForbidden(databaseId: string, queries: ViewQuery[], forbidden: Set<string>): Promise<ViewQuery[]> {
+    const names = (await this.fields().list(databaseId, false)).data.filter((f) => forbidden.has(f.id)).map((f) => f.api_name);
     const banned = new Set([...forbidden, ...names]);
     return queries.map((q) => ({ filter: dropConditions(q.filter, banned), sorts: (q.sorts ?? []).filter((s) => !banned.has(s.field)) }));
   }

@@ -17,6 +17,10 @@ export class KindCatalogue {
   }
 }
 
+/**
+ * Kahn's order: a kind once every kind it names is placed; among those ready, by name. The order does not depend on
+ * which plugin registered first, so a pack lists its kinds the same way on every instance.
+ */
 function orderKinds(kinds: PackKind[]): PackKind[] {
   const byName = new Map<string, PackKind>();
   for (const k of kinds) {
@@ -24,18 +28,18 @@ function orderKinds(kinds: PackKind[]): PackKind[] {
     byName.set(k.kind, k);
   }
   const out: PackKind[] = [];
-  const state = new Map<string, 'visiting' | 'done'>();
-  const visit = (k: PackKind) => {
-    if (state.get(k.kind) === 'done') return;
-    if (state.get(k.kind) === 'visiting') throw new StartupError(`Pack kinds name each other in a cycle (at "${k.kind}").`, 'duplicate_hooks', [k.plugin]);
-    state.set(k.kind, 'visiting');
-    for (const dep of k.after) {
-      const before = byName.get(dep);
-      if (before) visit(before);
+  const placed = new Set<string>();
+  const waiting = new Set(byName.keys());
+  while (waiting.size > 0) {
+    const ready = [...waiting].filter((name) => byName.get(name)!.after.every((dep) => placed.has(dep) || !byName.has(dep))).sort();
+    if (ready.length === 0) {
+      const stuck = [...waiting].sort()[0];
+      throw new StartupError(`Pack kinds name each other in a cycle (at "${stuck}").`, 'duplicate_hooks', [byName.get(stuck)!.plugin]);
     }
-    state.set(k.kind, 'done');
-    out.push(k);
-  };
-  for (const k of kinds) visit(k);
+    const next = ready[0];
+    out.push(byName.get(next)!);
+    placed.add(next);
+    waiting.delete(next);
+  }
   return out;
 }
