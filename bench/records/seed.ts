@@ -22,8 +22,9 @@ export interface Seeded {
 
 const literal = (s: string) => `'${s.replace(/'/g, "''")}'`;
 const array = (values: string[], type: string) => `ARRAY[${values.map(literal).join(', ')}]::${type}[]`;
-/** A deterministic pseudo-random non-negative integer per row `g` and stream `k`. */
-const h = (k: number) => `(hashint8extended(g, ${k}) & 2147483647)`;
+/** A deterministic pseudo-random non-negative integer per row `g` and stream `k` (streams shifted by the load's seed). */
+let seedShift = 0;
+const h = (k: number) => `(hashint8extended(g, ${k + seedShift * 1000}) & 2147483647)`;
 const digit = (divisor: number) => `substr(${literal(DIGITS)}, ((g / ${divisor}) % 62)::int + 1, 1)`;
 
 /** One INSERT … SELECT for rows `from`..`to` (0-based): positions in row order, values of every type's storage. */
@@ -61,13 +62,20 @@ async function plainIndexes(trx: Db, table: string): Promise<Array<{ name: strin
   return rows;
 }
 
+/** A load other than the default: other pseudo-random values (`seed`), and no VACUUM ANALYZE after it (`analyze: false`). */
+export interface SeedOptions {
+  seed?: number;
+  analyze?: boolean;
+}
+
 /**
  * Fills the records table of `bench` with `count` rows by SQL, with the indexes the engine made
  * (rebuilt after the fill) and the bench's `(field, id)` indexes, then VACUUM ANALYZE. Checks
  * that the positions are valid fractional-indexing keys, increasing with `number`.
  */
-export async function seedRecords(db: Database, bench: BenchDatabase, count: number, log: (line: string) => void): Promise<Seeded> {
+export async function seedRecords(db: Database, bench: BenchDatabase, count: number, log: (line: string) => void, opts: SeedOptions = {}): Promise<Seeded> {
   if (count > MAX_ROWS) throw new Error(`at most ${MAX_ROWS} records`);
+  seedShift = opts.seed ?? 0;
   const started = Date.now();
   const users = [bench.admin.id, bench.editor.id];
   await db.knex.transaction(async (trx) => {
@@ -84,7 +92,7 @@ export async function seedRecords(db: Database, bench: BenchDatabase, count: num
     }
   });
   log(`  seeding: indexes built, ${((Date.now() - started) / 1000).toFixed(0)} s`);
-  await db.knex.raw('VACUUM ANALYZE ??', [bench.table]);
+  if (opts.analyze !== false) await db.knex.raw('VACUUM ANALYZE ??', [bench.table]);
   await checkPositions(db.knex, bench.table, count);
   const step = Math.max(1, Math.floor(count / 2000));
   const ids = (await db.knex(bench.table).whereRaw('number % ? = 0', [step]).orderBy('number').limit(2000).pluck('id')) as string[];
