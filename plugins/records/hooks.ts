@@ -62,7 +62,7 @@ export function createRecordLifecycle() {
 
 export type RecordLifecycle = Readonly<ReturnType<typeof createRecordLifecycle>>;
 
-/** A record query that ran: the fields its caller filtered and sorted on (by id, views' own left out), and how long it took. */
+/** A record query that ran: the fields its caller filtered and sorted on (by id, views' own left out; none for a plain page or search), and how long it took. */
 export interface QueryRan {
   workspaceId: string;
   databaseId: string;

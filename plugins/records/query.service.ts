@@ -131,7 +131,7 @@ export class QueryService {
       rows = (await (conditions.length === 0 ? this.storage.repeated(page, `${table.databaseId}:${table.schemaVersion}`) : page)) as Rows;
     }
     const count = await counted;
-    if (input.filter !== undefined || input.sorts) this.tell(table, input, performance.now() - started);
+    this.tell(table, input, performance.now() - started);
     const more = rows.length > limit;
     if (more) rows.length = limit;
     const last = rows[rows.length - 1];
