@@ -80,6 +80,7 @@ export class RecordBulkService {
       // Each row is encoded once: the answer's records double as the events' `after`.
       const shown = await this.records.present(trx, table, [...after, ...changed.map((c) => c.before)]);
       const data = shown.slice(0, after.length);
+      await this.records.changed(trx, principal, table, changed.map((c, k) => ({ kind: 'updated', recordId: c.before.id, before: shown[after.length + k], after: data[c.at] })));
       await this.events.emit(
         trx,
         changed.map((c, k) => ({
@@ -110,6 +111,7 @@ export class RecordBulkService {
       await table.setDeleted(trx, rows.map((r) => r.id), deleted);
       await this.records.movedInTrash(trx, principal, workspaceId, databaseId, rows.map((r) => r.id), deleted);
       const records = await this.records.present(trx, table, rows);
+      await this.records.changed(trx, principal, table, records.map((record) => (deleted ? { kind: 'deleted', recordId: record.id, before: record, after: null } : { kind: 'restored', recordId: record.id, before: null, after: record })));
       await this.events.emit(
         trx,
         records.map((record) => ({ name: deleted ? 'record.deleted' : 'record.restored', workspaceId, actorId: principal.user.id, payload: { database_id: databaseId, record } })),

@@ -33,6 +33,7 @@ export class RecordDuplicateService {
       for (const field of table.fields) if (!field.column_name && field.fieldType.store) await field.fieldType.store.duplicate(trx, field, source.id, row.id);
       await table.reactToWrites(trx, [row], { workspaceId, userId });
       const [record] = await this.records.present(trx, table, [row]);
+      await this.records.changed(trx, principal, table, [{ kind: 'created', recordId: record.id, before: null, after: record, duplicatedFrom: source.id }]);
       await this.events.emit(trx, { name: 'record.created', workspaceId, actorId: userId, payload: { database_id: databaseId, record, duplicated_from: source.id } });
       return (await this.records.shownTo(principal, trx, table, [row], [record]))[0];
     });

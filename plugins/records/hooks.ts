@@ -2,6 +2,7 @@ import type { Db } from '../../core/db.ts';
 import type { UserPrincipal } from '../../core/principal.ts';
 import { AsyncSeriesBailHook, AsyncSeriesHook, SyncHook } from '../../core/hooks.ts';
 import type { SortInput } from './sort-keys.ts';
+import type { ApiRecord } from './schemas.ts';
 
 /** Which view a record query names, for whom. */
 export interface ViewLookup {
@@ -84,10 +85,71 @@ export function createRecordQueryHooks() {
 
 export type RecordQueryHooks = Readonly<ReturnType<typeof createRecordQueryHooks>>;
 
+
+/** Where a write came from, as history shows it. `id`: the user, token, automation, form view or import behind it. */
+export interface WriteOrigin {
+  type: 'user' | 'token' | 'automation' | 'public_form' | 'import' | 'restore';
+  id: string | null;
+  /** For `restore`: the version whose values were written back. */
+  restored_from?: number;
+}
+
+/** A field of the changed records' database, as it was named when the write happened. */
+export interface ChangedField {
+  id: string;
+  api_name: string;
+  name: string;
+  type: string;
+  /** Computed or system: never written through the API, so never restored. */
+  read_only: boolean;
+}
+
+/** One record a write changed, presented in full before and after (`before` null when created, `after` null when never shown again). */
+export interface RecordChange {
+  kind: 'created' | 'updated' | 'deleted' | 'restored';
+  recordId: string;
+  before: ApiRecord | null;
+  after: ApiRecord | null;
+  /** A duplicate's source record. */
+  duplicatedFrom?: string;
+}
+
+/** Records a write changed, inside the writing transaction. */
+export interface RecordsChanged {
+  trx: Db;
+  workspaceId: string;
+  databaseId: string;
+  /** Null when no user wrote (a public form). */
+  actor: UserPrincipal | null;
+  origin: WriteOrigin;
+  fields: ChangedField[];
+  changes: RecordChange[];
+}
+
+/**
+ * `records.changes`: every write that changes records (creates, patches, moves, duplicates, deletes and restores from
+ * the trash, single or bulk), once per write, in its transaction, after the rows are written and before the
+ * `record.*` events. History (activity, versions) and notifications tap it: what they write commits with the
+ * change, and a tap that throws undoes it.
+ */
+export function createRecordChangeHooks() {
+  return {
+    changed: new AsyncSeriesHook<[RecordsChanged]>(['changed']),
+  };
+}
+
+export type RecordChangeHooks = Readonly<ReturnType<typeof createRecordChangeHooks>>;
+
+/** The origin of a user's own write: their session, or their token. */
+export function originOf(principal: UserPrincipal): WriteOrigin {
+  return principal.kind === 'pat' ? { type: 'token', id: principal.tokenId } : { type: 'user', id: principal.user.id };
+}
+
 declare module '../../core/hooks.ts' {
   interface PluginHookMap {
     'records.views': RecordViewHooks;
     'records.lifecycle': RecordLifecycle;
     'records.queries': RecordQueryHooks;
+    'records.changes': RecordChangeHooks;
   }
 }

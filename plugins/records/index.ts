@@ -14,7 +14,7 @@ import { TrashService } from './trash.service.ts';
 import { recordRoutes } from './routes.ts';
 import { QueryService } from './query.service.ts';
 import { queryRoutes } from './query.routes.ts';
-import { createRecordLifecycle, createRecordQueryHooks, createRecordViewHooks } from './hooks.ts';
+import { createRecordChangeHooks, createRecordLifecycle, createRecordQueryHooks, createRecordViewHooks } from './hooks.ts';
 import { documentCellsOf } from './cell-docs.ts';
 import { tapPacks } from './pack.ts';
 import { tapGdpr } from './gdpr.ts';
@@ -40,15 +40,16 @@ export default definePlugin({
   // Records travel in packs as optional sample data when the packs plugin is on. Personal data goes through the gdpr plugin's hooks when it is on.
   optionalDependsOn: { packs: '^1.0.0', gdpr: '^1.0.0' },
   migrations: path.join(path.dirname(fileURLToPath(import.meta.url)), 'migrations'),
-  exports: ['records.service', 'records.query'],
+  exports: ['records.service', 'records.query', 'records.watchers'],
   register(ctx) {
     // Personal data this plugin keeps is exported and erased through the gdpr plugin's hooks, when it is enabled.
     if (ctx.has('gdpr')) tapGdpr(ctx);
     const lifecycle = ctx.defineHooks('lifecycle', createRecordLifecycle());
     const views = ctx.defineHooks('views', createRecordViewHooks());
     const queries = ctx.defineHooks('queries', createRecordQueryHooks());
+    const changes = ctx.defineHooks('changes', createRecordChangeHooks());
     documentCellsOf(() => ctx.resolve('databases.fieldTypes'));
-    ctx.provide('service', (r) => new RecordService(r('db'), r('events'), r('databases.fieldTypes'), r('database'), r('caches'), r('authz'), r('databases.catalog'), r('auth.users'), r('workspaces.members'), lifecycle));
+    ctx.provide('service', (r) => new RecordService(r('db'), r('events'), r('databases.fieldTypes'), r('database'), r('caches'), r('authz'), r('databases.catalog'), r('auth.users'), r('workspaces.members'), lifecycle, changes));
     ctx.provide('bulk', (r) => new RecordBulkService(r('db'), r('events'), r('records.service')));
     ctx.provide('trash', (r) => new TrashService(r('db'), r('records.service'), r('records.watchers'), r('databases.catalog'), lifecycle));
     ctx.provide('duplicate', (r) => new RecordDuplicateService(r('db'), r('events'), r('records.service')));

@@ -2,6 +2,8 @@ import type { FieldMeta, FieldType, FieldTypeRegistry } from '../databases/publi
 
 /** A live field as the records engine uses it: its metadata, its column and its type. */
 export interface LiveField extends FieldMeta {
+  /** The display name when the fields were read (history copies it, so renames keep old entries readable). */
+  name: string;
   column_name: string | null;
   is_title: boolean;
   fieldType: FieldType;
@@ -23,6 +25,6 @@ export function liveFields(rows: Array<Record<string, any>>, types: FieldTypeReg
     if (!fieldType) return [];
     const targetType = r.target_id ? types.get(r.target_type) : undefined;
     const target = targetType ? { id: r.target_id, api_name: r.target_api_name, type: r.target_type, options: r.target_options, column_name: r.target_column_name, fieldType: targetType } : undefined;
-    return [{ id: r.id, api_name: r.api_name, type: r.type, options: r.options, column_name: r.column_name, is_title: r.is_title, fieldType, ...(target ? { target } : {}) }];
+    return [{ id: r.id, api_name: r.api_name, name: r.name, type: r.type, options: r.options, column_name: r.column_name, is_title: r.is_title, fieldType, ...(target ? { target } : {}) }];
   });
 }

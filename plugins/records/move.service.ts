@@ -45,6 +45,7 @@ export class RecordMoveService {
       await storeOutsideCells(trx, [{ recordId: id, cells: decoded.cells }], { workspaceId, userId });
       await table.reactToWrites(trx, [{ id, columns: decoded.columns }], { workspaceId, userId });
       const [beforeRecord, afterRecord] = await this.records.present(trx, table, [before, after]);
+      await this.records.changed(trx, principal, table, [{ kind: 'updated', recordId: id, before: beforeRecord, after: afterRecord }]);
       await this.events.emit(trx, { name: 'record.updated', workspaceId, actorId: userId, payload: { database_id: databaseId, before: changedBefore(beforeRecord, afterRecord), after: afterRecord } });
       return (await this.records.shownTo(principal, trx, table, [after], [afterRecord]))[0];
     });

@@ -7,7 +7,7 @@ import { notFound, validationFailed, versionConflict, type ErrorDetail } from '.
 import type { UserService } from '../auth/public.ts';
 import type { FieldTypeRegistry, TableCatalog } from '../databases/public.ts';
 import type { MemberService } from '../workspaces/public.ts';
-import type { RecordLifecycle } from './hooks.ts';
+import { originOf, type RecordChange, type RecordChangeHooks, type RecordLifecycle, type WriteOrigin } from './hooks.ts';
 import { changedBefore, decodeValues, encodeRecord, usersShown, type DecodedValues } from './codec.ts';
 import { storeOutsideCells } from './outside-cells.ts';
 import { UserNames } from './people.ts';
@@ -42,6 +42,7 @@ export class RecordService {
     /** Which users a write names are members, held until it commits: a removal (which forgets their watches) waits for it. */
     readonly members: Pick<MemberService, 'holdAmong'>,
     private readonly lifecycle: RecordLifecycle,
+    private readonly changes: RecordChangeHooks,
   ) {
     this.tables = caches.create('records.tables', { topics: { databases: 'group' } });
     this.names = new UserNames(users, caches);
@@ -88,7 +89,7 @@ export class RecordService {
    * Creates records after the last live one, all or none. `bases` are the JSON pointers of each
    * input (`''` for a single record, `/records/<i>` in bulk), so errors point at the bad cell.
    */
-  async create(principal: UserPrincipal, workspaceId: string, databaseId: string, inputs: Values[], bases: string[], inTrx?: Db): Promise<ApiRecord[]> {
+  async create(principal: UserPrincipal, workspaceId: string, databaseId: string, inputs: Values[], bases: string[], inTrx?: Db, origin?: WriteOrigin): Promise<ApiRecord[]> {
     const userId = principal.user.id;
     return inTransaction(this.db, async (trx) => {
       const table = await this.open(trx, workspaceId, databaseId);
@@ -104,6 +105,7 @@ export class RecordService {
       await storeOutsideCells(trx, decoded.map((d, i) => ({ recordId: rows[i].id, cells: d.cells })), { workspaceId, userId });
       await table.reactToWrites(trx, rows, { workspaceId, userId });
       const records = await this.present(trx, table, rows);
+      await this.changed(trx, principal, table, records.map((record) => ({ kind: 'created', recordId: record.id, before: null, after: record })), origin);
       await this.events.emit(trx, records.map((record) => ({ name: 'record.created', workspaceId, actorId: userId, payload: { database_id: databaseId, record } })));
       return this.shownTo(principal, trx, table, rows, records);
     }, inTrx);
@@ -113,7 +115,7 @@ export class RecordService {
    * `version`, when sent, must be the current one (409 otherwise); without it the last write wins.
    * The cells are checked first; then one statement locks, checks and updates the record.
    */
-  async update(principal: UserPrincipal, workspaceId: string, databaseId: string, id: string, body: PatchRecordBody, inTrx?: Db): Promise<ApiRecord> {
+  async update(principal: UserPrincipal, workspaceId: string, databaseId: string, id: string, body: PatchRecordBody, inTrx?: Db, origin?: WriteOrigin): Promise<ApiRecord> {
     return inTransaction(this.db, async (trx) => {
       const table = await this.open(trx, workspaceId, databaseId);
       const [decoded] = await this.decode(trx, table, workspaceId, [{ values: body.values, base: '' }]);
@@ -135,6 +137,7 @@ export class RecordService {
       }
       await table.reactToWrites(trx, [{ id, columns: decoded.columns }], { workspaceId, userId: principal.user.id });
       const [beforeRecord, afterRecord] = await this.present(trx, table, [updated.before, updated.after]);
+      await this.changed(trx, principal, table, [{ kind: 'updated', recordId: id, before: beforeRecord, after: afterRecord }], origin);
       await this.events.emit(trx, { name: 'record.updated', workspaceId, actorId: principal.user.id, payload: { database_id: databaseId, before: changedBefore(beforeRecord, afterRecord), after: afterRecord } });
       return (await this.shownTo(principal, trx, table, [updated.after], [afterRecord]))[0];
     }, inTrx);
@@ -149,9 +152,25 @@ export class RecordService {
       await table.softDelete(trx, id);
       await this.movedInTrash(trx, principal, workspaceId, databaseId, [id], true);
       const record = await this.presentOne(trx, table, row);
+      await this.changed(trx, principal, table, [{ kind: 'deleted', recordId: id, before: record, after: null }]);
       await this.events.emit(trx, { name: 'record.deleted', workspaceId, actorId: principal.user.id, payload: { database_id: databaseId, record } });
     });
   }
+  /** Tells `records.changes` what a write did to records, in its transaction (see hooks.ts). */
+  async changed(trx: Db, actor: UserPrincipal | null, table: RecordTable, changes: RecordChange[], origin?: WriteOrigin): Promise<void> {
+    if (changes.length === 0 || !this.changes.changed.isUsed()) return;
+    const fields = table.fields.map((f) => ({ id: f.id, api_name: f.api_name, name: f.name, type: f.type, read_only: Boolean(f.fieldType.readOnly) }));
+    await this.changes.changed.promise({
+      trx,
+      workspaceId: table.workspaceId,
+      databaseId: table.databaseId,
+      actor,
+      origin: origin ?? (actor ? originOf(actor) : { type: 'user', id: null }),
+      fields,
+      changes,
+    });
+  }
+
   /** Tells `records.lifecycle` that `recordIds` entered (`deleted`) or left the trash, inside the moving transaction. */
   async movedInTrash(trx: Db, actor: UserPrincipal, workspaceId: string, databaseId: string, recordIds: string[], deleted: boolean): Promise<void> {
     if (recordIds.length === 0) return;

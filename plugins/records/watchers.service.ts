@@ -61,6 +61,15 @@ export class WatcherService {
     return { data: await this.named(rows.data), next_cursor: rows.next_cursor };
   }
 
+  /** Who watches each of `recordIds` (record id → user ids), read in `db` (a writer's transaction, for notifications). */
+  async watchersOf(db: Db, databaseId: string, recordIds: string[]): Promise<Map<string, string[]>> {
+    const found = new Map<string, string[]>();
+    if (recordIds.length === 0) return found;
+    const rows: Array<{ record_id: string; user_id: string }> = await db(TABLE).where({ database_id: databaseId }).whereIn('record_id', recordIds).select('record_id', 'user_id');
+    for (const row of rows) found.set(row.record_id, [...(found.get(row.record_id) ?? []), row.user_id]);
+    return found;
+  }
+
   /** Forgets the watchers of records gone for good (the trash purge). */
   async forgetRecords(trx: Db, databaseId: string, recordIds: string[]): Promise<void> {
     if (recordIds.length > 0) await trx(TABLE).where({ database_id: databaseId }).whereIn('record_id', recordIds).delete();

@@ -29,14 +29,19 @@ export class LinkService implements CellStore {
     return inTransaction(this.db, async (trx) => {
       const table = await this.records.open(trx, workspaceId, databaseId);
       const field = linkField(table, fieldRef);
-      if (!(await table.find(trx, recordId, true))) throw notFound('No such record in this database.');
+      const held = await table.find(trx, recordId, true);
+      if (!held) throw notFound('No such record in this database.');
       const cell = { recordId, value: targetIds, pointer: '/record_ids' };
       const problems = await this.check(trx, field, [cell], { workspaceId, userId: principal.user.id }, 'add');
       if (problems.length > 0) throw refusal(problems);
+      const [before] = await this.records.present(trx, table, [held]);
       const added = await this.link(trx, field, [cell], 'add');
-      if (added.length > 0) await this.events.emit(trx, { name: 'links.added', workspaceId, actorId: principal.user.id, payload: { relation_id: options(field).relation_id, links: added } });
-      const row = await table.find(trx, recordId);
-      return (await this.records.present(trx, table, [row!]))[0];
+      const [after] = await this.records.present(trx, table, [(await table.find(trx, recordId))!]);
+      if (added.length > 0) {
+        await this.records.changed(trx, principal, table, [{ kind: 'updated', recordId, before, after }]);
+        await this.events.emit(trx, { name: 'links.added', workspaceId, actorId: principal.user.id, payload: { relation_id: options(field).relation_id, links: added } });
+      }
+      return after;
     });
   }
 
@@ -45,10 +50,14 @@ export class LinkService implements CellStore {
     await inTransaction(this.db, async (trx) => {
       const table = await this.records.open(trx, access.workspaceId, databaseId);
       const o = options(linkField(table, fieldRef));
-      if (!(await table.find(trx, recordId, true))) throw notFound('No such record in this database.');
+      const held = await table.find(trx, recordId, true);
+      if (!held) throw notFound('No such record in this database.');
       const { mine, theirs } = linkEnds(o);
+      const [before] = await this.records.present(trx, table, [held]);
       const removed = (await trx(junctionNameOf(o.relation_id)).where({ [mine]: recordId, [theirs]: targetId }).delete().returning(['from_id', 'to_id'])) as Pair[];
       if (removed.length > 0) {
+        const [after] = await this.records.present(trx, table, [(await table.find(trx, recordId))!]);
+        await this.records.changed(trx, principal, table, [{ kind: 'updated', recordId, before, after }]);
         await this.events.emit(trx, { name: 'links.removed', workspaceId: access.workspaceId, actorId: principal.user.id, payload: { relation_id: o.relation_id, links: removed } });
       }
     });
