@@ -236,17 +236,22 @@ describe('relations: lookups, rollups and counts', () => {
       for (let k = 0; k < 3; k++) people.push((await w.t.request.post(records(w.db)).set(w.editor.auth).send({ values: { name: `P${i}-${k}`, score: k, owner: w.member.id } }).expect(201)).body.id);
       await w.t.request.post(records(companies)).set(w.editor.auth).send({ values: { name: `C${i}`, people } }).expect(201);
     }
-    const statements: string[] = [];
+    let statements: string[] = [];
+    const seen: string[] = [];
     // Statements on records and junction tables only: the event dispatcher works in the background meanwhile.
-    const count = (q: { sql: string }) => /"?(rec|lnk)_[0-9a-f]{32}/.test(q.sql) && statements.push(q.sql);
+    const count = (q: { sql: string }) => /"?(rec|lnk)_[0-9a-f]{32}/.test(q.sql) && seen.push(q.sql);
+    /** The fewest statements of three reads: background work on the same tables (statistics, index learning after a slow query) only ever adds some. */
     const queries = async (limit: number, body: object = {}) => {
-      await w.t.request.post(records(companies, '/query')).set(w.member.auth).send({ ...body, limit }).expect(200);
-      statements.length = 0;
-      w.t.db.on('query', count);
-      const page = await Promise.resolve(w.t.request.post(records(companies, '/query')).set(w.member.auth).send({ ...body, limit })).finally(() => w.t.db.off('query', count));
-      assert.equal(page.status, 200);
-      assert.equal(page.body.data.length, limit);
-      assert.ok(page.body.data.every((r: any) => Array.isArray(r.values.people) && Array.isArray(r.values[lookup])));
+      statements = [];
+      for (let run = 0; run < 3; run++) {
+        seen.length = 0;
+        w.t.db.on('query', count);
+        const page = await Promise.resolve(w.t.request.post(records(companies, '/query')).set(w.member.auth).send({ ...body, limit })).finally(() => w.t.db.off('query', count));
+        assert.equal(page.status, 200);
+        assert.equal(page.body.data.length, limit);
+        assert.ok(page.body.data.every((r: any) => Array.isArray(r.values.people) && Array.isArray(r.values[lookup])));
+        if (run === 0 || seen.length < statements.length) statements = [...seen];
+      }
       return statements.length;
     };
     const few = await queries(2);
