@@ -34,7 +34,8 @@ export class NotificationProducers {
     const updated = write.changes.filter((c) => c.kind === 'updated' && c.before && c.after);
     const watching = await this.watchers.watchersOf(trx, databaseId, updated.map((c) => c.recordId));
     for (const change of updated) {
-      const changedFields = fields.filter((f) => !sameValue(change.before!.values[f.api_name], change.after!.values[f.api_name])).map((f) => f.api_name);
+      // What was written, not what followed from it (system and computed fields).
+      const changedFields = fields.filter((f) => !f.read_only && !sameValue(change.before!.values[f.api_name], change.after!.values[f.api_name])).map((f) => f.api_name);
       // One assigned by this change hears of it once, as `assigned`.
       const toldAlready = new Set(assigned.filter((a) => a.change === change).map((a) => a.userId));
       for (const userId of watching.get(change.recordId) ?? []) {

@@ -98,12 +98,12 @@ export function notificationRoutes(): AnyRouteDef[] {
         method,
         path: '/public/notifications/unsubscribe/{token}',
         operationId: method === 'GET' ? 'notifications.unsubscribe' : 'notifications.unsubscribeOneClick',
-        summary: method === 'GET' ? 'Turn email off for one notification type, from the link in a mail' : 'One-click unsubscribe (RFC 8058), for mail clients',
+        summary: method === 'GET' ? 'Turn email off for one notification type, from the link in a mail' : 'The same, for clients that unsubscribe by POST',
         description:
           'No credential: the token in the link of a notification mail names its recipient and a notification type, signed with the instance key (HMAC-SHA256). ' +
           "It turns email off for that type in the recipient's preferences (`/me/preferences`), leaving the inbox as it was. Idempotent: using it again answers 200 " +
-          'and turns email off again. A token not made by this instance, or naming an account that is gone: 404. GET is what a person clicks; POST is for mail clients ' +
-          'that unsubscribe by themselves (the body, if any, is ignored).',
+          'and turns email off again. A token not made by this instance, or naming an account that is gone: 404. GET is what a person clicks; POST, without a ' +
+          'body, does the same for clients that unsubscribe by themselves.',
         tags,
         auth: 'public',
         params: UnsubscribeParams,
