@@ -11,7 +11,7 @@ const refuser = definePlugin({
   dependsOn: { records: '^1.0.0', notifications: '^1.0.0' },
   register(ctx) {
     ctx.hooksOf('records.changes').changed.tapPromise('notification-refuser', async ({ changes }) => {
-      if (changes.some((c) => c.after?.values.name === 'boom')) throw versionConflict('Refused by the test.');
+      if (changes.some((c) => c.after?.values.name === 'boom')) throw versionConflict(0);
     });
   },
 });
