@@ -1,9 +1,12 @@
 import type { Authz } from '../../core/authz.ts';
 import type { Db } from '../../core/db.ts';
-import type { CommentChanged } from '../comments/hooks.ts';
-import type { MentionsRecorded } from '../mentions/hooks.ts';
+import type { PluginHookMap } from '../../core/hooks.ts';
 import type { ChangedField, RecordChange, RecordService, RecordsChanged, WatcherService } from '../records/public.ts';
 import type { NotificationInput, NotificationService } from './notifications.service.ts';
+
+// The comments and mentions plugins are optional, and their payloads are known through their hook sets alone.
+type CommentChanged = Parameters<PluginHookMap['comments.changes']['changed']['promise']>[0];
+type MentionsRecorded = Parameters<PluginHookMap['mentions.recorded']['recorded']['promise']>[0];
 
 /** Longest excerpt of a comment or mentioning text a notification carries. */
 const EXCERPT = 200;
