@@ -89,7 +89,6 @@ export function notificationRoutes(): AnyRouteDef[] {
       access: anyMember,
       params: NotificationParams,
       status: 201,
-      idempotency: false,
       responses: { 201: { description: 'The notification, back in the inbox', schema: Notification }, 404: { description: NOT_YOURS } },
       handler: ({ principal, access, params, resolve }) => resolve('notifications.inbox').unarchive(principal, access.access, params.id),
     }),

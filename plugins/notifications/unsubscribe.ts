@@ -67,10 +67,9 @@ export class Unsubscriber {
 
   /** The option, else one random key made by whichever process asks first. */
   private async load(): Promise<string> {
-    const db = this.db;
     if (this.configuredKey) return this.configuredKey;
-    await db('notifications_keys').insert({ name: 'unsubscribe', secret: randomBytes(32).toString('hex') }).onConflict('name').ignore();
-    const row: { secret: string } = await db('notifications_keys').where({ name: 'unsubscribe' }).first('secret');
+    await this.db('notifications_keys').insert({ name: 'unsubscribe', secret: randomBytes(32).toString('hex') }).onConflict('name').ignore();
+    const row: { secret: string } = await this.db('notifications_keys').where({ name: 'unsubscribe' }).first('secret');
     return row.secret;
   }
 }
