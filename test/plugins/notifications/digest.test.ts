@@ -81,6 +81,14 @@ describe('notifications: the email digest and unsubscribing', () => {
     assert.equal((await w.t.db('notifications').where({ user_id: w.member.id, subject_title: 'Epsilon' })).length, 1, 'the inbox still gets them');
   });
 
+  it('keeps the inbox setting of the type as it was when a link turns its email off', async () => {
+    await w.t.request.patch('/api/v1/me/preferences').set(w.admin.auth).send({ notifications: { comment: { inbox: false }, assigned: { email: true } } }).expect(200);
+    const token = await w.t.container.resolverFor('notifications')('notifications.unsubscriber').token(w.admin.id, 'comment');
+    await w.t.request.post(`/api/v1/public/notifications/unsubscribe/${token}`).expect(200);
+    const prefs = (await w.t.request.get('/api/v1/me/preferences').set(w.admin.auth).expect(200)).body.notifications;
+    assert.deepEqual(prefs, { comment: { inbox: false, email: false }, assigned: { inbox: true, email: true } });
+  });
+
   it('refuses options out of range at start-up', async () => {
     await assert.rejects(startTestKernel({ config: { plugins: { notifications: { options: { emailDigestMinutes: 0 } } } } }), /emailDigestMinutes/);
   });
