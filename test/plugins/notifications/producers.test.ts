@@ -71,6 +71,22 @@ describe('notifications: what record writes send', () => {
     assert.deepEqual((await rows()).map((r) => [r.user_id, r.subject_title]).sort(), [[w.editor.id, 'Deal 2'], [w.member.id, 'Deal 2']].sort());
   });
 
+  it('tells the watchers of every record a bulk patch changes, in one go', async () => {
+    const a = await create(w.editor.auth, { name: 'A' });
+    const b = await create(w.editor.auth, { name: 'B' });
+    const c = await create(w.editor.auth, { name: 'C' });
+    await watch(w.member.auth, a);
+    await watch(w.member.auth, b);
+    await watch(w.admin.auth, b);
+    await w.t.request
+      .patch(w.records())
+      .set(w.editor.auth)
+      .send({ records: [a, b, c].map((id) => ({ id, values: { score: 7 } })) })
+      .expect(200);
+    const sent = (await rows({ type: 'record_updated' })).map((r) => [r.user_id, r.subject_title]);
+    assert.deepEqual(sent.sort(), [[w.member.id, 'A'], [w.member.id, 'B'], [w.admin.id, 'B']].sort());
+  });
+
   it('tells a user set in a user cell (assigned) on create and update, once, unless they set themselves or cannot see the database', async () => {
     const id = await create(w.editor.auth, { name: 'Task', owner: w.member.id });
     assert.deepEqual((await rows()).map((r) => [r.user_id, r.type, r.subject_title, r.data]), [[w.member.id, 'assigned', 'Task', { field: 'owner', field_name: 'Owner' }]]);
