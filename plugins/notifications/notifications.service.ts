@@ -51,12 +51,19 @@ export class NotificationService {
       const deliveries = await this.preferences.deliveriesFor(ofType.map((input) => input.userId), type, trx);
       const inbox = ofType.filter((input) => deliveries.get(input.userId)!.inbox);
       const email = this.mail ? ofType.filter((input) => deliveries.get(input.userId)!.email) : [];
-      if (inbox.length > 0) await trx('notifications').insert(inbox.map(toRow));
-      if (email.length > 0) await trx('notifications_emails').insert(email.map(toRow));
+      await insertAll(trx, 'notifications', inbox);
+      await insertAll(trx, 'notifications_emails', email);
       sent += new Set([...inbox, ...email]).size;
     }
     return sent;
   }
+}
+
+/** Rows per INSERT: a bulk write with many watchers stays well under PostgreSQL's 65,535 parameters a statement. */
+const CHUNK = 1000;
+
+async function insertAll(trx: Db, table: string, inputs: NotificationInput[]): Promise<void> {
+  for (let i = 0; i < inputs.length; i += CHUNK) await trx(table).insert(inputs.slice(i, i + CHUNK).map(toRow));
 }
 
 function toRow(input: NotificationInput) {
