@@ -102,6 +102,8 @@ export interface ChangedField {
   type: string;
   /** Computed or system: never written through the API, so never restored. */
   read_only: boolean;
+  /** The database's title field: what names a record in notifications and history. */
+  is_title: boolean;
 }
 
 /** One record a write changed, presented in full before and after (`before` null when created, `after` null when never shown again). */

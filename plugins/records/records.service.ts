@@ -159,7 +159,7 @@ export class RecordService {
   /** Tells `records.changes` what a write did to records, in its transaction (see hooks.ts). */
   async changed(trx: Db, actor: UserPrincipal | null, table: RecordTable, changes: RecordChange[], origin?: WriteOrigin): Promise<void> {
     if (changes.length === 0 || !this.changes.changed.isUsed()) return;
-    const fields = table.fields.map((f) => ({ id: f.id, api_name: f.api_name, name: f.name, type: f.type, read_only: Boolean(f.fieldType.readOnly) }));
+    const fields = table.fields.map((f) => ({ id: f.id, api_name: f.api_name, name: f.name, type: f.type, read_only: Boolean(f.fieldType.readOnly), is_title: f.is_title }));
     await this.changes.changed.promise({
       trx,
       workspaceId: table.workspaceId,

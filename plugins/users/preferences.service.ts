@@ -55,6 +55,38 @@ export class PreferencesService {
   }
 
   /**
+   * How a notification of `type` reaches each of `userIds` (every one of them in the map), in one statement: the
+   * batch form of `deliveryFor` for senders notifying many people at once. `db`: the sender's transaction, if any.
+   */
+  async deliveriesFor(userIds: readonly string[], type: string, db: Db = this.db): Promise<Map<string, Delivery>> {
+    const found = new Map<string, Delivery>(userIds.map((id) => [id, { ...DEFAULT_DELIVERY }]));
+    if (userIds.length === 0) return found;
+    const rows: Array<{ user_id: string; delivery: Delivery | null }> = await db('users_preferences')
+      .whereIn('user_id', [...new Set(userIds)])
+      .select('user_id', db.raw('notifications -> ? AS delivery', [type]));
+    for (const row of rows) if (row.delivery) found.set(row.user_id, row.delivery);
+    return found;
+  }
+
+  /**
+   * Turns one channel of one type off, keeping the other channel as it was: for an unsubscribe link, which must not
+   * need a read-then-write (two clicks at once, or a patch at the same time, lose nothing).
+   */
+  async turnOff(userId: string, type: string, channel: keyof Delivery): Promise<void> {
+    const off = { [type]: { ...DEFAULT_DELIVERY, [channel]: false } };
+    await this.db('users_preferences')
+      .insert({ user_id: userId, notifications: JSON.stringify(off) })
+      .onConflict('user_id')
+      .merge({
+        notifications: this.db.raw(
+          "users_preferences.notifications || jsonb_build_object(?::text, coalesce(users_preferences.notifications -> ?::text, ?::jsonb) || jsonb_build_object(?::text, false))",
+          [type, type, JSON.stringify(DEFAULT_DELIVERY), channel],
+        ),
+        updated_at: this.db.fn.now(),
+      });
+  }
+
+  /**
    * Merges a patch: given scalars replace, each given notification type replaces that
    * type's delivery (an omitted channel is on), other types stay. One upsert, so
    * concurrent patches to different types do not lose each other.
