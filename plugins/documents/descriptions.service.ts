@@ -45,7 +45,7 @@ export class DescriptionService {
     return row ? toDescription(row) : { record_id: recordId, content: null, version: 0, updated_at: null, updated_by: null };
   }
 
-  async put(principal: UserPrincipal, workspaceId: string, databaseId: string, recordId: string, body: PutContentBody): Promise<Description> {
+  async put(principal: UserPrincipal, workspaceId: string, databaseId: string, recordId: string, body: PutContentBody, inTrx?: Db): Promise<Description> {
     const userId = principal.user.id;
     return inTransaction(this.db, async (trx) => {
       const table = await this.records.open(trx, workspaceId, databaseId);
@@ -80,7 +80,7 @@ export class DescriptionService {
       const description = toDescription(row);
       await this.events.emit(trx, { name: 'description.updated', workspaceId, actorId: userId, payload: { database_id: databaseId, record_id: recordId, description } });
       return description;
-    });
+    }, inTrx);
   }
 
   /** Duplicates (`records.changes`, a created record naming its source) get the source's description as version 1. */

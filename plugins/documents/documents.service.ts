@@ -65,7 +65,7 @@ export class DocumentService {
   }
 
   /** Needs `creator` on the space (a grant there counts); a space the caller cannot see is a 422 at `/space_id`. */
-  async create(principal: UserPrincipal, grant: AccessGrant, body: CreateDocumentBody): Promise<Document> {
+  async create(principal: UserPrincipal, grant: AccessGrant, body: CreateDocumentBody, inTrx?: Db): Promise<Document> {
     const { workspaceId } = grant;
     return inTransaction(this.db, async (trx) => {
       const space = await this.authz.locate('space', { workspaceId, id: body.space_id, trx, lock: true });
@@ -79,7 +79,7 @@ export class DocumentService {
       const document = toDocument(row);
       await this.events.emit(trx, { name: 'document.created', workspaceId, actorId: userId, payload: { document } });
       return document;
-    });
+    }, inTrx);
   }
 
   async update(principal: UserPrincipal, workspaceId: string, id: string, body: PatchDocumentBody): Promise<Document> {
@@ -100,13 +100,13 @@ export class DocumentService {
     });
   }
 
-  async delete(principal: UserPrincipal, workspaceId: string, id: string): Promise<void> {
+  async delete(principal: UserPrincipal, workspaceId: string, id: string, inTrx?: Db): Promise<void> {
     await inTransaction(this.db, async (trx) => {
       const [row] = (await trx(TABLE).where({ id, workspace_id: workspaceId }).delete().returning(COLUMNS)) as DocumentRow[];
       if (!row) throw notFound(NO_DOCUMENT);
       await this.hooks.documentDeleted.promise({ trx, workspaceId, documentId: id, actor: principal });
       await this.events.emit(trx, { name: 'document.deleted', workspaceId, actorId: principal.user.id, payload: { document: toDocument(row) } });
-    });
+    }, inTrx);
   }
 
   async content(workspaceId: string, id: string): Promise<DocumentContent> {
@@ -114,7 +114,7 @@ export class DocumentService {
   }
 
   /** The version rule of descriptions: the row is locked, its version compared, then written. */
-  async putContent(principal: UserPrincipal, workspaceId: string, id: string, body: PutContentBody): Promise<DocumentContent> {
+  async putContent(principal: UserPrincipal, workspaceId: string, id: string, body: PutContentBody, inTrx?: Db): Promise<DocumentContent> {
     return inTransaction(this.db, async (trx) => {
       const checked = await this.checker.check(trx, workspaceId, body.content, { pointer: '/content', maxBytes: MAX_DOCUMENT_BYTES });
       const current = await this.row(trx, workspaceId, id, true);
@@ -138,7 +138,7 @@ export class DocumentService {
       });
       await this.events.emit(trx, { name: 'document.updated', workspaceId, actorId: principal.user.id, payload: { document: toDocument(row), before: toDocument(current) } });
       return toContent(row);
-    });
+    }, inTrx);
   }
 
   /** Titles and spaces of documents, for those (mentions) that name them. */

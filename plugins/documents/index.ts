@@ -8,6 +8,7 @@ import { createDocumentFileHooks, createDocumentHooks } from './hooks.ts';
 import { locateDocument } from './locator.ts';
 import { documentRoutes } from './routes.ts';
 import { tapGdpr } from './gdpr.ts';
+import { tapPacks } from './pack.ts';
 
 declare module '../../core/container.ts' {
   interface ServiceMap {
@@ -23,7 +24,8 @@ export default definePlugin({
   kernel: '^1.0.0',
   // Descriptions belong to records (records), documents to spaces and folders (spaces); mentions name members (workspaces), by name (auth).
   dependsOn: { auth: '^1.0.0', workspaces: '^1.0.0', spaces: '^1.0.0', databases: '^1.0.0', records: '^1.0.0' },
-  optionalDependsOn: { gdpr: '^1.0.0' },
+  // Documents and the descriptions of sample records travel in packs when the packs plugin is on.
+  optionalDependsOn: { gdpr: '^1.0.0', packs: '^1.0.0' },
   migrations: path.join(path.dirname(fileURLToPath(import.meta.url)), 'migrations'),
   exports: ['documents.richText', 'documents.service'],
   register(ctx) {
@@ -35,6 +37,9 @@ export default definePlugin({
     ctx.provide('service', (r) => new DocumentService(r('db'), r('events'), r('authz'), r('documents.richText'), writes));
     ctx.hooks.auth.locate.for('document').tapPromise('documents', (req) => locateDocument(ctx.db, req).then((l) => l ?? undefined));
     ctx.routes(documentRoutes());
+    if (ctx.has('packs')) {
+      tapPacks(ctx.hooksOf('packs.kinds'), { documents: () => ctx.resolve('documents.service'), descriptions: () => ctx.resolve('documents.descriptions'), users: () => ctx.resolve('auth.users') });
+    }
     // A duplicate gets its source's description, in the duplicating transaction.
     ctx.hooksOf('records.changes').changed.tapPromise('documents', (change) => ctx.resolve('documents.descriptions').cloneForDuplicates(change));
     // Records purged from the trash take their descriptions along, in the purge's transaction.
