@@ -6,11 +6,11 @@ import { keysetPage, type Page } from '../../core/pagination.ts';
 import type { UserPrincipal } from '../../core/principal.ts';
 import { atLeast } from '../../core/roles.ts';
 import type { UserService } from '../auth/public.ts';
-import type { RichTextChecker, RichTextDoc } from '../documents/public.ts';
+import { FORMER_MEMBER, type RichTextChecker, type RichTextDoc } from '../documents/public.ts';
 import { originOf, type RecordService } from '../records/public.ts';
 import { CommentErrors } from './errors.ts';
 import type { CommentChanged, CommentHooks } from './hooks.ts';
-import { FORMER_MEMBER, type Comment, type CommentBody } from './schemas.ts';
+import type { Comment, CommentBody } from './schemas.ts';
 
 const TABLE = 'comments';
 const COLUMNS = ['id', 'record_id', 'author_id', 'content', 'text', 'mentions', 'edited', 'created_at', 'updated_at'];

@@ -1,8 +1,6 @@
 import { Type, type Static } from '../../core/schema.ts';
 import { pageQuery } from '../../core/pagination.ts';
-
-/** The name shown for an author whose account was erased (or deleted). */
-export const FORMER_MEMBER = 'Former member';
+import { FORMER_MEMBER } from '../documents/public.ts';
 
 const Uuid = (description?: string) => Type.String({ format: 'uuid', ...(description ? { description } : {}) });
 

@@ -1,5 +1,6 @@
 import type { Knex } from 'knex';
 import type { PluginContext } from '../../core/plugin.ts';
+import { FORMER_MEMBER } from './former-member.ts';
 
 const KEPT = 'kept for the workspace';
 
@@ -22,11 +23,16 @@ export function tapGdpr(ctx: PluginContext<unknown>): void {
       rows.map(({ created_by, updated_by, ...row }) => ({ ...row, created_by_you: created_by === userId, last_written_by_you: updated_by === userId }));
     return [...sections, { kind: 'documents', items: created(await documents) }, { kind: 'record_descriptions', items: await descriptions }];
   });
-  hooks.erase.tapPromise('documents', async (reports, { trx, userId, workspaceId }) => {
+  hooks.erase.tapPromise('documents', async (reports, { trx, userId, workspaceId, person }) => {
     const scoped = (q: Knex.QueryBuilder) => (workspaceId ? q.where('workspace_id', workspaceId) : q);
     const created = await scoped(trx('documents').where({ created_by: userId })).update({ created_by: null }) as unknown as number;
     const updated = await scoped(trx('documents').where({ updated_by: userId })).update({ updated_by: null }) as unknown as number;
     const described = await scoped(trx('document_descriptions').where({ updated_by: userId })).update({ updated_by: null }) as unknown as number;
+    // Text mentioning them keeps the mention node (an id) but not their name in the plain text.
+    const unnamed = { text: trx.raw('replace(text, ?, ?)', [`@${person.name}`, `@${FORMER_MEMBER}`]) };
+    const naming = (q: Knex.QueryBuilder) => scoped(q.whereRaw('content::text LIKE ?', [`%${userId}%`]));
+    await naming(trx('documents')).update(unnamed);
+    await naming(trx('document_descriptions')).update(unnamed);
     const pseudonymised = created + updated + described;
     return [...reports, { kind: 'documents', deleted: 0, pseudonymised, retained: pseudonymised > 0 ? [{ what: 'documents and record descriptions they wrote, without their name', reason: KEPT, until: null }] : [] }];
   });

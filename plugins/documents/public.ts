@@ -7,3 +7,4 @@ export type { RichTextCheck, RichTextDoc, RichTextNode } from './rich-text.ts';
 export type { CheckedContent, CheckOptions, RichTextChecker } from './content-check.ts';
 export type { DocumentService } from './documents.service.ts';
 export type { DescriptionWritten, DocumentContentWritten, DocumentDeleted, DocumentHooks, DocumentFileHooks, FilesAsked } from './hooks.ts';
+export { FORMER_MEMBER } from './former-member.ts';

@@ -4,7 +4,7 @@ import { keysetPage, type Page } from '../../core/pagination.ts';
 import type { UserPrincipal } from '../../core/principal.ts';
 import type { UserService } from '../auth/public.ts';
 import type { CommentChanged } from '../comments/hooks.ts';
-import type { DescriptionWritten, DocumentContentWritten } from '../documents/public.ts';
+import { FORMER_MEMBER, type DescriptionWritten, type DocumentContentWritten } from '../documents/public.ts';
 import type { RecordService } from '../records/public.ts';
 import type { MentionHooks, MentionSource } from './hooks.ts';
 import { recordTitle } from './record-title.ts';
@@ -13,7 +13,6 @@ import type { Mention } from './schemas.ts';
 const TABLE = 'mentions';
 const COLUMNS = ['id', 'source_type', 'source_id', 'record_id', 'database_id', 'document_id', 'mentioned_by', 'created_at'];
 const NEWEST_FIRST = { keys: [{ column: 'created_at', type: 'timestamptz' as const }, { column: 'id', type: 'uuid' as const }], direction: 'desc' as const };
-const FORMER_MEMBER = 'Former member';
 
 type Source = Omit<MentionSource, 'title'>;
 

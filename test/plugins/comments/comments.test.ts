@@ -83,13 +83,16 @@ describe('comments', () => {
 
   it('keep their text when the author is erased, shown as a former member; the export lists them', async () => {
     const c = (await post(doc('Mine')).expect(201)).body;
+    const naming = (await post(doc('Ask ', mention(w.member.id)), w.editor.auth).expect(201)).body;
     const files = await memberExport(w.t, w.ws, w.admin, w.member.id);
     assert.deepEqual((files['comments.json'] as Array<{ id: string; record_id: string; text: string }>).map((x) => [x.id, x.record_id, x.text]), [[c.id, record, 'Mine']]);
     const receipt = (await w.t.request.post(`/api/v1/workspaces/${w.ws}/members/${w.member.id}/erase`).set(w.admin.auth).send({ confirm: w.member.email }).expect(200)).body;
     const report = receipt.reports.find((r: { kind: string }) => r.kind === 'comments');
     assert.deepEqual([report.deleted, report.pseudonymised, report.retained.length], [0, 1, 1]);
-    const [shown] = (await list(w.editor.auth)).data;
+    const [shown, other] = (await list(w.editor.auth)).data;
     assert.equal(shown.id, c.id);
+    assert.equal(other.id, naming.id);
+    assert.equal(other.text, 'Ask @Former member');
     assert.deepEqual(shown.author, { id: null, name: 'Former member' });
     assert.equal(shown.text, 'Mine');
   });

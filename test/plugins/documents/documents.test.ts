@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { signUp, type SignedUpUser } from '../../../core/testing.ts';
 import { recordsWorld, pointers, type RecordsWorld } from '../records/setup.ts';
+import { memberExport } from './member-export.ts';
 
 const doc = (t: string) => ({ type: 'doc', content: [{ type: 'paragraph', content: [{ type: 'text', text: t }] }] });
 
@@ -103,5 +104,24 @@ describe('documents: standalone documents', () => {
     const d = (await create({ title: 'Gone', space_id: other }).expect(201)).body;
     await w.t.request.delete(api(`/spaces/${other}`)).set(w.admin.auth).expect(204);
     assert.equal(await w.t.db('documents').where({ id: d.id }).first(), undefined);
+  });
+
+  it('exports what a member created or wrote, and on erasure keeps the text without their name', async () => {
+    const d = (await create({ title: 'Theirs', space_id: space }).expect(201)).body;
+    const mentioned = { type: 'doc', content: [{ type: 'paragraph', content: [{ type: 'text', text: 'Ask ' }, { type: 'mention', attrs: { user_id: creator.id } }] }] };
+    await w.t.request.put(api(`/documents/${d.id}/content`)).set(w.editor.auth).send({ content: mentioned, version: 0 }).expect(200);
+    const record = (await w.t.request.post(w.url()).set(w.editor.auth).send({ values: { name: 'R' } }).expect(201)).body.id;
+    await w.t.request.put(w.url(`/${record}/description`)).set(creator.auth).send({ content: doc('Mine'), version: 0 }).expect(200);
+    const files = await memberExport(w.t, w.ws, w.admin, creator.id);
+    assert.deepEqual((files['documents.json'] as Array<{ id: string; title: string; created_by_you: boolean }>).map((x) => [x.id, x.title, x.created_by_you]), [[d.id, 'Theirs', true]]);
+    assert.deepEqual((files['record_descriptions.json'] as Array<{ record_id: string }>).map((x) => x.record_id), [record]);
+
+    const receipt = (await w.t.request.post(api(`/members/${creator.id}/erase`)).set(w.admin.auth).send({ confirm: creator.email }).expect(200)).body;
+    const report = receipt.reports.find((r: { kind: string }) => r.kind === 'documents');
+    assert.deepEqual([report.deleted, report.pseudonymised], [0, 2]);
+    const kept = (await w.t.request.get(api(`/documents/${d.id}`)).set(w.admin.auth).expect(200)).body;
+    assert.equal(kept.created_by, null);
+    assert.equal((await w.t.request.get(w.url(`/${record}/description`)).set(w.admin.auth).expect(200)).body.updated_by, null);
+    assert.equal((await w.t.db('documents').where({ id: d.id }).first()).text, 'Ask @Former member');
   });
 });
