@@ -49,6 +49,7 @@ export function commentRoutes(): AnyRouteDef[] {
       method: 'PATCH',
       path: `${R}/{cid}`,
       operationId: 'comments.update',
+      example: { content: { type: 'doc', content: [{ type: 'paragraph', content: [{ type: 'text', text: 'Looks good to me' }] }] } },
       summary: 'Edit one of your comments',
       description: `Only its author (403 otherwise); \`edited\` becomes true. ${CONTENT} Emits \`comment.updated\` (with \`before\`).`,
       tags,

@@ -110,6 +110,7 @@ export function documentRoutes(): AnyRouteDef[] {
       method: 'PATCH',
       path: `${D}/{id}`,
       operationId: 'documents.update',
+      example: { title: 'Handbook (2026)' },
       summary: "Rename a document or move it between its space's folders",
       description: 'Needs `creator` on its space. Emits `document.updated`.',
       tags,

@@ -3,7 +3,7 @@ import type { Db } from '../../core/db.ts';
 import { keysetPage, type Page } from '../../core/pagination.ts';
 import type { UserPrincipal } from '../../core/principal.ts';
 import type { UserService } from '../auth/public.ts';
-import type { CommentChanged } from '../comments/hooks.ts';
+import type { CommentChanged } from '../comments/public.ts';
 import { FORMER_MEMBER, type DescriptionWritten, type DocumentContentWritten } from '../documents/public.ts';
 import type { RecordService } from '../records/public.ts';
 import type { MentionHooks, MentionSource } from './hooks.ts';
