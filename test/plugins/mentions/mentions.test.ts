@@ -110,4 +110,15 @@ describe('mentions', () => {
     const [left] = await mentionsOf(w.editor.auth);
     assert.deepEqual(left.mentioned_by, { id: null, name: 'Former member' });
   });
+
+  it('goes, with comments, descriptions and documents, when the workspace is deleted', async () => {
+    await comment(doc(mention(w.editor.id))).expect(201);
+    await w.t.request.put(w.url(`/${record}/description`)).set(w.editor.auth).send({ content: doc(mention(w.member.id)), version: 0 }).expect(200);
+    const space = (await w.t.request.post(api('/spaces')).set(w.admin.auth).send({ name: 'Wiki' }).expect(201)).body.id;
+    const d = (await w.t.request.post(api('/documents')).set(w.admin.auth).send({ title: 'Roadmap', space_id: space }).expect(201)).body;
+    await w.t.request.put(api(`/documents/${d.id}/content`)).set(w.editor.auth).send({ content: doc(mention(w.member.id)), version: 0 }).expect(200);
+    assert.equal(Number((await w.t.db('mentions').count({ n: '*' }))[0].n), 3);
+    await w.t.request.delete(api('')).set(w.admin.auth).expect(204);
+    for (const table of ['mentions', 'comments', 'document_descriptions', 'documents']) assert.equal(Number((await w.t.db(table).count({ n: '*' }))[0].n), 0, table);
+  });
 });
