@@ -1,12 +1,12 @@
 import type { AccessGrant } from '../../core/authz.ts';
 import { inTransaction, type Db } from '../../core/db.ts';
 import type { EventBus } from '../../core/events.ts';
-import { notFound } from '../../core/errors.ts';
+import { invalidField, notFound } from '../../core/errors.ts';
 import { keysetPage, type Page } from '../../core/pagination.ts';
 import type { UserPrincipal } from '../../core/principal.ts';
 import { atLeast } from '../../core/roles.ts';
 import type { UserService } from '../auth/public.ts';
-import { FORMER_MEMBER, type RichTextChecker, type RichTextDoc } from '../documents/public.ts';
+import { FORMER_MEMBER, type CheckedContent, type RichTextChecker, type RichTextDoc } from '../documents/public.ts';
 import { originOf, type RecordService } from '../records/public.ts';
 import { CommentErrors } from './errors.ts';
 import type { CommentChanged, CommentHooks } from './hooks.ts';
@@ -64,7 +64,7 @@ export class CommentService {
   async create(principal: UserPrincipal, on: On, body: CommentBody): Promise<Comment> {
     return inTransaction(this.db, async (trx) => {
       await this.requireLive(trx, on);
-      const checked = await this.checker.check(trx, on.workspaceId, body.content, { pointer: '/content', maxText: MAX_COMMENT_TEXT });
+      const checked = await this.check(trx, on, body);
       const [row] = (await trx(TABLE)
         .insert({
           workspace_id: on.workspaceId,
@@ -87,7 +87,7 @@ export class CommentService {
       await this.requireLive(trx, on);
       const current = await this.row(trx, on, commentId);
       if (current.author_id !== principal.user.id) throw CommentErrors.not_author('Only its author can edit a comment.');
-      const checked = await this.checker.check(trx, on.workspaceId, body.content, { pointer: '/content', maxText: MAX_COMMENT_TEXT });
+      const checked = await this.check(trx, on, body);
       const [row] = (await trx(TABLE)
         .where({ id: commentId })
         .update({ content: JSON.stringify(checked.doc), text: checked.text, mentions: JSON.stringify(checked.mentions), edited: true, updated_at: trx.fn.now() })
@@ -119,6 +119,13 @@ export class CommentService {
     await this.hooks.changed.promise({ trx, workspaceId: on.workspaceId, databaseId: on.databaseId, recordId: on.recordId, actor: principal, origin: originOf(principal), ...change });
     const payload = { database_id: on.databaseId, record_id: on.recordId, comment: change.comment, ...(change.before ? { before: change.before } : {}) };
     await this.events.emit(trx, { name: `comment.${change.kind}`, workspaceId: on.workspaceId, actorId: principal.user.id, payload });
+  }
+
+  /** Rich text of at most MAX_COMMENT_TEXT characters of text, and some: an empty comment says nothing. */
+  private async check(trx: Db, on: On, body: CommentBody): Promise<CheckedContent> {
+    const checked = await this.checker.check(trx, on.workspaceId, body.content, { pointer: '/content', maxText: MAX_COMMENT_TEXT });
+    if (checked.text.trim() === '') throw invalidField('/content', 'A comment needs some text.');
+    return checked;
   }
 
   /** The record, live, held with its database for the length of the write. */

@@ -41,6 +41,7 @@ describe('comments', () => {
     assert.deepEqual(pointers(await post({ type: 'doc', content: [{ type: 'script' }] }).expect(422)), ['/content/content/0/type']);
     assert.deepEqual(pointers(await post(doc('x'.repeat(10_001))).expect(422)), ['/content']);
     await post(doc('x'.repeat(10_000))).expect(201);
+    assert.deepEqual(pointers(await post({ type: 'doc', content: [{ type: 'paragraph' }] }).expect(422)), ['/content']);
     assert.deepEqual(pointers(await post(doc('Hi ', mention(w.outsider.id))).expect(422)), ['/content/content/0/content/1/attrs/user_id']);
     await w.t.request.post(path()).set(w.member.auth).send({ content: doc('x'), author_id: w.admin.id }).expect(422);
     await post(doc('x'), w.outsider.auth).expect(404);
