@@ -35,7 +35,7 @@ export default definePlugin({
     ctx.provide('richText', (r) => new RichTextChecker(r('workspaces.members'), r('auth.users'), files));
     ctx.provide('descriptions', (r) => new DescriptionService(r('db'), r('events'), r('records.service'), r('documents.richText'), writes));
     ctx.provide('service', (r) => new DocumentService(r('db'), r('events'), r('authz'), r('documents.richText'), writes));
-    ctx.hooks.auth.locate.for('document').tapPromise('documents', (req) => locateDocument(ctx.db, req).then((l) => l ?? undefined));
+    ctx.hooks.auth.locate.for('document').tapPromise('documents', (req) => locateDocument(ctx.db, req));
     ctx.routes(documentRoutes());
     if (ctx.has('packs')) {
       tapPacks(ctx.hooksOf('packs.kinds'), { documents: () => ctx.resolve('documents.service'), descriptions: () => ctx.resolve('documents.descriptions'), users: () => ctx.resolve('auth.users') });

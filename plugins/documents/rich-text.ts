@@ -89,7 +89,7 @@ export function checkRichText(value: unknown, base: string): RichTextCheck {
     return { errors, mentions: [], images: [] };
   }
   const extra = Object.keys(value).filter((k) => k !== 'type' && k !== 'content');
-  if (extra.length > 0) fail(`${base}/${extra[0]}`, 'A document has only `type` and `content`.');
+  if (extra.length > 0) fail(`${base}/${escapeToken(extra[0])}`, 'A document has only `type` and `content`.');
   if (!Array.isArray(value.content)) {
     fail(`${base}/content`, 'A document needs `content`, an array of nodes.');
     return { errors, mentions: [], images: [] };
