@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
+import type { DocumentFileHooks } from '../../../plugins/documents/public.ts';
 import { recordsWorld, pointers, type RecordsWorld } from '../records/setup.ts';
 
 const doc = (t: string, ...extra: unknown[]) => ({ type: 'doc', content: [{ type: 'paragraph', content: [{ type: 'text', text: t }, ...extra] }] });
@@ -113,5 +114,23 @@ describe('documents: record descriptions', () => {
     await put({ content: doc('Kept?'), version: 0 }, w.editor.auth, other).expect(200);
     await w.t.request.delete(`/api/v1/workspaces/${w.ws}/databases/${w.db}`).set(w.admin.auth).send({ confirm: 'D' }).expect(204);
     assert.equal(await w.t.db('document_descriptions').where({ database_id: w.db }).first(), undefined);
+  });
+
+  it('takes images of files the plugin keeping files knows in the workspace (documents.files)', async () => {
+    const known = randomUUID();
+    const asked: Array<{ workspaceId: string; fileIds: string[] }> = [];
+    const files = w.t.kernel.pluginHooks.get('documents.files')!.hooks as DocumentFileHooks;
+    files.known.tapPromise('test', async ({ workspaceId, fileIds }) => {
+      asked.push({ workspaceId, fileIds });
+      return new Set(fileIds.filter((id) => id === known));
+    });
+    const image = (id: string) => ({ type: 'image', attrs: { file_id: id } });
+    const unknown = randomUUID();
+    const refused = await put({ content: { type: 'doc', content: [image(known), image(unknown)] }, version: 0 }).expect(422);
+    assert.deepEqual(pointers(refused), ['/content/content/1/attrs/file_id']);
+    const ok = await put({ content: { type: 'doc', content: [image(known), { type: 'paragraph', content: [{ type: 'text', text: 'Caption' }] }] }, version: 0 }).expect(200);
+    assert.equal(ok.body.version, 1);
+    assert.equal((await stored()).text, 'Caption');
+    assert.deepEqual(asked.map((a) => a.workspaceId), [w.ws, w.ws]);
   });
 });
