@@ -13,6 +13,9 @@ import access from './access/index.ts';
 import databases from './databases/index.ts';
 import records from './records/index.ts';
 import favorites from './favorites/index.ts';
+import documents from './documents/index.ts';
+import comments from './comments/index.ts';
+import mentions from './mentions/index.ts';
 import views from './views/index.ts';
 import relations from './relations/index.ts';
 import packs from './packs/index.ts';
@@ -21,4 +24,4 @@ import indexes from './indexes/index.ts';
 import notifications from './notifications/index.ts';
 
 /** Built-in plugins, on unless the config disables them. */
-export const builtinPlugins: Plugin[] = [system, gdpr, auth, tokens, users, mail, workspaces, packs, spaces, access, databases, records, favorites, views, relations, indexes, notifications, starterPacks, admin, referrals];
+export const builtinPlugins: Plugin[] = [system, gdpr, auth, tokens, users, mail, workspaces, packs, spaces, access, databases, records, favorites, documents, comments, mentions, notifications, views, relations, indexes, starterPacks, admin, referrals];

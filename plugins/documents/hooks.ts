@@ -1,6 +1,6 @@
 import type { Db } from '../../core/db.ts';
 import type { UserPrincipal } from '../../core/principal.ts';
-import { AsyncSeriesHook } from '../../core/hooks.ts';
+import { AsyncSeriesBailHook, AsyncSeriesHook } from '../../core/hooks.ts';
 import type { WriteOrigin } from '../records/public.ts';
 import type { RichTextDoc } from './rich-text.ts';
 
@@ -60,8 +60,28 @@ export function createDocumentHooks() {
 
 export type DocumentHooks = Readonly<ReturnType<typeof createDocumentHooks>>;
 
+/** Files named by images in rich text being written, asked in the writing transaction. */
+export interface FilesAsked {
+  trx: Db;
+  workspaceId: string;
+  fileIds: string[];
+}
+
+/**
+ * `documents.files`: which files of a workspace images may show. The plugin that keeps files (none yet) answers with
+ * those of `fileIds` it holds in the workspace; with no tap no file is known, so every image is refused (422).
+ */
+export function createDocumentFileHooks() {
+  return {
+    known: new AsyncSeriesBailHook<[FilesAsked], Set<string> | undefined>(['asked']),
+  };
+}
+
+export type DocumentFileHooks = Readonly<ReturnType<typeof createDocumentFileHooks>>;
+
 declare module '../../core/hooks.ts' {
   interface PluginHookMap {
     'documents.writes': DocumentHooks;
+    'documents.files': DocumentFileHooks;
   }
 }
