@@ -1,0 +1,121 @@
+import type { Authz, WorkspaceAccess } from '../../core/authz.ts';
+import type { Db } from '../../core/db.ts';
+import { notFound } from '../../core/errors.ts';
+import { keysetPage, type Page } from '../../core/pagination.ts';
+import type { UserPrincipal } from '../../core/principal.ts';
+import type { UserService } from '../auth/public.ts';
+import type { FieldTypeRegistry, TableCatalog } from '../databases/public.ts';
+import type { RecordService } from '../records/public.ts';
+import type { NewEntry, StoredChange } from './capture.ts';
+import { hiddenFields } from './field-sight.ts';
+import type { Entry, WorkspaceActivityQuery } from './schemas.ts';
+
+export const TABLE = 'activity_entries';
+const NEWEST_FIRST = { keys: [{ column: 'created_at', type: 'timestamptz' as const }, { column: 'id', type: 'uuid' as const }], direction: 'desc' as const };
+const COLUMNS = ['id', 'type', 'actor_id', 'workspace_id', 'database_id', 'record_id', 'changes', 'origin', 'created_at'];
+/** Rows per DELETE of the retention purge: short statements, no long lock. */
+const PURGE_CHUNK = 5000;
+
+interface EntryRow {
+  id: string;
+  type: Entry['type'];
+  actor_id: string | null;
+  workspace_id: string;
+  database_id: string;
+  record_id: string | null;
+  changes: StoredChange[];
+  origin: Entry['origin'];
+  created_at: Date;
+}
+
+/** The activity trail: written in the transactions of the writes it tells about, read newest first as the reader may see it. */
+export class ActivityService {
+  constructor(
+    private readonly db: Db,
+    private readonly authz: Authz,
+    private readonly records: RecordService,
+    private readonly catalog: TableCatalog,
+    private readonly types: FieldTypeRegistry,
+    private readonly users: UserService,
+  ) {}
+
+  /** One multi-row insert for all entries of a write. */
+  async append(trx: Db, entries: NewEntry[]): Promise<void> {
+    if (entries.length === 0) return;
+    await trx(TABLE).insert(entries.map((e) => ({ ...e, origin: JSON.stringify(e.origin), changes: JSON.stringify(e.changes) })));
+  }
+
+  /** The entry of a domain event, once however often the event is delivered. */
+  async appendOnce(entry: NewEntry & { event_id: number }): Promise<void> {
+    const e = entry;
+    await this.db.raw(
+      `INSERT INTO ${TABLE} (workspace_id, database_id, record_id, type, actor_id, origin, changes, event_id)
+       VALUES (?, ?, ?, ?, ?, ?::jsonb, ?::jsonb, ?) ON CONFLICT (event_id) WHERE event_id IS NOT NULL DO NOTHING`,
+      [e.workspace_id, e.database_id, e.record_id, e.type, e.actor_id, JSON.stringify(e.origin), JSON.stringify(e.changes), e.event_id],
+    );
+  }
+
+  /** A record's trail in a database the caller sees; 404 for a record never seen there (neither live nor with a trail). */
+  async forRecord(principal: UserPrincipal, access: WorkspaceAccess, databaseId: string, recordId: string, page: { limit?: number; cursor?: string }): Promise<Page<Entry>> {
+    const query = this.db(TABLE).where({ record_id: recordId, database_id: databaseId }).select(COLUMNS);
+    const rows = await keysetPage<EntryRow>(this.db, query, NEWEST_FIRST, page);
+    if (rows.data.length === 0 && !page.cursor) {
+      const table = await this.records.readTable(access.workspaceId, databaseId);
+      if (!(await table.find(this.db, recordId))) throw notFound('No such record in this database.');
+    }
+    return { data: await this.shown(principal, access, rows.data), next_cursor: rows.next_cursor };
+  }
+
+  /** The workspace's trail, narrowed by the filters, in the databases the caller sees (a guest: its spaces' and its grants'). */
+  async forWorkspace(principal: UserPrincipal, access: WorkspaceAccess, query: WorkspaceActivityQuery): Promise<Page<Entry>> {
+    const q = this.db(TABLE).where({ workspace_id: access.workspaceId }).select(COLUMNS);
+    if (query.database_id) q.where({ database_id: query.database_id });
+    if (query.actor_id) q.where({ actor_id: query.actor_id });
+    if (query.type) q.where({ type: query.type });
+    if (this.authz.visibleScopes(principal, access) !== 'all') {
+      const databases = (await this.catalog.tables(this.db, access.workspaceId)).map((t) => t.id);
+      q.whereIn('database_id', [...(await this.authz.seenIds(principal, access, 'database', databases))]);
+    }
+    const rows = await keysetPage<EntryRow>(this.db, q, NEWEST_FIRST, query);
+    return { data: await this.shown(principal, access, rows.data), next_cursor: rows.next_cursor };
+  }
+
+  /** A deleted database's entries go with it, in the deletion's transaction. */
+  async forgetDatabase(trx: Db, databaseId: string): Promise<void> {
+    await trx(TABLE).where({ database_id: databaseId }).delete();
+  }
+
+  /** Deletes entries older than `days`, database by database and a chunk at a time; how many went. */
+  async purge(days: number): Promise<number> {
+    let total = 0;
+    for (const { id } of await this.catalog.tables(this.db)) {
+      for (;;) {
+        const older = this.db(TABLE).where({ database_id: id }).where('created_at', '<', this.db.raw('now() - make_interval(days => ?)', [days])).select('id').limit(PURGE_CHUNK);
+        const deleted = await this.db(TABLE).whereIn('id', older).delete();
+        total += deleted;
+        if (deleted < PURGE_CHUNK) break;
+      }
+    }
+    return total;
+  }
+
+  private async shown(principal: UserPrincipal, access: WorkspaceAccess, rows: EntryRow[]): Promise<Entry[]> {
+    const hidden = await hiddenFields(this.records, this.authz, this.types, principal, access, rows.map((r) => r.database_id));
+    const actors = [...new Set(rows.flatMap((r) => (r.actor_id ? [r.actor_id] : [])))];
+    const names = new Map((await this.users.contactsOf(actors)).map((u) => [u.id, u.name]));
+    return rows.map((row) => {
+      const name = row.actor_id ? names.get(row.actor_id) : undefined;
+      return {
+        id: row.id,
+        type: row.type,
+        actor: row.actor_id && name !== undefined ? { id: row.actor_id, name } : null,
+        workspace_id: row.workspace_id,
+        database_id: row.database_id,
+        record_id: row.record_id,
+        changes: row.changes.filter((c) => !hidden(row.database_id, c.field, c.type)).map(({ field, name, before, after }) => ({ field, name, before, after })),
+        origin: row.origin,
+        created_at: row.created_at.toISOString(),
+      };
+    });
+  }
+}
