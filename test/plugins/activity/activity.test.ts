@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { signUp, type SignedUpUser } from '../../../core/testing.ts';
 import { recordsWorld, type RecordsWorld } from '../records/setup.ts';
+import { waitUntil } from '../../fixtures/wait.ts';
 
 interface Change {
   field: string | null;
@@ -148,11 +149,10 @@ describe('activity', () => {
     const made = (await w.t.request.post(fields).set(w.admin.auth).send({ name: 'Notes', type: 'text' }).expect(201)).body;
     await w.t.request.patch(`${fields}/${made.id}`).set(w.admin.auth).send({ name: 'Remarks' }).expect(200);
     await w.t.request.delete(`${fields}/${made.id}`).set(w.admin.auth).expect(200);
-    let entries: Entry[] = [];
-    for (let i = 0; i < 200 && entries.length < 3; i++) {
-      entries = (await workspaceActivity(`?database_id=${w.db}`)).filter((e) => e.changes[0]?.field === made.id);
-      if (entries.length < 3) await new Promise((r) => setTimeout(r, 100));
-    }
+    const entries = await waitUntil('the three field entries', async () => {
+      const found = (await workspaceActivity(`?database_id=${w.db}`)).filter((e) => e.changes[0]?.field === made.id);
+      return found.length === 3 && found;
+    });
     const byType = Object.fromEntries(entries.map((e) => [e.type, e]));
     assert.deepEqual(Object.keys(byType).sort(), ['field.created', 'field.deleted', 'field.updated']);
     assert.deepEqual(byType['field.created'].changes, [{ field: made.id, name: 'Notes', before: null, after: { name: 'Notes', api_name: 'notes', type: 'text' } }]);
