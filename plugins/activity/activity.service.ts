@@ -101,8 +101,13 @@ export class ActivityService {
 
   private async shown(principal: UserPrincipal, access: WorkspaceAccess, rows: EntryRow[]): Promise<Entry[]> {
     const hidden = await hiddenFields(this.records, this.authz, this.types, principal, access, rows.map((r) => r.database_id));
-    const actors = [...new Set(rows.flatMap((r) => (r.actor_id ? [r.actor_id] : [])))];
-    const names = new Map((await this.users.contactsOf(actors)).map((u) => [u.id, u.name]));
+    const people = new Set<string>();
+    for (const row of rows) {
+      if (row.actor_id) people.add(row.actor_id);
+      for (const c of row.changes) if (c.type === 'user') for (const v of [c.before, c.after]) if (typeof v === 'string') people.add(v);
+    }
+    const names = new Map((await this.users.contactsOf([...people])).map((u) => [u.id, u.name]));
+    const cell = (c: StoredChange, v: unknown) => (c.type === 'user' && typeof v === 'string' ? { id: v, name: names.get(v) ?? null } : v);
     return rows.map((row) => {
       const name = row.actor_id ? names.get(row.actor_id) : undefined;
       return {
@@ -112,7 +117,7 @@ export class ActivityService {
         workspace_id: row.workspace_id,
         database_id: row.database_id,
         record_id: row.record_id,
-        changes: row.changes.filter((c) => !hidden(row.database_id, c.field, c.type)).map(({ field, name, before, after }) => ({ field, name, before, after })),
+        changes: row.changes.filter((c) => !hidden(row.database_id, c.field, c.type)).map((c) => ({ field: c.field, name: c.name, before: cell(c, c.before), after: cell(c, c.after) })),
         origin: row.origin,
         created_at: row.created_at.toISOString(),
       };

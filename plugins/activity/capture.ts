@@ -30,6 +30,11 @@ function isEmpty(value: unknown): boolean {
   return value === null || value === undefined || value === '' || value === false || (Array.isArray(value) && value.length === 0);
 }
 
+/** A user cell is kept as the user's id and named when read: the trail keeps nobody's name. */
+function kept(type: string, value: unknown): unknown {
+  return type === 'user' && value && typeof value === 'object' ? (value as { id: unknown }).id : value;
+}
+
 /**
  * The cells a write changed, field by field: computed and system fields (`read_only`) are left out — they follow
  * from the others — but link cells are cells like any other.
@@ -38,8 +43,8 @@ export function cellChanges(change: RecordChange, fields: ChangedField[]): Store
   const out: StoredChange[] = [];
   for (const f of fields) {
     if (f.read_only) continue;
-    const before = change.before?.values[f.api_name] ?? null;
-    const after = change.after?.values[f.api_name] ?? null;
+    const before = kept(f.type, change.before?.values[f.api_name] ?? null);
+    const after = kept(f.type, change.after?.values[f.api_name] ?? null);
     const differs = change.kind === 'created' ? !isEmpty(after) : change.kind === 'updated' && canonicalJson(before) !== canonicalJson(after);
     if (differs) out.push({ field: f.id, name: f.name, type: f.type, before: change.kind === 'created' ? null : before, after });
   }

@@ -24,9 +24,14 @@ export function tapGdpr(ctx: PluginContext<unknown>): void {
         actor_id: null,
         origin: trx.raw(`CASE WHEN actor_id = ? AND origin->>'type' = ANY(?) OR origin->>'id' = ? THEN jsonb_set(origin, '{id}', 'null') ELSE origin END`, [userId, PERSONAL_ORIGINS, userId]),
       });
+    // User cells are kept as bare ids (capture.ts): a cell that named them names nobody now.
+    const cells = await trx(TABLE)
+      .where({ workspace_id: workspaceId })
+      .whereRaw('changes::text LIKE ?', [`%"${userId}"%`])
+      .update({ changes: trx.raw('replace(changes::text, ?, ?)::jsonb', [`"${userId}"`, 'null']) });
     return [
       ...reports,
-      { kind: 'activity', deleted: 0, pseudonymised, retained: [{ what: 'activity entries, without who made them', reason: 'the workspace trail of changes', until: null }] },
+      { kind: 'activity', deleted: 0, pseudonymised: pseudonymised + cells, retained: [{ what: 'activity entries, without who made them', reason: 'the workspace trail of changes', until: null }] },
     ];
   });
 }

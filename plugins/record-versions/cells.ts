@@ -27,7 +27,10 @@ export function isEmpty(value: unknown): boolean {
   return value === null || value === undefined || value === '' || value === false || (Array.isArray(value) && value.length === 0);
 }
 
-/** What a version keeps of a record a write changed: its writable cells (links included) by field id, and which of them changed. */
+/**
+ * What a version keeps of a record a write changed: its writable cells (links included) by field id, and which of
+ * them changed. A user cell is kept as the user's id and named when read: versions keep nobody's name.
+ */
 export function versionOf(change: RecordChange, fields: ChangedField[]): { values: Record<string, unknown>; changed: string[] } | undefined {
   const after = change.after;
   if (!after) return undefined;
@@ -36,7 +39,7 @@ export function versionOf(change: RecordChange, fields: ChangedField[]): { value
   for (const f of fields) {
     if (f.read_only) continue;
     const value = after.values[f.api_name] ?? null;
-    values[f.id] = value;
+    values[f.id] = f.type === 'user' ? writable(f.type, value) : value;
     if (change.kind === 'created' ? !isEmpty(value) : change.kind === 'updated' && !sameCell(f.type, change.before?.values[f.api_name] ?? null, value)) changed.push(f.id);
   }
   if (change.kind === 'updated' && changed.length === 0) return undefined;

@@ -21,9 +21,14 @@ export function tapGdpr(ctx: PluginContext<unknown>): void {
         created_by: null,
         origin: trx.raw(`CASE WHEN created_by = ? AND origin->>'type' = ANY(?) OR origin->>'id' = ? THEN jsonb_set(origin, '{id}', 'null') ELSE origin END`, [userId, PERSONAL_ORIGINS, userId]),
       });
+    // User cells are kept as bare ids (cells.ts): a cell that named them names nobody now.
+    const cells = await trx(TABLE)
+      .where({ workspace_id: workspaceId })
+      .whereRaw('"values"::text LIKE ?', [`%"${userId}"%`])
+      .update({ values: trx.raw('replace("values"::text, ?, ?)::jsonb', [`"${userId}"`, 'null']) });
     return [
       ...reports,
-      { kind: 'record_versions', deleted: 0, pseudonymised, retained: [{ what: 'record versions, without who wrote them', reason: 'the history records are restored from', until: null }] },
+      { kind: 'record_versions', deleted: 0, pseudonymised: pseudonymised + cells, retained: [{ what: 'record versions, without who wrote them', reason: 'the history records are restored from', until: null }] },
     ];
   });
 }

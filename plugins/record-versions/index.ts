@@ -16,14 +16,14 @@ export default definePlugin<RecordVersionsOptions>({
   id: 'record-versions',
   version: '1.0.0',
   kernel: '^1.0.0',
-  // Versions are captured from, shown with and restored through the records service.
-  dependsOn: { databases: '^1.0.0', records: '^1.0.0' },
+  // Versions are captured from, shown with and restored through the records service; user cells are named by auth's accounts.
+  dependsOn: { auth: '^1.0.0', databases: '^1.0.0', records: '^1.0.0' },
   optionalDependsOn: { gdpr: '^1.0.0' },
   optionsSchema: RecordVersionsOptions,
   migrations: path.join(path.dirname(fileURLToPath(import.meta.url)), 'migrations'),
   register(ctx) {
     if (ctx.has('gdpr')) tapGdpr(ctx);
-    ctx.provide('service', (r) => new VersionService(r('db'), r('database'), r('records.service'), r('databases.catalog')));
+    ctx.provide('service', (r) => new VersionService(r('db'), r('database'), r('records.service'), r('databases.catalog'), r('auth.users')));
     ctx.routes(versionRoutes());
     const service = () => ctx.resolve('record-versions.service');
     // In the write's transaction: a version commits with its change, and a failed write leaves none.

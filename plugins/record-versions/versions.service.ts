@@ -3,6 +3,7 @@ import type { Database, Db } from '../../core/db.ts';
 import { notFound, validationFailed, type ErrorDetail } from '../../core/errors.ts';
 import { keysetPage, type Page } from '../../core/pagination.ts';
 import type { UserPrincipal } from '../../core/principal.ts';
+import type { UserService } from '../auth/public.ts';
 import type { TableCatalog } from '../databases/public.ts';
 import type { RecordService, RecordsChanged, WriteOrigin } from '../records/public.ts';
 import { sameCell, versionOf, writable } from './cells.ts';
@@ -49,6 +50,7 @@ export class VersionService {
     storage: Database,
     private readonly records: RecordService,
     private readonly catalog: TableCatalog,
+    private readonly users: UserService,
   ) {
     this.capture = storage.prepared('record-versions.capture', CAPTURE);
   }
@@ -76,7 +78,8 @@ export class VersionService {
       const table = await this.records.readTable(access.workspaceId, databaseId);
       if (!(await table.find(this.db, recordId))) throw notFound(NO_RECORD);
     }
-    return { data: rows.data.map((row) => shown(row, fields)), next_cursor: rows.next_cursor };
+    const named = await this.namer(rows.data, fields);
+    return { data: rows.data.map((row) => shown(row, fields, named)), next_cursor: rows.next_cursor };
   }
 
   /**
@@ -96,12 +99,15 @@ export class VersionService {
       const after = row.values[f.id] ?? null;
       return f.id in row.values && !sameCell(f.type, before, after) ? [{ field: f.api_name, before, after, type: f.type }] : [];
     });
-    if (body.dry_run || changes.length === 0) return { changes: changes.map(({ field, before, after }) => ({ field, before, after })) };
+    if (body.dry_run || changes.length === 0) {
+      const named = await this.namer([row], fields);
+      return { changes: changes.map(({ field, before, after, type }) => ({ field, before, after: named(type, after) })) };
+    }
     const values = Object.fromEntries(changes.map((c) => [c.field, writable(c.type, c.after)]));
     const origin: WriteOrigin = { type: 'restore', id: principal.user.id, restored_from: v };
     await this.records.update(principal, ws, databaseId, recordId, { values }, undefined, origin);
     const newest = (await this.versions(databaseId, recordId).orderBy('seq', 'desc').first()) as VersionRow;
-    return { created: shown(newest, fields) };
+    return { created: shown(newest, fields, await this.namer([newest], fields)) };
   }
 
   /** A deleted database's versions go with it, in the deletion's transaction. */
@@ -132,6 +138,14 @@ export class VersionService {
     return this.db(TABLE).where({ record_id: recordId, database_id: databaseId }).select(COLUMNS);
   }
 
+  /** Names the users of the user cells of `rows` (kept as bare ids), asked of `auth.users` in one statement. */
+  private async namer(rows: VersionRow[], fields: Map<string, ShownField>): Promise<Named> {
+    const ids = new Set<string>();
+    for (const f of fields.values()) if (f.type === 'user') for (const row of rows) if (typeof row.values[f.id] === 'string') ids.add(row.values[f.id] as string);
+    const names = new Map((await this.users.contactsOf([...ids])).map((u) => [u.id, u.name]));
+    return (type, value) => (type === 'user' && typeof value === 'string' ? { id: value, name: names.get(value) ?? null } : value);
+  }
+
   /** The database's live fields by id, those reaching a database the caller cannot see left out. */
   private async fieldsShownTo(principal: UserPrincipal, workspaceId: string, databaseId: string): Promise<Map<string, ShownField>> {
     const seen = await this.records.seenBy(principal, await this.records.readTable(workspaceId, databaseId));
@@ -153,11 +167,14 @@ function pick(fields: Map<string, ShownField>, refs: string[]): ShownField[] {
   return chosen;
 }
 
-function shown(row: VersionRow, fields: Map<string, ShownField>): Version {
+/** A cell as records read it, from how a version keeps it. */
+type Named = (type: string, value: unknown) => unknown;
+
+function shown(row: VersionRow, fields: Map<string, ShownField>, named: Named): Version {
   const values: Record<string, unknown> = {};
   for (const [id, value] of Object.entries(row.values)) {
     const f = fields.get(id);
-    if (f) values[f.api_name] = value;
+    if (f) values[f.api_name] = named(f.type, value);
   }
   return {
     version: row.seq,
