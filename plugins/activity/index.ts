@@ -25,7 +25,7 @@ export default definePlugin<ActivityOptions>({
   migrations: path.join(path.dirname(fileURLToPath(import.meta.url)), 'migrations'),
   register(ctx) {
     if (ctx.has('gdpr')) tapGdpr(ctx);
-    ctx.provide('service', (r) => new ActivityService(r('db'), r('authz'), r('records.service'), r('databases.catalog'), r('databases.fieldTypes'), r('auth.users')));
+    ctx.provide('service', (r) => new ActivityService(r('db'), r('database'), r('authz'), r('records.service'), r('databases.catalog'), r('databases.fieldTypes'), r('auth.users')));
     ctx.routes(activityRoutes());
     const service = () => ctx.resolve('activity.service');
     // In the write's transaction: an entry commits with its change, and a failed write leaves none.

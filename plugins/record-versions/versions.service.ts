@@ -17,12 +17,12 @@ const NO_RECORD = 'No such record in this database.';
 
 /**
  * One statement for every version of a write: each record's next number is one past its newest (the write holds the
- * record's row, so no other writer numbers it meanwhile). `$1` database, `$2` workspace, `$3` field names, `$4`
- * origin, `$5` author, `$6` the versions as a JSON array.
+ * record's row, so no other writer numbers it meanwhile). `$1` database, `$2` workspace, `$3` origin, `$4` author,
+ * `$5` the versions as a JSON array.
  */
-const CAPTURE = `INSERT INTO ${TABLE} (record_id, seq, database_id, workspace_id, "values", fields, changed_fields, origin, created_by)
-SELECT r.record_id, COALESCE((SELECT max(v.seq) FROM ${TABLE} v WHERE v.record_id = r.record_id), 0) + 1, $1::uuid, $2::uuid, r."values", $3::jsonb, r.changed_fields, $4::jsonb, $5::uuid
-  FROM jsonb_to_recordset($6::jsonb) AS r(record_id uuid, "values" jsonb, changed_fields jsonb)`;
+const CAPTURE = `INSERT INTO ${TABLE} (record_id, seq, database_id, workspace_id, "values", changed_fields, origin, created_by)
+SELECT r.record_id, COALESCE((SELECT max(v.seq) FROM ${TABLE} v WHERE v.record_id = r.record_id), 0) + 1, $1::uuid, $2::uuid, r."values", r.changed_fields, $3::jsonb, $4::uuid
+  FROM jsonb_to_recordset($5::jsonb) AS r(record_id uuid, "values" jsonb, changed_fields jsonb)`;
 
 interface VersionRow {
   seq: number;
@@ -63,11 +63,7 @@ export class VersionService {
       return version ? [{ record_id: change.recordId, values: version.values, changed_fields: version.changed }] : [];
     });
     if (versions.length === 0) return;
-    const names = Object.fromEntries(write.fields.filter((f) => !f.read_only).map((f) => [f.id, { api_name: f.api_name, name: f.name, type: f.type }]));
-    await this.capture(
-      [write.databaseId, write.workspaceId, JSON.stringify(names), JSON.stringify(write.origin), write.actor?.user.id ?? null, JSON.stringify(versions)],
-      write.trx,
-    );
+    await this.capture([write.databaseId, write.workspaceId, JSON.stringify(write.origin), write.actor?.user.id ?? null, JSON.stringify(versions)], write.trx);
   }
 
   /** A record's versions, newest first; 404 for a record never seen in this database (neither live nor with versions). */

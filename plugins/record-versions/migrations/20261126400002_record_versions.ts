@@ -2,8 +2,8 @@ import type { Knex } from 'knex';
 
 /**
  * Versions of records, numbered per record from 1. `values` are keyed by field id, so a field renamed since keeps
- * its values and one deleted since is known for what it was; `fields` snapshots the names of those fields when the
- * version was captured. No foreign keys (a key check per row would slow every write): a deleted database takes its
+ * its values, and those of a field deleted since wait under its id for it to be restored (answers leave it out, so no
+ * snapshot of names is kept: rows stay small, under the size PostgreSQL would compress out of line). No foreign keys (a key check per row would slow every write): a deleted database takes its
  * versions (the `databases.databases` hook); records purged from the trash keep theirs until the retention purge.
  */
 export async function up(knex: Knex): Promise<void> {
@@ -13,7 +13,6 @@ export async function up(knex: Knex): Promise<void> {
     t.uuid('database_id').notNullable();
     t.uuid('workspace_id').notNullable();
     t.jsonb('values').notNullable();
-    t.jsonb('fields').notNullable();
     t.jsonb('changed_fields').notNullable();
     t.jsonb('origin').notNullable();
     t.uuid('created_by');

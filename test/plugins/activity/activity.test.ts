@@ -144,6 +144,26 @@ describe('activity', () => {
     assert.equal((await recordActivity(here.id, '', guest)).data.length, 2);
   });
 
+  it('hides from a guest the cells of links into a space it was not given, in the trail and in versions', async () => {
+    const other = (await w.t.request.post(api('/spaces')).set(w.admin.auth).send({ name: 'Vault space' }).expect(201)).body.id;
+    const vault = (await w.t.request.post(api('/databases')).set(w.admin.auth).send({ name: 'Vault', space_id: other }).expect(201)).body.id;
+    await w.t.request.post(api('/relations')).set(w.admin.auth).send({ from_database_id: w.db, to_database_id: vault, kind: 'many_to_many', from_field_name: 'Vault', to_field_name: 'Items' }).expect(201);
+    const marker = `secret-${randomUUID()}`;
+    const secret = (await w.t.request.post(`/api/v1/workspaces/${w.ws}/databases/${vault}/records`).set(w.admin.auth).send({ values: { name: marker } }).expect(201)).body.id;
+    const r = await create({ name: 'Links the vault', vault: [secret] }, w.admin);
+    const guest = await signUp(w.t, { name: 'Gus' });
+    const space = (await w.t.db('databases').where({ id: w.db }).first('space_id')).space_id;
+    await w.t.db('workspace_members').insert({ workspace_id: w.ws, user_id: guest.id, role: 'guest', space_ids: [space] });
+
+    const mine = await recordActivity(r.id, '', w.admin);
+    assert.ok(JSON.stringify(mine).includes(marker));
+    for (const path of [w.url(`/${r.id}/activity`), w.url(`/${r.id}/versions`), api('/activity')]) {
+      const res = await w.t.request.get(path).set(guest.auth).expect(200);
+      assert.ok(!res.text.includes(marker) && !res.text.includes(secret) && !res.text.includes(vault), `${path} shows the guest what is in the vault`);
+    }
+    assert.deepEqual((await recordActivity(r.id, '', guest)).data[0].changes.map((c) => c.name), ['Name']);
+  });
+
   it('tells field changes shortly after they commit, once each', async () => {
     const fields = `/api/v1/workspaces/${w.ws}/databases/${w.db}/fields`;
     const made = (await w.t.request.post(fields).set(w.admin.auth).send({ name: 'Notes', type: 'text' }).expect(201)).body;
