@@ -103,8 +103,8 @@ try {
     ).rows;
     // A record with one entry and one version in a thousand (1,000 of each), the rest spread over other ids, ten per record.
     await fill.knex.raw(
-      `INSERT INTO activity_entries (workspace_id, database_id, record_id, type, actor_id, origin, changes, created_at)
-       SELECT ?, ?, CASE WHEN g % 1000 = 0 THEN ?::uuid ELSE md5((g % ?)::text)::uuid END, 'record.updated', ?,
+      `INSERT INTO activity_entries (id, workspace_id, database_id, record_id, type, actor_id, origin, changes, created_at)
+       SELECT gen_random_uuid(), ?, ?, CASE WHEN g % 1000 = 0 THEN ?::uuid ELSE md5((g % ?)::text)::uuid END, 'record.updated', ?,
               jsonb_build_object('type', 'user', 'id', ?::text),
               jsonb_build_array(jsonb_build_object('field', ?::text, 'name', 'Priority', 'type', 'number', 'before', g % 5, 'after', (g + 1) % 5)),
               now() - make_interval(secs => ? - g)

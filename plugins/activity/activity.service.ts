@@ -63,12 +63,11 @@ export class ActivityService {
   }
 
   /** The entry of a domain event, once however often the event is delivered. */
-  async appendOnce(entry: NewEntry & { event_id: number }): Promise<void> {
-    const e = entry;
+  async appendOnce(e: NewEntry & { event_id: number }): Promise<void> {
     await this.db.raw(
-      `INSERT INTO ${TABLE} (workspace_id, database_id, record_id, type, actor_id, origin, changes, event_id)
-       VALUES (?, ?, ?, ?, ?, ?::jsonb, ?::jsonb, ?) ON CONFLICT (event_id) WHERE event_id IS NOT NULL DO NOTHING`,
-      [e.workspace_id, e.database_id, e.record_id, e.type, e.actor_id, JSON.stringify(e.origin), JSON.stringify(e.changes), e.event_id],
+      `INSERT INTO ${TABLE} (id, workspace_id, database_id, record_id, type, actor_id, origin, changes, event_id)
+       VALUES (?, ?, ?, ?, ?, ?, ?::jsonb, ?::jsonb, ?) ON CONFLICT (event_id) WHERE event_id IS NOT NULL DO NOTHING`,
+      [uuidv7(), e.workspace_id, e.database_id, e.record_id, e.type, e.actor_id, JSON.stringify(e.origin), JSON.stringify(e.changes), e.event_id],
     );
   }
 

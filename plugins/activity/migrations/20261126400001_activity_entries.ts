@@ -7,7 +7,8 @@ import type { Knex } from 'knex';
  */
 export async function up(knex: Knex): Promise<void> {
   await knex.schema.createTable('activity_entries', (t) => {
-    t.uuid('id').primary().defaultTo(knex.raw('gen_random_uuid()'));
+    // Time-ordered (UUIDv7), made by the plugin: new keys land at the right edge of the index.
+    t.uuid('id').primary();
     t.uuid('workspace_id').notNullable();
     t.uuid('database_id').notNullable();
     t.uuid('record_id');
