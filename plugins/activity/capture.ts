@@ -1,8 +1,11 @@
 import { canonicalJson } from '../../core/canonical-json.ts';
 import type { DomainEvent } from '../../core/events.ts';
-import type { CommentChanged } from '../comments/hooks.ts';
-import type { DescriptionWritten } from '../documents/hooks.ts';
+import type { PluginHookMap } from '../../core/hooks.ts';
 import type { ChangedField, RecordChange, RecordsChanged, WriteOrigin } from '../records/public.ts';
+
+/** What the comments and documents plugins tell, typed by their hook sets (`comments.changes`, `documents.writes`). */
+type CommentChanged = Parameters<PluginHookMap['comments.changes']['changed']['promise']>[0];
+type DescriptionWritten = Parameters<PluginHookMap['documents.writes']['descriptionWritten']['promise']>[0];
 
 /** A change as stored: `type` is the field's type then, kept to hide cells of fields reaching unseen databases. */
 export interface StoredChange {
