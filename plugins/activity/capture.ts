@@ -7,7 +7,10 @@ import type { ChangedField, RecordChange, RecordsChanged, WriteOrigin } from '..
 type CommentChanged = Parameters<PluginHookMap['comments.changes']['changed']['promise']>[0];
 type DescriptionWritten = Parameters<PluginHookMap['documents.writes']['descriptionWritten']['promise']>[0];
 
-/** A change as stored: `type` is the field's type then, kept to hide cells of fields reaching unseen databases. */
+/**
+ * A change as stored. `type`, the field's type then, is kept only where reading needs it (`Typed`): to name user cells,
+ * and to hide the cells of a field deleted since that reached another database.
+ */
 export interface StoredChange {
   field: string | null;
   name: string;
@@ -38,26 +41,29 @@ function kept(type: string, value: unknown): unknown {
   return type === 'user' && value && typeof value === 'object' ? (value as { id: unknown }).id : value;
 }
 
+/** Whether changes of fields of this type keep it. */
+export type Typed = (type: string) => boolean;
+
 /**
  * The cells a write changed, field by field: computed and system fields (`read_only`) are left out — they follow
  * from the others — but link cells are cells like any other.
  */
-export function cellChanges(change: RecordChange, fields: ChangedField[]): StoredChange[] {
+export function cellChanges(change: RecordChange, fields: ChangedField[], typed: Typed): StoredChange[] {
   const out: StoredChange[] = [];
   for (const f of fields) {
     if (f.read_only) continue;
     const before = kept(f.type, change.before?.values[f.api_name] ?? null);
     const after = kept(f.type, change.after?.values[f.api_name] ?? null);
     const differs = change.kind === 'created' ? !isEmpty(after) : change.kind === 'updated' && canonicalJson(before) !== canonicalJson(after);
-    if (differs) out.push({ field: f.id, name: f.name, type: f.type, before: change.kind === 'created' ? null : before, after });
+    if (differs) out.push({ field: f.id, name: f.name, ...(typed(f.type) ? { type: f.type } : {}), before: change.kind === 'created' ? null : before, after });
   }
   return out;
 }
 
 /** The entries of one records write; an update that changed no cell (a PATCH sending the values already there) has none. */
-export function recordEntries(write: RecordsChanged): NewEntry[] {
+export function recordEntries(write: RecordsChanged, typed: Typed): NewEntry[] {
   return write.changes.flatMap((change) => {
-    const changes = cellChanges(change, write.fields);
+    const changes = cellChanges(change, write.fields, typed);
     if (change.kind === 'updated' && changes.length === 0) return [];
     return [
       {

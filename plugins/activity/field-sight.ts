@@ -28,9 +28,9 @@ export async function hiddenFields(
     byDatabase.set(databaseId, { live: new Set(table.fields.map((f) => f.id)), unseen: new Set(seen.fields.filter((f) => f.unseen).map((f) => f.id)) });
   }
   return (databaseId, fieldId, type) => {
-    if (fieldId === null || type === undefined) return false;
+    if (fieldId === null) return false;
     const fields = byDatabase.get(databaseId);
     if (fields?.live.has(fieldId)) return fields.unseen.has(fieldId);
-    return !seesAll && !!types.get(type)?.reaches;
+    return !seesAll && type !== undefined && !!types.get(type)?.reaches;
   };
 }

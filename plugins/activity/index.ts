@@ -28,8 +28,10 @@ export default definePlugin<ActivityOptions>({
     ctx.provide('service', (r) => new ActivityService(r('db'), r('database'), r('authz'), r('records.service'), r('databases.catalog'), r('databases.fieldTypes'), r('auth.users')));
     ctx.routes(activityRoutes());
     const service = () => ctx.resolve('activity.service');
+    // User cells are named when read; a field reaching another database is hidden from who cannot see it.
+    const typed = (type: string) => type === 'user' || !!ctx.resolve('databases.fieldTypes').get(type)?.reaches;
     // In the write's transaction: an entry commits with its change, and a failed write leaves none.
-    ctx.hooksOf('records.changes').changed.tapPromise('activity', (write) => service().append(write.trx, recordEntries(write)));
+    ctx.hooksOf('records.changes').changed.tapPromise('activity', (write) => service().append(write.trx, recordEntries(write, typed)));
     if (ctx.has('comments')) ctx.hooksOf('comments.changes').changed.tapPromise('activity', (e) => service().append(e.trx, [commentEntry(e)]));
     if (ctx.has('documents')) ctx.hooksOf('documents.writes').descriptionWritten.tapPromise('activity', (e) => service().append(e.trx, [descriptionEntry(e)]));
     ctx.hooksOf('databases.databases').deleted.tapPromise('activity', ({ trx, databaseId }) => service().forgetDatabase(trx, databaseId));

@@ -1,5 +1,5 @@
 import type { WorkspaceAccess } from '../../core/authz.ts';
-import type { Database, Db } from '../../core/db.ts';
+import { inTransaction, type Database, type Db } from '../../core/db.ts';
 import { notFound, validationFailed, type ErrorDetail } from '../../core/errors.ts';
 import { keysetPage, type Page } from '../../core/pagination.ts';
 import type { UserPrincipal } from '../../core/principal.ts';
@@ -17,12 +17,13 @@ const NO_RECORD = 'No such record in this database.';
 
 /**
  * One statement for every version of a write: each record's next number is one past its newest (the write holds the
- * record's row, so no other writer numbers it meanwhile). `$1` database, `$2` workspace, `$3` origin, `$4` author,
- * `$5` the versions as a JSON array.
+ * record's row, so no other writer numbers it meanwhile); a new record's is 1, without a look. `$1` database, `$2`
+ * workspace, `$3` origin, `$4` author, `$5` the versions as a JSON array.
  */
 const CAPTURE = `INSERT INTO ${TABLE} (record_id, seq, database_id, workspace_id, "values", changed_fields, origin, created_by)
-SELECT r.record_id, COALESCE((SELECT max(v.seq) FROM ${TABLE} v WHERE v.record_id = r.record_id), 0) + 1, $1::uuid, $2::uuid, r."values", r.changed_fields, $3::jsonb, $4::uuid
-  FROM jsonb_to_recordset($5::jsonb) AS r(record_id uuid, "values" jsonb, changed_fields jsonb)`;
+SELECT r.record_id, CASE WHEN r.created THEN 1 ELSE COALESCE((SELECT max(v.seq) FROM ${TABLE} v WHERE v.record_id = r.record_id), 0) + 1 END,
+       $1::uuid, $2::uuid, r."values", r.changed_fields, $3::jsonb, $4::uuid
+  FROM jsonb_to_recordset($5::jsonb) AS r(record_id uuid, created boolean, "values" jsonb, changed_fields jsonb)`;
 
 interface VersionRow {
   seq: number;
@@ -60,7 +61,7 @@ export class VersionService {
     const versions = write.changes.flatMap((change) => {
       if (change.kind === 'deleted') return [];
       const version = versionOf(change, write.fields);
-      return version ? [{ record_id: change.recordId, values: version.values, changed_fields: version.changed }] : [];
+      return version ? [{ record_id: change.recordId, created: change.kind === 'created', values: version.values, changed_fields: version.changed }] : [];
     });
     if (versions.length === 0) return;
     await this.capture([write.databaseId, write.workspaceId, JSON.stringify(write.origin), write.actor?.user.id ?? null, JSON.stringify(versions)], write.trx);
@@ -101,8 +102,11 @@ export class VersionService {
     }
     const values = Object.fromEntries(changes.map((c) => [c.field, writable(c.type, c.after)]));
     const origin: WriteOrigin = { type: 'restore', id: principal.user.id, restored_from: v };
-    await this.records.update(principal, ws, databaseId, recordId, { values }, undefined, origin);
-    const newest = (await this.versions(databaseId, recordId).orderBy('seq', 'desc').first()) as VersionRow;
+    // The new version read in the write's transaction, which holds the record: no other writer's can be newer.
+    const newest = await inTransaction(this.db, async (trx) => {
+      await this.records.update(principal, ws, databaseId, recordId, { values }, trx, origin);
+      return (await this.versions(databaseId, recordId, trx).orderBy('seq', 'desc').first()) as VersionRow;
+    });
     return { created: shown(newest, fields, await this.namer([newest], fields)) };
   }
 
@@ -130,8 +134,8 @@ export class VersionService {
     return total;
   }
 
-  private versions(databaseId: string, recordId: string) {
-    return this.db(TABLE).where({ record_id: recordId, database_id: databaseId }).select(COLUMNS);
+  private versions(databaseId: string, recordId: string, db: Db = this.db) {
+    return db(TABLE).where({ record_id: recordId, database_id: databaseId }).select(COLUMNS);
   }
 
   /** Names the users of the user cells of `rows` (kept as bare ids), asked of `auth.users` in one statement. */
