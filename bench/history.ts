@@ -1,27 +1,28 @@
 /**
  * `npm run bench -- history`: issue 17's history benchmarks on PostgreSQL. At 100,000 records, bulk creates of 100
- * and bulk patches of 200 with the activity and record-versions plugins on and off, in the same run, alternating
- * servers on the same schema (ratio target ≤ 1.3×); then, among 1,000,000 activity entries and 1,000,000 versions
- * inserted by SQL, a record's activity page of 50 (p50 ≤ 10 ms) and its version list (p50 ≤ 5 ms).
- * Environment: DATABASE_URL; BENCH_ITERATIONS (default 100 per line and round), BENCH_WARMUP (10), BENCH_BUDGET
- * seconds per line (20), BENCH_ROUNDS of off/on (2), BENCH_SMALL records (100000), BENCH_ENTRIES (1000000).
+ * and bulk patches of 200 with the activity and record-versions plugins on and off, in the same run: two servers on
+ * the same schema, one with them off, measured in turns request by request, so that whatever else loads the machine
+ * weighs on both alike (ratio target ≤ 1.3×); then, among 1,000,000 activity entries and 1,000,000 versions inserted
+ * by SQL, a record's activity page of 50 (p50 ≤ 10 ms) and its version list (p50 ≤ 5 ms).
+ * Environment: DATABASE_URL; BENCH_ITERATIONS (default 200 pairs per line), BENCH_WARMUP (10), BENCH_BUDGET seconds
+ * per line (40), BENCH_SMALL records (100000), BENCH_ENTRIES (1000000).
  */
 import os from 'node:os';
 import { fmt } from './lib/format.ts';
-import { startServer, type Server } from './lib/server.ts';
+import { startServer } from './lib/server.ts';
 import { postgresStorage } from './lib/storage.ts';
 import { Client } from './records/client.ts';
 import { percentile, Report, type Timings } from './records/report.ts';
 import { sample, type Request } from './records/sample.ts';
+import type { Answer } from './records/client.ts';
 import { seedRecords } from './records/seed.ts';
 import { createBenchDatabase, type BenchDatabase } from './records/setup.ts';
 import { newRecordValues } from './records/values.ts';
 
 const env = process.env;
-const ITERATIONS = Number(env.BENCH_ITERATIONS ?? 100);
+const ITERATIONS = Number(env.BENCH_ITERATIONS ?? 200);
 const WARMUP = Number(env.BENCH_WARMUP ?? 10);
-const BUDGET_MS = Number(env.BENCH_BUDGET ?? 20) * 1000;
-const ROUNDS = Number(env.BENCH_ROUNDS ?? 2);
+const BUDGET_MS = Number(env.BENCH_BUDGET ?? 40) * 1000;
 const RECORDS = Number(env.BENCH_SMALL ?? 100_000);
 const ENTRIES = Number(env.BENCH_ENTRIES ?? 1_000_000);
 const HISTORY = 'activity,record-versions';
@@ -32,31 +33,48 @@ const storage = postgresStorage(1);
 console.log(`\n${storage.label} — ${fmt(RECORDS)} records, ${fmt(ENTRIES)} activity entries and versions`);
 const report = new Report(true);
 
-/** Each measured write differs from every other, so that each one changes its records and history has something to keep. */
-let serial = 0;
+/**
+ * The same writes on both servers in turns (which goes first alternates), `WARMUP` unmeasured pairs first: each
+ * request its own, built outside the timed part.
+ */
+async function paired(off: Client, on: Client, status: number, next: () => Request): Promise<{ off: Timings; on: Timings }> {
+  const result = { off: { ms: [], bad: 0 } as Timings, on: { ms: [], bad: 0 } as Timings };
+  const run = async (client: Client, t: Timings, measured: boolean) => {
+    const r = next();
+    const answer: Answer = await client.request(r.method, r.path, r.body);
+    if (answer.status !== status) {
+      t.bad++;
+      t.firstBad ??= `${answer.status} ${answer.text.slice(0, 200)}`;
+    }
+    if (measured) t.ms.push(answer.ms);
+  };
+  const deadline = performance.now() + BUDGET_MS;
+  for (let i = 0; i < WARMUP + ITERATIONS && (i < WARMUP + 50 || performance.now() < deadline); i++) {
+    const measured = i >= WARMUP;
+    const sides: Array<[Client, Timings]> = [[off, result.off], [on, result.on]];
+    if (i % 2 === 1) sides.reverse();
+    for (const [client, t] of sides) await run(client, t, measured);
+  }
+  return result;
+}
 
-/** Bulk creates of 100 and bulk patches of 200 (spread over the table, new values each time) on one server. */
-async function measureWrites(server: Server, bench: BenchDatabase, ids: string[]): Promise<{ create: Timings; patch: Timings }> {
-  const client = new Client(server.url, bench.pat);
-  try {
-    const create = (): Request => {
+/** Bulk creates of 100 and bulk patches of 200 records spread over the table, each request with values of its own. */
+function writes(bench: BenchDatabase, ids: string[]) {
+  let serial = 0;
+  return {
+    create: (): Request => {
       const base = serial++ * 100;
       return { method: 'POST', path: bench.records, body: JSON.stringify({ records: Array.from({ length: 100 }, (_, k) => ({ values: newRecordValues(bench, base + k) })) }) };
-    };
-    const patch = (): Request => {
+    },
+    patch: (): Request => {
       const n = serial++;
       const chosen = Array.from({ length: 200 }, (_, k) => ids[(n * 211 + k * 9) % ids.length]);
       return { method: 'PATCH', path: bench.records, body: JSON.stringify({ records: [...new Set(chosen)].map((id, k) => ({ id, values: { priority: ((n + k) % 5) + 1, amount: n * 1000 + k } })) }) };
-    };
-    return { create: await sample(client, options(201), create), patch: await sample(client, options(200), patch) };
-  } finally {
-    client.close();
-  }
+    },
+  };
 }
 
-const pooled = (runs: Timings[]): Timings => ({ ms: runs.flatMap((t) => t.ms), bad: runs.reduce((n, t) => n + t.bad, 0), firstBad: runs.find((t) => t.firstBad)?.firstBad });
-
-let server = await startServer(storage);
+const server = await startServer(storage);
 try {
   const bench = await createBenchDatabase(server.url);
   const databaseId = bench.records.split('/')[6];
@@ -72,24 +90,23 @@ try {
     await db.close();
   }
 
-  report.note(`writes: sequential requests with the editor's PAT; ${WARMUP} warm-up, then up to ${ITERATIONS} per line, ${ROUNDS} rounds of history off, then on`);
-  const off: Array<{ create: Timings; patch: Timings }> = [];
-  const on: Array<{ create: Timings; patch: Timings }> = [];
-  for (let round = 0; round < ROUNDS; round++) {
-    await server.stop();
-    server = await startServer(storage, null, 'server.ts', { BENCH_PLUGINS_OFF: HISTORY });
-    off.push(await measureWrites(server, bench, ids));
-    await server.stop();
-    server = await startServer(storage);
-    on.push(await measureWrites(server, bench, ids));
-  }
-  for (const [name, key] of [['bulk create 100', 'create'], ['bulk patch 200', 'patch']] as const) {
-    const without = pooled(off.map((r) => r[key]));
-    const with_ = pooled(on.map((r) => r[key]));
-    report.latency(`${name}, history off`, without, []);
-    report.latency(`${name}, history on`, with_, []);
-    const ratio = percentile(with_.ms, 50) / percentile(without.ms, 50);
-    report.note(`${`ratio on/off: ${name}`.padEnd(44)} ${fmt(ratio, 2)}× at p50 (target ≤ 1.3×) ${ratio <= 1.3 ? 'PASS' : 'MISS'}`);
+  report.note(`writes: sequential requests with the editor's PAT, in turns on a server with history off and one with it on; ${WARMUP} warm-up pairs, then up to ${ITERATIONS}`);
+  const without = await startServer(storage, null, 'server.ts', { BENCH_PLUGINS_OFF: HISTORY });
+  const offClient = new Client(without.url, bench.pat);
+  const onClient = new Client(server.url, bench.pat);
+  try {
+    const make = writes(bench, ids);
+    for (const [name, status, next] of [['bulk create 100', 201, make.create], ['bulk patch 200', 200, make.patch]] as const) {
+      const t = await paired(offClient, onClient, status, next);
+      report.latency(`${name}, history off`, t.off, []);
+      report.latency(`${name}, history on`, t.on, []);
+      const ratio = percentile(t.on.ms, 50) / percentile(t.off.ms, 50);
+      report.note(`${`ratio on/off: ${name}`.padEnd(44)} ${fmt(ratio, 2)}× at p50 (target ≤ 1.3×) ${ratio <= 1.3 ? 'PASS' : 'MISS'}`);
+    }
+  } finally {
+    offClient.close();
+    onClient.close();
+    await without.stop();
   }
 
   const fill = await storage.open();

@@ -97,22 +97,25 @@ export class ActivityService {
   }
 
   /** A deleted database's entries go with it, in the deletion's transaction. */
-  async forgetDatabase(trx: Db, databaseId: string): Promise<void> {
-    await trx(TABLE).where({ database_id: databaseId }).delete();
+  async forgetDatabase(trx: Db, workspaceId: string, databaseId: string): Promise<void> {
+    await trx(TABLE).where({ workspace_id: workspaceId, database_id: databaseId }).delete();
   }
 
-  /** Deletes entries older than `days`, database by database and a chunk at a time; how many went. */
+  /**
+   * Deletes entries older than `days`, oldest first along the primary key (ids are UUIDv7, their first 48 bits the
+   * time they were made), a chunk at a time; how many went.
+   */
   async purge(days: number): Promise<number> {
+    const cutoff = Date.now() - days * 86_400_000;
+    const hex = cutoff.toString(16).padStart(12, '0');
+    const before = `${hex.slice(0, 8)}-${hex.slice(8, 12)}-7000-8000-000000000000`;
     let total = 0;
-    for (const { id } of await this.catalog.tables(this.db)) {
-      for (;;) {
-        const older = this.db(TABLE).where({ database_id: id }).where('created_at', '<', this.db.raw('now() - make_interval(days => ?)', [days])).select('id').limit(PURGE_CHUNK);
-        const deleted = await this.db(TABLE).whereIn('id', older).delete();
-        total += deleted;
-        if (deleted < PURGE_CHUNK) break;
-      }
+    for (;;) {
+      const older = this.db(TABLE).where('id', '<', before).orderBy('id').select('id').limit(PURGE_CHUNK);
+      const deleted = await this.db(TABLE).whereIn('id', older).delete();
+      total += deleted;
+      if (deleted < PURGE_CHUNK) return total;
     }
-    return total;
   }
 
   private async shown(principal: UserPrincipal, access: WorkspaceAccess, rows: EntryRow[]): Promise<Entry[]> {

@@ -31,31 +31,33 @@ export interface NewEntry {
   event_id?: number;
 }
 
-/** Empty as a new record's cell reads: nothing worth telling about at creation. */
-function isEmpty(value: unknown): boolean {
-  return value === null || value === undefined || value === '' || value === false || (Array.isArray(value) && value.length === 0);
-}
-
 /** A user cell is kept as the user's id and named when read: the trail keeps nobody's name. */
 function kept(type: string, value: unknown): unknown {
   return type === 'user' && value && typeof value === 'object' ? (value as { id: unknown }).id : value;
+}
+
+/** Whether two cells hold the same value: most are scalars, compared without serialising them. */
+function same(a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  return typeof a === 'object' && typeof b === 'object' && a !== null && b !== null && canonicalJson(a) === canonicalJson(b);
 }
 
 /** Whether changes of fields of this type keep it. */
 export type Typed = (type: string) => boolean;
 
 /**
- * The cells a write changed, field by field: computed and system fields (`read_only`) are left out — they follow
- * from the others — but link cells are cells like any other.
+ * The cells an update changed, field by field: computed and system fields (`read_only`) are left out — they follow
+ * from the others — but link cells are cells like any other. A creation lists none: the values a record was created
+ * with are its first version (record-versions), and writing them twice made bulk creates half as slow again.
  */
 export function cellChanges(change: RecordChange, fields: ChangedField[], typed: Typed): StoredChange[] {
   const out: StoredChange[] = [];
+  if (change.kind !== 'updated') return out;
   for (const f of fields) {
     if (f.read_only) continue;
     const before = kept(f.type, change.before?.values[f.api_name] ?? null);
     const after = kept(f.type, change.after?.values[f.api_name] ?? null);
-    const differs = change.kind === 'created' ? !isEmpty(after) : change.kind === 'updated' && canonicalJson(before) !== canonicalJson(after);
-    if (differs) out.push({ field: f.id, name: f.name, ...(typed(f.type) ? { type: f.type } : {}), before: change.kind === 'created' ? null : before, after });
+    if (!same(before, after)) out.push({ field: f.id, name: f.name, ...(typed(f.type) ? { type: f.type } : {}), before, after });
   }
   return out;
 }

@@ -34,7 +34,7 @@ export default definePlugin<ActivityOptions>({
     ctx.hooksOf('records.changes').changed.tapPromise('activity', (write) => service().append(write.trx, recordEntries(write, typed)));
     if (ctx.has('comments')) ctx.hooksOf('comments.changes').changed.tapPromise('activity', (e) => service().append(e.trx, [commentEntry(e)]));
     if (ctx.has('documents')) ctx.hooksOf('documents.writes').descriptionWritten.tapPromise('activity', (e) => service().append(e.trx, [descriptionEntry(e)]));
-    ctx.hooksOf('databases.databases').deleted.tapPromise('activity', ({ trx, databaseId }) => service().forgetDatabase(trx, databaseId));
+    ctx.hooksOf('databases.databases').deleted.tapPromise('activity', ({ trx, workspaceId, databaseId }) => service().forgetDatabase(trx, workspaceId, databaseId));
     // Field changes have no hook, only events: their entries are written after the change commits, shortly after.
     ctx.subscribe({
       name: 'field-changes',

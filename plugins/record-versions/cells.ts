@@ -48,6 +48,10 @@ export function versionOf(change: RecordChange, fields: ChangedField[]): { value
 
 /** Whether two cells hold the same thing, as a write would store it (a select option renamed since is the same option). */
 export function sameCell(type: string, a: unknown, b: unknown): boolean {
-  return canonicalJson(writable(type, a)) === canonicalJson(writable(type, b));
+  const x = writable(type, a);
+  const y = writable(type, b);
+  // Most cells are scalars: compared without serialising them.
+  if (x === y) return true;
+  return typeof x === 'object' && typeof y === 'object' && x !== null && y !== null && canonicalJson(x) === canonicalJson(y);
 }
 

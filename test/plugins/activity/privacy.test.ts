@@ -14,10 +14,11 @@ describe('activity and record versions: people and retention', () => {
   afterEach(() => w.t.stop());
 
   it('names the users of user cells by their current name', async () => {
-    const r = (await w.t.request.post(w.url()).set(w.editor.auth).send({ values: { name: 'Task', owner: w.member.id } }).expect(201)).body;
+    const r = (await w.t.request.post(w.url()).set(w.editor.auth).send({ values: { name: 'Task' } }).expect(201)).body;
+    await w.t.request.patch(w.url(`/${r.id}`)).set(w.editor.auth).send({ values: { owner: w.member.id } }).expect(200);
     await w.t.request.patch('/api/v1/me').set(w.member.auth).send({ name: 'Mia Renamed' }).expect(200);
-    const [created] = await trail(r.id);
-    assert.deepEqual(created.changes.find((c: { name: string }) => c.name === 'Owner').after, { id: w.member.id, name: 'Mia Renamed' });
+    const [assigned] = await trail(r.id);
+    assert.deepEqual(assigned.changes.find((c: { name: string }) => c.name === 'Owner'), { field: assigned.changes[0].field, name: 'Owner', before: null, after: { id: w.member.id, name: 'Mia Renamed' } });
     assert.deepEqual((await versions(r.id))[0].values.owner, { id: w.member.id, name: 'Mia Renamed' });
   });
 
@@ -58,7 +59,13 @@ describe('activity and record versions: people and retention', () => {
     const r = (await w.t.request.post(w.url()).set(w.editor.auth).send({ values: { name: 'Old' } }).expect(201)).body;
     await w.t.request.patch(w.url(`/${r.id}`)).set(w.editor.auth).send({ values: { score: 1 } }).expect(200);
     await w.t.request.patch(w.url(`/${r.id}`)).set(w.editor.auth).send({ values: { score: 2 } }).expect(200);
-    await w.t.db('activity_entries').where({ record_id: r.id }).update({ created_at: w.t.db.raw("now() - interval '400 days'") });
+    // Entries are purged along their time-ordered ids (UUIDv7): the first 48 bits moved 400 days back.
+    await w.t.db('activity_entries')
+      .where({ record_id: r.id })
+      .update({
+        created_at: w.t.db.raw("now() - interval '400 days'"),
+        id: w.t.db.raw("(lpad(to_hex((extract(epoch FROM now() - interval '400 days') * 1000)::bigint), 12, '0') || substr(replace(id::text, '-', ''), 13))::uuid"),
+      });
     await w.t.db('record_versions').where({ record_id: r.id }).update({ created_at: w.t.db.raw("now() - interval '400 days'") });
     await w.t.request.patch(w.url(`/${r.id}`)).set(w.editor.auth).send({ values: { score: 3 } }).expect(200);
     await w.t.db('record_versions').where({ record_id: r.id, seq: 4 }).update({ created_at: w.t.db.raw("now() - interval '400 days'") });
