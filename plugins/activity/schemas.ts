@@ -43,7 +43,7 @@ export const Entry = Type.Object({
   record_id: Type.Union([Uuid(), Type.Null()], { description: 'Null for field changes.' }),
   changes: Type.Array(Change, {
     description:
-      'Record updates: each field whose value changed; creations: each field given a value; field changes: the field as `{ name, api_name, type }` before and after. ' +
+      'Record updates: each field whose value changed (creations, deletions and restores list none: the values a record was created with are its first version); field changes: the field as `{ name, api_name, type }` before and after. ' +
       'Cells of fields that reach a database the caller cannot see are left out.',
   }),
   origin: Type.Object({
