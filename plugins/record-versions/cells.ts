@@ -1,0 +1,57 @@
+import { canonicalJson } from '../../core/canonical-json.ts';
+import type { ChangedField, RecordChange } from '../records/public.ts';
+
+const idOf = (v: unknown) => (v && typeof v === 'object' && 'id' in v ? (v as { id: unknown }).id : v);
+
+/**
+ * A cell as records read it, turned into what a write accepts: select options, users and linked records are read
+ * as objects (`{ id, label, color }`, `{ id, name }`, `{ id, title }`) and written by id. Other cells are written
+ * as read.
+ */
+export function writable(type: string, value: unknown): unknown {
+  if (value === null || value === undefined) return null;
+  switch (type) {
+    case 'single_select':
+    case 'user':
+      return idOf(value);
+    case 'multi_select':
+    case 'link':
+      return Array.isArray(value) ? value.map(idOf) : value;
+    default:
+      return value;
+  }
+}
+
+/** Empty as a new record's cell reads. */
+export function isEmpty(value: unknown): boolean {
+  return value === null || value === undefined || value === '' || value === false || (Array.isArray(value) && value.length === 0);
+}
+
+/**
+ * What a version keeps of a record a write changed: its writable cells (links included) by field id, and which of
+ * them changed. A user cell is kept as the user's id and named when read: versions keep nobody's name.
+ */
+export function versionOf(change: RecordChange, fields: ChangedField[]): { values: Record<string, unknown>; changed: string[] } | undefined {
+  const after = change.after;
+  if (!after) return undefined;
+  const values: Record<string, unknown> = {};
+  const changed: string[] = [];
+  for (const f of fields) {
+    if (f.read_only) continue;
+    const value = after.values[f.api_name] ?? null;
+    values[f.id] = f.type === 'user' ? writable(f.type, value) : value;
+    if (change.kind === 'created' ? !isEmpty(value) : change.kind === 'updated' && !sameCell(f.type, change.before?.values[f.api_name] ?? null, value)) changed.push(f.id);
+  }
+  if (change.kind === 'updated' && changed.length === 0) return undefined;
+  return { values, changed };
+}
+
+/** Whether two cells hold the same thing, as a write would store it (a select option renamed since is the same option). */
+export function sameCell(type: string, a: unknown, b: unknown): boolean {
+  const x = writable(type, a);
+  const y = writable(type, b);
+  // Most cells are scalars: compared without serialising them.
+  if (x === y) return true;
+  return typeof x === 'object' && typeof y === 'object' && x !== null && y !== null && canonicalJson(x) === canonicalJson(y);
+}
+
