@@ -38,7 +38,7 @@ export default definePlugin<NotificationsOptions>({
     if (ctx.has('gdpr')) tapGdpr(ctx);
     const mail = ctx.has('mail');
     ctx.provide('service', (r) => new NotificationService(r('users.preferences'), mail));
-    ctx.provide('inbox', (r) => new InboxService(r('db'), r('authz'), r('auth.users')));
+    ctx.provide('inbox', (r) => new InboxService(r('db'), r('database'), r('authz'), r('auth.users')));
     ctx.provide('producers', (r) => new NotificationProducers(r('notifications.service'), r('records.watchers'), r('records.service'), r('authz')));
     ctx.provide('unsubscriber', (r) => new Unsubscriber(r('db'), ctx.options.unsubscribeKey, r('auth.users'), r('users.preferences')));
     ctx.routes(notificationRoutes());
