@@ -1,4 +1,3 @@
-import { canonicalJson } from '../../core/canonical-json.ts';
 import type { DomainEvent } from '../../core/events.ts';
 import type { PluginHookMap } from '../../core/hooks.ts';
 import type { ChangedField, RecordChange, RecordsChanged, WriteOrigin } from '../records/public.ts';
@@ -36,12 +35,6 @@ function kept(type: string, value: unknown): unknown {
   return type === 'user' && value && typeof value === 'object' ? (value as { id: unknown }).id : value;
 }
 
-/** Whether two cells hold the same value: most are scalars, compared without serialising them. */
-function same(a: unknown, b: unknown): boolean {
-  if (a === b) return true;
-  return typeof a === 'object' && typeof b === 'object' && a !== null && b !== null && canonicalJson(a) === canonicalJson(b);
-}
-
 /** Whether changes of fields of this type keep it. */
 export type Typed = (type: string) => boolean;
 
@@ -52,12 +45,13 @@ export type Typed = (type: string) => boolean;
  */
 export function cellChanges(change: RecordChange, fields: ChangedField[], typed: Typed): StoredChange[] {
   const out: StoredChange[] = [];
-  if (change.kind !== 'updated') return out;
+  if (change.changed.length === 0) return out;
+  const changed = new Set(change.changed);
   for (const f of fields) {
-    if (f.read_only) continue;
+    if (f.read_only || !changed.has(f.id)) continue;
     const before = kept(f.type, change.before?.values[f.api_name] ?? null);
     const after = kept(f.type, change.after?.values[f.api_name] ?? null);
-    if (!same(before, after)) out.push({ field: f.id, name: f.name, ...(typed(f.type) ? { type: f.type } : {}), before, after });
+    out.push({ field: f.id, name: f.name, ...(typed(f.type) ? { type: f.type } : {}), before, after });
   }
   return out;
 }

@@ -38,7 +38,8 @@ export class NotificationProducers {
     const watching = await this.watchers.watchersOf(trx, databaseId, updated.map((c) => c.recordId));
     for (const change of updated) {
       // What was written, not what followed from it (system and computed fields).
-      const changedFields = fields.filter((f) => !f.read_only && !sameValue(change.before!.values[f.api_name], change.after!.values[f.api_name])).map((f) => f.api_name);
+      const differs = new Set(change.changed);
+      const changedFields = fields.filter((f) => !f.read_only && differs.has(f.id)).map((f) => f.api_name);
       // One assigned by this change hears of it once, as `assigned`.
       const toldAlready = new Set(assigned.filter((a) => a.change === change).map((a) => a.userId));
       for (const userId of watching.get(change.recordId) ?? []) {
@@ -146,10 +147,6 @@ function plainText(value: unknown): string | null {
     return plainText(named.name ?? named.label ?? named.title ?? named.id);
   }
   return null;
-}
-
-function sameValue(a: unknown, b: unknown): boolean {
-  return JSON.stringify(a ?? null) === JSON.stringify(b ?? null);
 }
 
 function excerpt(text: string): string {

@@ -36,11 +36,12 @@ export function versionOf(change: RecordChange, fields: ChangedField[]): { value
   if (!after) return undefined;
   const values: Record<string, unknown> = {};
   const changed: string[] = [];
+  const differs = new Set(change.changed);
   for (const f of fields) {
     if (f.read_only) continue;
     const value = after.values[f.api_name] ?? null;
     values[f.id] = f.type === 'user' ? writable(f.type, value) : value;
-    if (change.kind === 'created' ? !isEmpty(value) : change.kind === 'updated' && !sameCell(f.type, change.before?.values[f.api_name] ?? null, value)) changed.push(f.id);
+    if (change.kind === 'created' ? !isEmpty(value) : differs.has(f.id)) changed.push(f.id);
   }
   if (change.kind === 'updated' && changed.length === 0) return undefined;
   return { values, changed };

@@ -1,3 +1,4 @@
+import { canonicalJson } from '../../core/canonical-json.ts';
 import type { ErrorDetail } from '../../core/errors.ts';
 import { escapePointer } from '../../core/schema.ts';
 import { instantOut, InvalidCell, type OutputContext } from '../databases/public.ts';
@@ -109,8 +110,18 @@ export function encodeRecord(row: RecordRow, ctx: OutputContext, fields: LiveFie
 export function changedBefore(before: ApiRecord, after: ApiRecord): ApiRecord {
   const values: Record<string, unknown> = {};
   for (const [name, value] of Object.entries(before.values)) {
-    const now = after.values[name];
-    if (value !== now && (typeof value !== 'object' || JSON.stringify(value) !== JSON.stringify(now))) values[name] = value;
+    if (!sameCell(value, after.values[name])) values[name] = value;
   }
   return { ...before, values };
+}
+
+/** The ids of the fields whose cells differ between two presentations of a record. */
+export function changedFieldIds(fields: LiveField[], before: ApiRecord | null, after: ApiRecord | null): string[] {
+  return fields.filter((f) => !sameCell(before?.values[f.api_name] ?? null, after?.values[f.api_name] ?? null)).map((f) => f.id);
+}
+
+/** Whether two presented cells hold the same value: most are scalars, compared without serialising them. */
+function sameCell(a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  return typeof a === 'object' && typeof b === 'object' && a !== null && b !== null && canonicalJson(a) === canonicalJson(b);
 }

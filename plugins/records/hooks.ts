@@ -114,7 +114,12 @@ export interface RecordChange {
   after: ApiRecord | null;
   /** A duplicate's source record. */
   duplicatedFrom?: string;
+  /** For an update: the ids of the fields whose cells differ between `before` and `after` (computed once, for every tap); otherwise empty. */
+  changed: string[];
 }
+
+/** A change as a writer tells it: the records service works out `changed`. */
+export type RecordChangeInput = Omit<RecordChange, 'changed'>;
 
 /** Records a write changed, inside the writing transaction. */
 export interface RecordsChanged {

@@ -7,7 +7,7 @@ export type { QueryService } from './query.service.ts';
 export type { WatcherService } from './watchers.service.ts';
 export type { RecordTable } from './record-table.ts';
 export type { LiveField, TargetField } from './live-fields.ts';
-export type { ChangedField, QueryRan, QueryView, RecordChange, RecordChangeHooks, RecordsChanged, WriteOrigin, RecordLifecycle, RecordQueryHooks, RecordsPurged, RecordsTrashMoved, RecordViewHooks, ViewLookup } from './hooks.ts';
+export type { ChangedField, QueryRan, QueryView, RecordChange, RecordChangeHooks, RecordChangeInput, RecordsChanged, WriteOrigin, RecordLifecycle, RecordQueryHooks, RecordsPurged, RecordsTrashMoved, RecordViewHooks, ViewLookup } from './hooks.ts';
 export { originOf } from './hooks.ts';
 export { compileFilter, opsOf } from './filter-compiler.ts';
 export type { LinkedTables } from './filter-compiler.ts';

@@ -7,8 +7,8 @@ import { notFound, validationFailed, versionConflict, type ErrorDetail } from '.
 import type { UserService } from '../auth/public.ts';
 import type { FieldTypeRegistry, TableCatalog } from '../databases/public.ts';
 import type { MemberService } from '../workspaces/public.ts';
-import { originOf, type RecordChange, type RecordChangeHooks, type RecordLifecycle, type WriteOrigin } from './hooks.ts';
-import { changedBefore, decodeValues, encodeRecord, usersShown, type DecodedValues } from './codec.ts';
+import { originOf, type RecordChangeInput, type RecordChangeHooks, type RecordLifecycle, type WriteOrigin } from './hooks.ts';
+import { changedBefore, changedFieldIds, decodeValues, encodeRecord, usersShown, type DecodedValues } from './codec.ts';
 import { storeOutsideCells } from './outside-cells.ts';
 import { UserNames } from './people.ts';
 import { positionsAfter } from './positions.ts';
@@ -157,7 +157,7 @@ export class RecordService {
     });
   }
   /** Tells `records.changes` what a write did to records, in its transaction (see hooks.ts). */
-  async changed(trx: Db, actor: UserPrincipal | null, table: RecordTable, changes: RecordChange[], origin?: WriteOrigin): Promise<void> {
+  async changed(trx: Db, actor: UserPrincipal | null, table: RecordTable, changes: RecordChangeInput[], origin?: WriteOrigin): Promise<void> {
     if (changes.length === 0 || !this.changes.changed.isUsed()) return;
     const fields = table.fields.map((f) => ({ id: f.id, api_name: f.api_name, name: f.name, type: f.type, read_only: Boolean(f.fieldType.readOnly), is_title: f.is_title }));
     await this.changes.changed.promise({
@@ -167,7 +167,7 @@ export class RecordService {
       actor,
       origin: origin ?? (actor ? originOf(actor) : { type: 'user', id: null }),
       fields,
-      changes,
+      changes: changes.map((c) => ({ ...c, changed: c.kind === 'updated' ? changedFieldIds(table.fields, c.before, c.after) : [] })),
     });
   }
 
