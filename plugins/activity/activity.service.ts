@@ -125,7 +125,7 @@ export class ActivityService {
       if (row.actor_id) people.add(row.actor_id);
       for (const c of row.changes) if (c.type === 'user') for (const v of [c.before, c.after]) if (typeof v === 'string') people.add(v);
     }
-    const names = new Map((await this.users.contactsOf([...people])).map((u) => [u.id, u.name]));
+    const names = await this.users.namesOf(people);
     const cell = (c: StoredChange, v: unknown) => (c.type === 'user' && typeof v === 'string' ? { id: v, name: names.get(v) ?? null } : v);
     return rows.map((row) => {
       const name = row.actor_id ? names.get(row.actor_id) : undefined;

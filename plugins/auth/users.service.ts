@@ -86,6 +86,11 @@ export class UserService {
     return ids.length === 0 ? [] : this.contactsLookup([ids], db);
   }
 
+  /** The names of the users among `ids` that exist, by id (asked once each). `db` is the caller's transaction, if any. */
+  async namesOf(ids: Iterable<string>, db?: Db): Promise<Map<string, string>> {
+    return new Map((await this.contactsOf([...new Set(ids)], db)).map((u) => [u.id, u.name]));
+  }
+
   findByEmail(email: string, db: Db = this.db): Promise<UserRow | undefined> {
     return db<UserRow>('users').whereRaw('lower(email) = lower(?)', [email.trim()]).first();
   }

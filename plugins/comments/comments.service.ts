@@ -142,8 +142,7 @@ export class CommentService {
 
   /** Comments with their authors' names, asked of `auth.users` for the whole page in one statement. */
   private async present(db: Db, rows: CommentRow[]): Promise<Comment[]> {
-    const ids = [...new Set(rows.flatMap((r) => (r.author_id ? [r.author_id] : [])))];
-    const names = new Map((await this.users.contactsOf(ids, db)).map((u) => [u.id, u.name]));
+    const names = await this.users.namesOf(rows.flatMap((r) => (r.author_id ? [r.author_id] : [])), db);
     return rows.map((row) => toComment(row, row.author_id ? names.get(row.author_id) : undefined));
   }
 }

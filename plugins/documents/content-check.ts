@@ -53,7 +53,7 @@ export class RichTextChecker {
       for (const image of checked.images) if (!known.has(image.fileId)) errors.push({ pointer: image.pointer, detail: `File ${image.fileId} is not in this workspace.` });
     }
     if (errors.length > 0) throw validationFailed(errors);
-    const names = new Map((await this.users.contactsOf(checked.mentions, trx)).map((u) => [u.id, u.name]));
+    const names = await this.users.namesOf(checked.mentions, trx);
     const text = plainText(doc, (id) => names.get(id));
     if (options.maxText !== undefined && [...text].length > options.maxText) {
       throw validationFailed([{ pointer, detail: `The text is longer than ${options.maxText} characters.` }]);

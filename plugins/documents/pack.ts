@@ -125,8 +125,7 @@ export function tapPacks(hooks: PackHooks, deps: Deps): void {
 
 /** A function writing each mention of `docs` out as `@name` text, names asked of `auth.users` once for all. */
 async function withoutPeople(users: UserService, trx: Db, docs: RichTextDoc[]): Promise<(doc: RichTextDoc) => RichTextDoc> {
-  const ids = [...new Set(docs.flatMap((d) => mentionsOf(d)))];
-  const names = new Map((await users.contactsOf(ids, trx)).map((u) => [u.id, u.name]));
+  const names = await users.namesOf(docs.flatMap((d) => mentionsOf(d)), trx);
   // Content was validated when written: its depth is bounded, so recursion is safe here.
   const portable = (node: RichTextNode): RichTextNode => {
     if (node.type === 'mention') {

@@ -88,7 +88,7 @@ export class MentionService {
     const rows = await keysetPage<MentionRow>(this.db, query, NEWEST_FIRST, page);
     const live = await this.liveRecords(access.workspaceId, rows.data);
     const shown = rows.data.filter((r) => r.record_id === null || live.has(`${r.database_id}:${r.record_id}`));
-    const names = new Map((await this.users.contactsOf([...new Set(shown.flatMap((r) => (r.mentioned_by ? [r.mentioned_by] : [])))])).map((u) => [u.id, u.name]));
+    const names = await this.users.namesOf(shown.flatMap((r) => (r.mentioned_by ? [r.mentioned_by] : [])));
     return { data: shown.map((row) => toMention(row, row.mentioned_by ? names.get(row.mentioned_by) : undefined)), next_cursor: rows.next_cursor };
   }
 

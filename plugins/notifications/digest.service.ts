@@ -90,7 +90,7 @@ export class DigestService {
 
   private async textOf(items: PendingEmail[], userId: string, trx: Db): Promise<string> {
     const actors = [...new Set(items.flatMap((item) => (item.actor_id ? [item.actor_id] : [])))];
-    const names = new Map((await this.users.contactsOf(actors, trx)).map((u) => [u.id, u.name]));
+    const names = await this.users.namesOf(actors, trx);
     const lines = items.slice(0, LISTED).map((item) => `- ${lineOf(item, item.actor_id ? names.get(item.actor_id) : undefined)}`);
     if (items.length > LISTED) lines.push(`- and ${items.length - LISTED} more`);
     const types = [...new Set(items.map((item) => item.type))];

@@ -138,7 +138,7 @@ export class InboxService {
   /** Rows as the API shows them, with their actors' names asked of `auth.users` for the whole page at once. */
   private async present(rows: NotificationRow[]): Promise<Notification[]> {
     const actors = [...new Set(rows.flatMap((row) => (row.actor_id ? [row.actor_id] : [])))];
-    const names = new Map((await this.users.contactsOf(actors)).map((u) => [u.id, u.name]));
+    const names = await this.users.namesOf(actors);
     return rows.map((row) => {
       const name = row.actor_id ? names.get(row.actor_id) : undefined;
       return {

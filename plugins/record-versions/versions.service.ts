@@ -142,7 +142,7 @@ export class VersionService {
   private async namer(rows: VersionRow[], fields: Map<string, ShownField>): Promise<Named> {
     const ids = new Set<string>();
     for (const f of fields.values()) if (f.type === 'user') for (const row of rows) if (typeof row.values[f.id] === 'string') ids.add(row.values[f.id] as string);
-    const names = new Map((await this.users.contactsOf([...ids])).map((u) => [u.id, u.name]));
+    const names = await this.users.namesOf(ids);
     return (type, value) => (type === 'user' && typeof value === 'string' ? { id: value, name: names.get(value) ?? null } : value);
   }
 

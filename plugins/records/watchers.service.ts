@@ -100,7 +100,7 @@ export class WatcherService {
 
   /** Watchers with their names, asked of `auth.users` for the whole page in one statement. */
   private async named(rows: WatcherRow[], db?: Db): Promise<Watcher[]> {
-    const names = new Map((await this.users.contactsOf(rows.map((r) => r.user_id), db)).map((u) => [u.id, u.name]));
+    const names = await this.users.namesOf(rows.map((r) => r.user_id), db);
     return rows.flatMap((row) => {
       const name = names.get(row.user_id);
       return name === undefined ? [] : [toWatcher(row, name)];
