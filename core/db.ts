@@ -1,9 +1,13 @@
 import { EventEmitter } from 'node:events';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { openPostgres } from './db-postgres.ts';
 import { openPglite } from './db-pglite.ts';
 import { statementRunners } from './db-statements.ts';
 import type { Database, DatabaseKind, DatabaseOptions, Db } from './db-types.ts';
 import { timeKnexStatements } from './server-timing.ts';
+
+/** How often a setup lock held elsewhere is asked for again. */
+const SETUP_LOCK_POLL_MS = 25;
 
 export { SIGNAL_CHANNEL, type Database, type DatabaseKind, type DatabaseOptions, type Db, type NativeStatement, type Trx } from './db-types.ts';
 export { inTransaction, inSavepoint, afterCommit } from './db-transactions.ts';
@@ -53,7 +57,10 @@ function wrap(kind: DatabaseKind, knex: Db, schema: string, signals: EventEmitte
       const client = (knex as any).client;
       const conn = await client.acquireConnection();
       try {
-        await conn.query('SELECT pg_advisory_lock(hashtext($1))', [name]);
+        // Polled, not waited for inside pg_advisory_lock: a statement waiting there keeps its snapshot open, and a
+        // holder running CREATE INDEX CONCURRENTLY (view indexes) waits for every older snapshot to end, so the holder
+        // would wait on its waiter for ever. Between tries the waiter holds no snapshot.
+        while (!(await conn.query('SELECT pg_try_advisory_lock(hashtext($1)) AS locked', [name])).rows[0].locked) await sleep(SETUP_LOCK_POLL_MS);
         try {
           return await fn();
         } finally {
