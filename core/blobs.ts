@@ -10,11 +10,28 @@ export interface BlobInfo {
   size: number;
 }
 
-/** Where attachments, avatars and exports live; an S3-compatible store can be a plugin. */
+/** Bytes `start` to `end` of a blob, both included (an HTTP range, resolved against the blob's size). */
+export interface BlobRange {
+  start: number;
+  end: number;
+}
+
+export interface PutOptions {
+  /** What the bytes are, for stores that keep it beside them (S3's Content-Type). */
+  contentType?: string;
+}
+
+/**
+ * Where attachments, files, avatars and exports live: local disk by default; a plugin may bring another store
+ * (`PluginContext.provideBlobStore`). A `put` fed a stream that fails stores nothing under the key and rejects.
+ */
 export interface BlobStore {
-  put(key: string, data: Buffer | Readable): Promise<BlobInfo>;
-  get(key: string): Promise<Readable | null>;
+  put(key: string, data: Buffer | Readable, opts?: PutOptions): Promise<BlobInfo>;
+  /** The bytes as a stream (only `range`, when given), or null when there is no such blob. */
+  get(key: string, range?: BlobRange): Promise<Readable | null>;
   read(key: string): Promise<Buffer | null>;
+  /** The blob's size, or null when there is no such blob. */
+  stat(key: string): Promise<{ size: number } | null>;
   delete(key: string): Promise<void>;
   exists(key: string): Promise<boolean>;
 }
@@ -48,9 +65,20 @@ export class LocalDiskBlobStore implements BlobStore {
     return { key, size };
   }
 
-  async get(key: string): Promise<Readable | null> {
+  async get(key: string, range?: BlobRange): Promise<Readable | null> {
     const file = this.pathOf(key);
-    return (await this.exists(key)) ? fs.createReadStream(file) : null;
+    if (!(await this.exists(key))) return null;
+    return fs.createReadStream(file, range ? { start: range.start, end: range.end } : undefined);
+  }
+
+  async stat(key: string): Promise<{ size: number } | null> {
+    try {
+      const { size } = await fsp.stat(this.pathOf(key));
+      return { size };
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === 'ENOENT') return null;
+      throw err;
+    }
   }
 
   async read(key: string): Promise<Buffer | null> {
@@ -73,5 +101,46 @@ export class LocalDiskBlobStore implements BlobStore {
     } catch {
       return false;
     }
+  }
+}
+
+/**
+ * The kernel's blob store: local disk until a plugin brings another one at register time. Every plugin holds this
+ * object, so the store chosen is the one they all use, whichever registered first.
+ */
+export class BlobStoreSlot implements BlobStore {
+  private owner: string | undefined;
+
+  constructor(private store: BlobStore) {}
+
+  /** Puts `store` in the slot for the whole instance; a second plugin doing so is refused with the first one named. */
+  use(store: BlobStore, owner: string): void {
+    if (this.owner) throw new Error(`The blob store is already provided by plugin "${this.owner}".`);
+    this.store = store;
+    this.owner = owner;
+  }
+
+  /** The plugin whose store is in use, or undefined for the local disk. */
+  get provider(): string | undefined {
+    return this.owner;
+  }
+
+  put(key: string, data: Buffer | Readable, opts?: PutOptions): Promise<BlobInfo> {
+    return this.store.put(key, data, opts);
+  }
+  get(key: string, range?: BlobRange): Promise<Readable | null> {
+    return this.store.get(key, range);
+  }
+  read(key: string): Promise<Buffer | null> {
+    return this.store.read(key);
+  }
+  stat(key: string): Promise<{ size: number } | null> {
+    return this.store.stat(key);
+  }
+  delete(key: string): Promise<void> {
+    return this.store.delete(key);
+  }
+  exists(key: string): Promise<boolean> {
+    return this.store.exists(key);
   }
 }

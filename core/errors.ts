@@ -196,6 +196,7 @@ export const STARTUP_CODES = {
   service_not_exported: "A plugin resolves another plugin's service that is not in its `exports`",
   unnamespaced_service: 'A service key is not namespaced `<plugin>.<name>`',
   duplicate_field_type: 'A field type is registered twice',
+  duplicate_blob_store: 'Two plugins each provide the blob store',
 } as const;
 
 export type StartupCode = keyof typeof STARTUP_CODES;

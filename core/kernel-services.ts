@@ -7,7 +7,7 @@ import type { StrayQueries } from './held-connection.ts';
 import { Jobs } from './jobs.ts';
 import { EventBus } from './events.ts';
 import { Idempotency } from './idempotency.ts';
-import { LocalDiskBlobStore, type BlobStore } from './blobs.ts';
+import { BlobStoreSlot, LocalDiskBlobStore, type BlobStore } from './blobs.ts';
 import { HttpMetrics } from './metrics.ts';
 import { Authz } from './authz.ts';
 import { CacheSignals } from './cache.ts';
@@ -37,7 +37,7 @@ export interface KernelServices {
   database: Database;
   caches: CacheSignals;
   authz: Authz;
-  blobs: BlobStore;
+  blobs: BlobStoreSlot;
   jobs: Jobs;
   events: EventBus;
   idempotency: Idempotency;
@@ -96,7 +96,7 @@ export async function openKernelServices(config: KernelConfig, logger: Logger, h
       database,
       caches,
       authz: new Authz(hooks, caches),
-      blobs: new LocalDiskBlobStore(path.resolve(config.baseDir, config.dataDir, 'blobs')),
+      blobs: new BlobStoreSlot(new LocalDiskBlobStore(path.resolve(config.baseDir, config.dataDir, 'blobs'))),
       jobs,
       events,
       idempotency,

@@ -13,7 +13,7 @@ import { migrateDirectory } from './migrations.ts';
 import type { Jobs } from './jobs.ts';
 import type { EventBus } from './events.ts';
 import type { Idempotency } from './idempotency.ts';
-import type { BlobStore } from './blobs.ts';
+import type { BlobStoreSlot } from './blobs.ts';
 import { createLogger } from './logger.ts';
 import { planPlugins, type LoadedPlugin } from './loader.ts';
 import { buildRouter } from './router.ts';
@@ -96,7 +96,7 @@ export class Kernel {
   get events(): EventBus {
     return this.services!.events;
   }
-  get blobs(): BlobStore {
+  get blobs(): BlobStoreSlot {
     return this.services!.blobs;
   }
   get idempotency(): Idempotency {
@@ -207,7 +207,7 @@ export class Kernel {
       if (prior) throw new StartupError(`Route ${r.def.method} ${r.def.path} is declared by both "${prior}" and "${r.pluginId}".`, 'duplicate_route', [prior, r.pluginId]);
       seen.set(key, r.pluginId);
     }
-    const router = buildRouter(routes, { container: this.container, hooks: this.hooks, authz: this.authz, jsonLimit: this.config.http.jsonLimit, idempotency: this.idempotency });
+    const router = buildRouter(routes, { container: this.container, hooks: this.hooks, authz: this.authz, jsonLimit: this.config.http.jsonLimit, idempotency: this.idempotency, blobs: this.blobs });
     return createApp({
       config: this.config,
       logger: this.logger,

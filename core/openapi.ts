@@ -69,7 +69,7 @@ function errorsOf(def: RouteDef, idempotent: boolean): CodedError[] {
   if (def.body) implied.push(KernelErrors.malformed_json);
   if (def.auth !== 'public') implied.push(KernelErrors.unauthenticated, KernelErrors.forbidden);
   if (def.path.includes('{')) implied.push(KernelErrors.not_found);
-  if (def.body || def.bodyType === 'multipart') implied.push(KernelErrors.payload_too_large, KernelErrors.unsupported_media_type);
+  if (def.body || def.bodyType === 'multipart' || def.bodyType === 'upload') implied.push(KernelErrors.payload_too_large, KernelErrors.unsupported_media_type);
   if (def.body || def.query || idempotent) implied.push(KernelErrors.validation_failed);
   if (idempotent) implied.push(KernelErrors.idempotency_in_flight, KernelErrors.idempotency_key_reused);
   const byCode = new Map<string, CodedError>();
@@ -162,7 +162,7 @@ function operation(pluginId: string, def: RouteDef) {
   if (idempotent) documentReplay(def, responses);
   const optedOut = def.method === 'POST' && def.status === 201 && !idempotent;
   const description = [def.description, accessSentence(def), optedOut ? IDEMPOTENCY_IGNORED : undefined].filter(Boolean).join(' ');
-  const requestBody = def.bodyType === 'multipart'
+  const requestBody = def.bodyType === 'multipart' || def.bodyType === 'upload'
     ? { required: true, content: { 'multipart/form-data': { schema: plain(def.body) ?? { type: 'object', properties: { file: { type: 'string', format: 'binary' } } } } } }
     : def.body
       ? { required: true, content: { 'application/json': { schema: plain(def.body), ...(def.example === undefined ? {} : { example: def.example }) } } }

@@ -18,6 +18,13 @@ export function createPluginContext(kernel: Kernel, lp: LoadedPlugin): PluginCon
     db: kernel.db,
     databaseKind: kernel.database.kind,
     blobs: kernel.blobs,
+    provideBlobStore(store) {
+      try {
+        kernel.blobs.use(store, id);
+      } catch (err) {
+        throw new StartupError(`Plugin "${id}" cannot provide the blob store: ${(err as Error).message}`, 'duplicate_blob_store', [id, kernel.blobs.provider!]);
+      }
+    },
     provide(name, factory, opts) {
       const key = qualify(name);
       kernel.container.provide(id, key, factory, exported.has(key), opts?.scoped);

@@ -59,6 +59,11 @@ export interface PluginContext<O = Record<string, unknown>> {
   readonly db: Db;
   readonly databaseKind: DatabaseKind;
   readonly blobs: BlobStore;
+  /**
+   * Makes `store` the instance's blob store (register only): every plugin's `blobs` then reads and writes there.
+   * Only one plugin may do so; blobs already on the local disk are not moved.
+   */
+  provideBlobStore(store: BlobStore): void;
   /** Registers a service under `<id>.<name>`; exported if listed in the manifest's `exports`. */
   provide<T>(name: string, factory: ServiceFactory<T>, opts?: { scoped?: boolean }): void;
   /** Resolves own services, kernel services, and exports of declared dependencies. */

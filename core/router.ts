@@ -6,6 +6,8 @@ import { compile, toErrorDetails, Type } from './schema.ts';
 import { StartupError, forbidden, notFound, payloadTooLarge, unauthenticated, unsupportedMediaType, validationFailed, malformedJson } from './errors.ts';
 import { isUser, scopeAllows, type Principal } from './principal.ts';
 import { discardUploads } from './uploads.ts';
+import { discardStreamedUploads, settleUploads, uploadSink } from './streamed-uploads.ts';
+import type { BlobStore } from './blobs.ts';
 import { Reply, type RegisteredRoute, type RouteDef } from './routes.ts';
 import { Lifetime, type AwilixContainer } from 'awilix';
 import { SCOPED_KEYS, type KernelContainer, type Resolve } from './container.ts';
@@ -82,12 +84,13 @@ function refuseBody(ctx: Context, limit: number) {
   return payloadTooLarge(`The request body exceeds ${limit} bytes.`);
 }
 
-function bodyParser(def: RouteDef, jsonLimit: number) {
+function bodyParser(def: RouteDef, jsonLimit: number, blobs: BlobStore) {
   const limit = def.bodyLimit ?? jsonLimit;
-  const multipart = def.bodyType === 'multipart';
+  const streamed = def.bodyType === 'upload';
+  const multipart = def.bodyType === 'multipart' || streamed;
   // Every byte counts, framing included: the cap holds however the body is sent (chunked, no boundary, no end).
   const cap = limit + (multipart ? MULTIPART_FRAMING : 0);
-  const parse = koaBody({
+  const parserFor = (sink?: ReturnType<typeof uploadSink>) => koaBody({
     json: !multipart,
     jsonLimit: limit,
     text: false,
@@ -96,7 +99,7 @@ function bodyParser(def: RouteDef, jsonLimit: number) {
     parsedMethods: ['POST', 'PUT', 'PATCH', 'DELETE'] as never,
     // Text parts count against the limit too; an empty file is content the route judges (e.g. 415).
     formidable: multipart
-      ? { maxFileSize: limit, maxTotalFileSize: limit, maxFieldsSize: limit, maxFiles: 1, allowEmptyFiles: true, minFileSize: 0 }
+      ? { maxFileSize: limit, maxTotalFileSize: limit, maxFieldsSize: limit, maxFiles: 1, allowEmptyFiles: true, minFileSize: 0, ...(sink ? { fileWriteStreamHandler: sink } : {}) }
       : undefined,
     onError: (err: Error & { status?: number; httpCode?: number }, ctx: Context) => {
       const status = err.status ?? err.httpCode;
@@ -105,6 +108,7 @@ function bodyParser(def: RouteDef, jsonLimit: number) {
       throw malformedJson();
     },
   });
+  const parse = streamed ? null : parserFor();
   return async (ctx: Context) => {
     const length = Number(ctx.get('content-length') || 0);
     // Refuse an announced oversize body before reading it.
@@ -117,8 +121,13 @@ function bodyParser(def: RouteDef, jsonLimit: number) {
       if (framing) throw unsupportedMediaType(framing);
     }
     // JSON is capped by its parser (raw-body counts every byte); multipart parsers count only parts.
-    if (multipart) await withCappedBody(ctx, cap, (capped) => parse(capped, async () => {}));
-    else await parse(ctx, async () => {});
+    if (streamed) {
+      // The sink writes to the blob store as parts arrive, so it is made per request.
+      const upload = parserFor(uploadSink(ctx, blobs));
+      await withCappedBody(ctx, cap, (capped) => upload(capped, async () => {}));
+      await settleUploads(ctx);
+    } else if (multipart) await withCappedBody(ctx, cap, (capped) => parse!(capped, async () => {}));
+    else await parse!(ctx, async () => {});
     return hasBody ? ctx.request.body : undefined;
   };
 }
@@ -134,6 +143,7 @@ export interface MountOptions {
   authz: Authz;
   jsonLimit: number;
   idempotency: Idempotency;
+  blobs: BlobStore;
 }
 
 function respond(ctx: Context, def: RouteDef, result: unknown): void {
@@ -167,9 +177,10 @@ export function buildRouter(routes: RegisteredRoute[], opts: MountOptions): Rout
     const validateParams = validator(def.params, true);
     const validateQuery = validator(def.query, true);
     // A write that takes no body still reads one, to refuse what a client thought it could set (`{ "copies": 3 }`).
-    const takesNoBody = !def.body && def.bodyType !== 'multipart' && def.method !== 'GET';
-    const validateBody = def.body || def.bodyType === 'multipart' || takesNoBody ? validator(def.body ?? NO_BODY, false) : null;
-    const parseBody = def.body || def.bodyType === 'multipart' || takesNoBody ? bodyParser(def, opts.jsonLimit) : null;
+    const multipart = def.bodyType === 'multipart' || def.bodyType === 'upload';
+    const takesNoBody = !def.body && !multipart && def.method !== 'GET';
+    const validateBody = def.body || multipart || takesNoBody ? validator(def.body ?? NO_BODY, false) : null;
+    const parseBody = def.body || multipart || takesNoBody ? bodyParser(def, opts.jsonLimit, opts.blobs) : null;
     const template = `${API_PREFIX}${def.path}`;
     const rootResolve = opts.container.resolverFor(pluginId);
     const idempotency = isIdempotentRoute(def) ? opts.idempotency : null;
@@ -192,7 +203,7 @@ export function buildRouter(routes: RegisteredRoute[], opts: MountOptions): Rout
       if (parseBody) {
         body = await parseBody(ctx);
         refuseHostile(body, '');
-        if (def.bodyType !== 'multipart') {
+        if (!multipart) {
           if (body === undefined && def.body) body = {};
           if (body !== undefined) check(validateBody, body, '');
         }
@@ -224,12 +235,13 @@ export function buildRouter(routes: RegisteredRoute[], opts: MountOptions): Rout
     router.register(
       koaPath(def.path),
       [def.method],
-      def.bodyType === 'multipart'
+      multipart
         ? async (ctx: Context) => {
             try {
               await handle(ctx);
             } finally {
-              await discardUploads(ctx);
+              if (def.bodyType === 'upload') await discardStreamedUploads(ctx, opts.blobs);
+              else await discardUploads(ctx);
             }
           }
         : handle,

@@ -100,8 +100,11 @@ export interface RouteDef<
   params?: P;
   query?: Q;
   body?: B;
-  /** `json` (default when `body` is set) or `multipart` (the handler reads ctx.request.files). */
-  bodyType?: 'json' | 'multipart';
+  /**
+   * `json` (default when `body` is set), `multipart` (files land in temp files: the handler reads ctx.request.files),
+   * or `upload` (multipart whose files stream straight into the blob store: the handler takes `streamedUpload`).
+   */
+  bodyType?: 'json' | 'multipart' | 'upload';
   /** Per-route body limit in bytes (JSON or multipart). */
   bodyLimit?: number;
   /** Success status when the handler returns a plain value (default 200, or 204 for undefined). */

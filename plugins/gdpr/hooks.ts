@@ -8,10 +8,18 @@ export interface PersonIdentity {
   name: string;
 }
 
-/** One kind of a user's data in an export: a JSON file `<kind>.json` in the zip. */
+/** A blob that belongs in an export (a member's upload), written into the zip at `path`. */
+export interface ExportFile {
+  /** Inside the zip, under `<kind>/`; made unique by the writer when two files share one. */
+  path: string;
+  blobKey: string;
+}
+
+/** One kind of a user's data in an export: a JSON file `<kind>.json` in the zip, and the bytes of `files` beside it. */
 export interface ExportSection {
   kind: string;
   items: unknown[];
+  files?: ExportFile[];
 }
 
 /** What a tap kept of the person and why: nothing personal, only what and until when. */
