@@ -6,11 +6,25 @@ export function inTransaction<T>(db: Db, fn: (trx: Trx) => Promise<T>, trx?: Db)
   return db.transaction(fn);
 }
 
-/** Runs `fn` once `trx` has committed (at once when `trx` is no transaction); never when it rolls back. */
+/** A knex transaction as nested ones see it: a savepoint's parent is the transaction it was opened in. */
+interface TransactionLevel {
+  isTransaction?: boolean;
+  executionPromise?: Promise<unknown>;
+  parentTransaction?: TransactionLevel;
+}
+
+/**
+ * Runs `fn` once `trx` has committed (at once when `trx` is no transaction); never when it rolls back. In a savepoint
+ * that is once the outermost transaction commits, and only if no level in between rolled back: a released savepoint
+ * is not a commit.
+ */
 export function afterCommit(trx: Db | undefined, fn: () => void): void {
-  const t = trx as (Db & { isTransaction?: boolean; executionPromise?: Promise<unknown> }) | undefined;
-  if (t?.isTransaction && t.executionPromise) t.executionPromise.then(fn, () => {});
-  else fn();
+  const levels: Promise<unknown>[] = [];
+  for (let t = trx as TransactionLevel | undefined; t?.isTransaction; t = t.parentTransaction) {
+    if (t.executionPromise) levels.push(t.executionPromise);
+  }
+  if (levels.length === 0) fn();
+  else Promise.all(levels).then(fn, () => {});
 }
 
 /**
