@@ -58,9 +58,9 @@ export function rangeOf(header: string, size: number): BlobRange | 'unsatisfiabl
     return { start: Math.max(0, size - suffix), end: size - 1 };
   }
   const start = Number(m[1]);
+  if (start >= size) return 'unsatisfiable';
   const end = m[2] === '' ? size - 1 : Number(m[2]);
   if (end < start) return undefined;
-  if (start >= size) return 'unsatisfiable';
   return { start, end: Math.min(end, size - 1) };
 }
 

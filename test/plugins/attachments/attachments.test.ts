@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { pointers } from '../records/setup.ts';
-import { attachmentsWorld, binary, eventually, png, type AttachmentsWorld } from './setup.ts';
+import { attachmentsWorld, eventually, png, type AttachmentsWorld } from './setup.ts';
 
 describe('attachments: upload, cell, get, content, delete', () => {
   let w: AttachmentsWorld;
