@@ -17,6 +17,17 @@ export interface On {
   recordId: string;
 }
 
+/** Bytes in the blob store about to become an attachment. */
+export interface StoredFile {
+  key: string;
+  /** Safe already (`safeFileName`). */
+  name: string;
+  size: number;
+  /** The first bytes, for an image's dimensions. */
+  head: Buffer;
+  mime: string | undefined;
+}
+
 /** An attachment found for serving: its shape and its blob. */
 export interface Located {
   attachment: Attachment;
@@ -44,8 +55,16 @@ export class AttachmentService {
    * upload's blob once this returns (committed). The type comes from the bytes alone.
    */
   async upload(principal: UserPrincipal, on: On, fieldRef: string | undefined, upload: Upload): Promise<Attachment> {
-    const mime = upload.detected?.mime ?? 'application/octet-stream';
-    const size = isImage(mime) ? await imageSize(upload.head) : null;
+    return this.attach(principal, on, fieldRef, { key: upload.key, name: upload.name, size: upload.size, head: upload.head, mime: upload.detected?.mime });
+  }
+
+  /**
+   * Makes the bytes stored under `file.key` an attachment of the record's field, appended to its cell, in `inTrx` when
+   * given (a pack install). `mime`: what the bytes were found to be, if anything.
+   */
+  async attach(principal: UserPrincipal, on: On, fieldRef: string | undefined, file: StoredFile, inTrx?: Db): Promise<Attachment> {
+    const mime = file.mime ?? 'application/octet-stream';
+    const size = isImage(mime) ? await imageSize(file.head) : null;
     return inTransaction(this.db, async (trx) => {
       const table = await this.records.open(trx, on.workspaceId, on.databaseId);
       const field = attachmentField(table, fieldRef);
@@ -53,17 +72,17 @@ export class AttachmentService {
       if (!(await table.find(trx, on.recordId, true))) throw notFound(NO_RECORD);
       const cell = await this.cellIds(trx, on.recordId, field.id);
       if (cell.length >= MAX_ATTACHMENTS_PER_CELL) throw invalidField('/file', `The "${field.api_name}" cell holds ${MAX_ATTACHMENTS_PER_CELL} attachments already, the most it may.`);
-      await this.refs.add(trx, { key: upload.key, size: upload.size, mime_type: mime, width: size?.width ?? null, height: size?.height ?? null });
+      await this.refs.add(trx, { key: file.key, size: file.size, mime_type: mime, width: size?.width ?? null, height: size?.height ?? null });
       const [{ id }] = (await trx('attachments')
-        .insert({ workspace_id: on.workspaceId, database_id: on.databaseId, record_id: on.recordId, field_id: field.id, blob_key: upload.key, name: upload.name, created_by: principal.user.id })
+        .insert({ workspace_id: on.workspaceId, database_id: on.databaseId, record_id: on.recordId, field_id: field.id, blob_key: file.key, name: file.name, created_by: principal.user.id })
         .returning('id')) as Array<{ id: string }>;
       await this.records.update(principal, on.workspaceId, on.databaseId, on.recordId, { values: { [field.api_name]: [...cell, id] } }, trx);
       if (isImage(mime)) {
-        await this.jobs.send(THUMBNAIL_JOB, { key: upload.key }, trx);
+        await this.jobs.send(THUMBNAIL_JOB, { key: file.key }, trx);
         afterCommit(trx, () => this.jobs.notifyWorker(THUMBNAIL_JOB));
       }
       return (await this.find(trx, on, id))!.attachment;
-    });
+    }, inTrx);
   }
 
   async get(on: On, id: string): Promise<Attachment> {
