@@ -125,11 +125,10 @@ export function attachmentRoutes(maxBytes: number): AnyRouteDef[] {
       },
       handler: async ({ params, query, ctx, resolve }) => {
         const { attachment, blob } = await resolve('attachments.service').locate(on(params), params.aid);
-        const key = await resolve('attachments.thumbnails').keyOf(blob, query.size ?? 'small');
-        const stat = key && (await resolve('blobs').stat(key));
-        if (!key || !stat) throw notFound(NO_THUMBNAIL);
+        const thumbnail = await resolve('attachments.thumbnails').find(blob, query.size ?? 'small');
+        if (!thumbnail) throw notFound(NO_THUMBNAIL);
         const name = `${attachment.name.replace(/\.[^.]*$/, '')}-${query.size ?? 'small'}.webp`;
-        return serveBlob(ctx, resolve('blobs'), { key, size: stat.size, mimeType: 'image/webp', name });
+        return serveBlob(ctx, resolve('blobs'), { ...thumbnail, mimeType: 'image/webp', name });
       },
     }),
   ];

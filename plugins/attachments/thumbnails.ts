@@ -34,10 +34,20 @@ export class Thumbnails {
     }
   }
 
-  /** The blob key of a thumbnail, made now if it was not yet; null when none can be made. */
-  async keyOf(row: BlobRow, size: ThumbnailSize): Promise<string | null> {
+  /**
+   * A thumbnail's blob key and size, made now if it was not yet — or if its bytes are missing from the store (a store
+   * moved without them): thumbnails can always be made again from the file. Null when none can be made.
+   */
+  async find(row: BlobRow, size: ThumbnailSize): Promise<{ key: string; size: number } | null> {
     if (!isImage(row.mime_type) || row.thumbnail_failed) return null;
-    return row[COLUMN[size]] ?? (await this.make(row, size));
+    const column = COLUMN[size];
+    const known = row[column];
+    const stat = known && (await this.blobs.stat(known));
+    if (known && stat) return { key: known, size: stat.size };
+    if (known) await this.db('attachment_blobs').where({ key: row.key, [column]: known }).update({ [column]: null });
+    const made = await this.make({ ...row, [column]: null }, size);
+    const madeStat = made && (await this.blobs.stat(made));
+    return made && madeStat ? { key: made, size: madeStat.size } : null;
   }
 
   private async row(key: string): Promise<BlobRow | undefined> {

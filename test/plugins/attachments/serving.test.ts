@@ -127,6 +127,13 @@ describe('attachments: serving bytes and thumbnails', () => {
       await w.t.request.get(`${a.thumbnail_url}?size=large`).set(w.member.auth).expect(200);
       assert.deepEqual(await blob(), made);
       assert.equal(await w.t.kernel.blobs.exists(made.large_key), true);
+
+      await w.t.kernel.blobs.delete(made.large_key);
+      const again = await w.t.request.get(`${a.thumbnail_url}?size=large`).set(w.member.auth).buffer(true).parse(binary).expect(200);
+      assert.equal((await sharp(again.body).metadata()).width, 800, 'a thumbnail whose bytes went missing is made again');
+      const remade = await blob();
+      assert.notEqual(remade.large_key, made.large_key);
+      assert.equal(await w.t.kernel.blobs.exists(remade.large_key), true);
     });
 
     it('refuses a decompression bomb a thumbnail (404) but keeps the upload', async () => {
