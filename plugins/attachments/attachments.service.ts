@@ -28,6 +28,17 @@ export interface StoredFile {
   mime: string | undefined;
 }
 
+/** One file of a database, for exports. */
+export interface DatabaseFile {
+  id: string;
+  record_id: string;
+  field_id: string;
+  name: string;
+  mime_type: string;
+  size: number;
+  blob_key: string;
+}
+
 /** An attachment found for serving: its shape and its blob. */
 export interface Located {
   attachment: Attachment;
@@ -119,6 +130,20 @@ export class AttachmentService {
     if (where.record_ids) query.whereIn('record_id', where.record_ids);
     const gone = (await query.delete().returning('blob_key')) as Array<{ blob_key: string }>;
     await this.refs.release(trx, gone.map((g) => g.blob_key));
+  }
+
+  /**
+   * The files of a database's live cells, by record then cell order, with their blob keys: what a workspace export
+   * puts in its zip (read the bytes with `blobs.get(blob_key)`). Records in the trash are the caller's to leave out.
+   */
+  async filesOf(db: Db, databaseId: string): Promise<DatabaseFile[]> {
+    const rows = (await db('attachments as a')
+      .join('attachment_blobs as b', 'b.key', 'a.blob_key')
+      .where('a.database_id', databaseId)
+      .whereNotNull('a.position')
+      .orderBy(['a.record_id', 'a.field_id', 'a.position'])
+      .select('a.id', 'a.record_id', 'a.field_id', 'a.name', 'b.mime_type', 'b.size', 'a.blob_key')) as Array<DatabaseFile & { size: string | number }>;
+    return rows.map((r) => ({ ...r, size: Number(r.size) }));
   }
 
   private async cellIds(trx: Db, recordId: string, fieldId: string): Promise<string[]> {

@@ -60,6 +60,18 @@ describe('attachments: duplicates, trash, purge and deletions', () => {
     assert.equal((await w.t.request.get(copy.values.files[0].url).set(w.member.auth).buffer(true).parse(binary).expect(200)).body.toString(), 'both');
   });
 
+  it('lists a database\'s files with their blob keys, for exports', async () => {
+    const a = (await w.upload(Buffer.from('one'), 'one.txt')).body;
+    const b = (await w.upload(Buffer.from('second'), 'two.txt')).body;
+    const service = w.t.container.resolverFor('attachments')('attachments.service');
+    const files = await service.filesOf(w.t.db, w.db);
+    assert.deepEqual(files.map(({ blob_key: _k, ...f }) => f), [
+      { id: a.id, record_id: w.record, field_id: w.fieldId, name: 'one.txt', mime_type: 'application/octet-stream', size: 3 },
+      { id: b.id, record_id: w.record, field_id: w.fieldId, name: 'two.txt', mime_type: 'application/octet-stream', size: 6 },
+    ]);
+    assert.equal((await w.t.kernel.blobs.read(files[1].blob_key))!.toString(), 'second');
+  });
+
   it('removes the attachments and their bytes with their database', async () => {
     const a = (await w.upload(Buffer.from('db'), 'd.txt', 'text/plain')).body;
     const key = (await keyOf(a.id))!;
