@@ -73,6 +73,18 @@ describe('attachments: upload, cell, get, content, delete', () => {
     assert.equal(content.headers['content-disposition'], `attachment; filename="_trange _name_.txt"; filename*=UTF-8''%C5%9Ctrange%20%22name%22.txt`);
   });
 
+  it('keeps every file of uploads sent at once to one record, and takes an empty file', async () => {
+    const sent = await Promise.all([0, 1, 2, 3, 4].map((i) => w.upload(Buffer.from(`file ${i}`), `f${i}.txt`)));
+    assert.deepEqual(sent.map((r) => r.status), [201, 201, 201, 201, 201]);
+    assert.deepEqual(new Set((await cell()).map((c: { id: string }) => c.id)), new Set(sent.map((r) => r.body.id)));
+    const empty = await w.upload(Buffer.alloc(0), 'empty.txt');
+    assert.equal(empty.status, 201, JSON.stringify(empty.body));
+    assert.deepEqual([empty.body.size, empty.body.mime_type], [0, 'application/octet-stream']);
+    const res = await w.t.request.get(empty.body.url).set(w.member.auth).expect(200);
+    assert.equal(res.headers['content-length'], '0');
+    await w.t.request.get(empty.body.url).set(w.member.auth).set('Range', 'bytes=0-').expect(416);
+  });
+
   it('deletes an attachment: out of the cell, its bytes gone after the commit', async () => {
     const a = (await w.upload(Buffer.from('bytes'), 'a.bin')).body;
     const b = (await w.upload(Buffer.from('other'), 'b.bin')).body;
