@@ -38,6 +38,12 @@ describe('attachments: in packs with the sample records', () => {
     assert.notEqual(cell[1].id, b.id);
     const bytes = await w.t.request.get(cell[0].url).set(w.member.auth).buffer(true).parse(binary).expect(200);
     assert.deepEqual(bytes.body, image);
+
+    const keys = (await w.t.db('attachments').where({ database_id: database.id }).pluck('blob_key')) as string[];
+    const removed = (await w.t.request.delete(`/api/v1/workspaces/${w.ws}/packs/installs/${installed.install_id}`).set(w.admin.auth).expect(200)).body;
+    assert.deepEqual(removed.kept, []);
+    assert.equal(Number((await w.t.db('attachments').where({ database_id: database.id }).count({ n: '*' }))[0].n), 0);
+    await eventually(async () => !(await Promise.all(keys.map((k) => w.t.kernel.blobs.exists(k)))).some(Boolean), 'the installed bytes to go with the uninstall');
   });
 
   it('refuses a pack whose attachments hold more than 3 MiB, and an attachment that names no attachment field', async () => {
