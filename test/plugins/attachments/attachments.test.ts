@@ -146,6 +146,17 @@ describe('attachments: upload, cell, get, content, delete', () => {
     assert.deepEqual((await w.t.request.post(w.url()).set(w.editor.auth).send({ values: { name: 'Empty', files: [] } }).expect(201)).body.values.files, []);
   });
 
+  it('writes cells in bulk patches, reporting the record whose cell names another record\'s file', async () => {
+    const other = (await w.t.request.post(w.url()).set(w.editor.auth).send({ values: { name: 'Other' } }).expect(201)).body.id;
+    const mine = [(await w.upload(Buffer.from('1'), '1.txt')).body.id, (await w.upload(Buffer.from('2'), '2.txt')).body.id];
+    const theirs = (await w.upload(Buffer.from('3'), '3.txt', 'text/plain', { record: other })).body.id;
+    const res = await w.t.request.patch(w.url()).set(w.editor.auth).send({ records: [{ id: w.record, values: { files: [mine[1], mine[0]] } }, { id: other, values: { files: [mine[0]] } }] }).expect(200);
+    assert.deepEqual(res.body.data.map((r: { id: string }) => r.id), [w.record]);
+    assert.deepEqual(res.body.errors.map((e: { id: string; code: string }) => [e.id, e.code]), [[other, 'validation_failed']]);
+    assert.deepEqual((await cell()).map((c: { id: string }) => c.id), [mine[1], mine[0]]);
+    assert.deepEqual((await cell(other)).map((c: { id: string }) => c.id), [theirs]);
+  });
+
   it('filters on is_empty and is_not_empty', async () => {
     const other = (await w.t.request.post(w.url()).set(w.editor.auth).send({ values: { name: 'Bare' } }).expect(201)).body.id;
     await w.upload(Buffer.from('x'), 'x.txt');
