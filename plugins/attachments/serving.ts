@@ -15,7 +15,7 @@ export interface Served {
 }
 
 /** Bytes never change under a key, and a key is never reused: the key is the version. */
-export const etagOf = (key: string) => `"${createHash('sha256').update(key).digest('base64url').slice(0, 27)}"`;
+const etagOf = (key: string) => `"${createHash('sha256').update(key).digest('base64url').slice(0, 27)}"`;
 
 /**
  * A blob as an HTTP answer, streamed: the type as detected, `nosniff` (from the kernel's security headers),
@@ -49,7 +49,7 @@ function matches(header: string, etag: string): boolean {
 }
 
 /** One `bytes=` range resolved against `size`; undefined for none, several or a malformed one. */
-export function rangeOf(header: string, size: number): BlobRange | 'unsatisfiable' | undefined {
+function rangeOf(header: string, size: number): BlobRange | 'unsatisfiable' | undefined {
   const m = /^bytes=(\d*)-(\d*)$/.exec(header.trim());
   if (!m || (m[1] === '' && m[2] === '')) return undefined;
   if (m[1] === '') {
@@ -65,7 +65,7 @@ export function rangeOf(header: string, size: number): BlobRange | 'unsatisfiabl
 }
 
 /** RFC 6266: a plain ASCII `filename` for old clients, the real name in `filename*` (RFC 8187). */
-export function contentDisposition(kind: 'inline' | 'attachment', name: string): string {
+function contentDisposition(kind: 'inline' | 'attachment', name: string): string {
   const ascii = name.replace(/[^\x20-\x7e]/g, '_').replace(/["\\]/g, '_');
   const encoded = encodeURIComponent(name).replace(/['()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
   return `${kind}; filename="${ascii}"; filename*=UTF-8''${encoded}`;
