@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
+import { LINGER_BYTES } from '../../../core/linger.ts';
 import { streamedFetch } from '../../fixtures/streamed-fetch.ts';
 import { attachmentsWorld, eventually, type AttachmentsWorld } from './setup.ts';
 
@@ -29,6 +30,7 @@ describe('attachments: the upload cap (maxBytes)', () => {
 
   it('answers 413 to a client still streaming a file past the cap, which reads it instead of a reset', async () => {
     const before = Number((await w.t.db('attachments').count({ n: '*' }))[0].n);
+    const read = new Promise<number>((resolve) => w.t.kernel.server!.once('connection', (s) => s.once('close', () => resolve(s.bytesRead))));
     const res = await streamedFetch(`${w.t.url}${w.att()}`, {
       method: 'POST',
       headers: { ...w.editor.auth, 'Content-Type': `multipart/form-data; boundary=${BOUNDARY}` },
@@ -39,6 +41,8 @@ describe('attachments: the upload cap (maxBytes)', () => {
     assert.equal(res.headers.get('content-type'), 'application/problem+json');
     assert.equal(res.body.code, 'payload_too_large');
     assert.equal(res.finishedSending, false, 'answered while the client was still sending');
+    const bytes = await read;
+    assert.ok(bytes <= MB + 16 * 1024 + LINGER_BYTES + 256 * 1024, `the server read ${bytes} bytes of the 64 MiB`);
     assert.equal(Number((await w.t.db('attachments').count({ n: '*' }))[0].n), before);
     await eventually(async () => strays().length === 1, 'the partial upload to be removed from the store');
   });
