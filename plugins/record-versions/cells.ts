@@ -4,9 +4,9 @@ import type { ChangedField, RecordChange } from '../records/public.ts';
 const idOf = (v: unknown) => (v && typeof v === 'object' && 'id' in v ? (v as { id: unknown }).id : v);
 
 /**
- * A cell as records read it, turned into what a write accepts: select options, users and linked records are read
- * as objects (`{ id, label, color }`, `{ id, name }`, `{ id, title }`) and written by id. Other cells are written
- * as read.
+ * A cell as records read it, turned into what a write accepts: select options, users, linked records and attachments
+ * are read as objects (`{ id, label, color }`, `{ id, name }`, `{ id, title }`, `{ id, name, url, … }`) and written by
+ * id. Other cells are written as read.
  */
 export function writable(type: string, value: unknown): unknown {
   if (value === null || value === undefined) return null;
@@ -16,6 +16,7 @@ export function writable(type: string, value: unknown): unknown {
       return idOf(value);
     case 'multi_select':
     case 'link':
+    case 'attachment':
       return Array.isArray(value) ? value.map(idOf) : value;
     default:
       return value;
