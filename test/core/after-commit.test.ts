@@ -14,7 +14,7 @@ describe('afterCommit', () => {
     await inTransaction(t.db, async (trx) => {
       await inSavepoint(trx, async (sp) => afterCommit(sp, () => ran.push('savepoint')));
       await settle();
-      assert.deepEqual(ran, [], 'released, but nothing is committed yet');
+      assert.equal(ran.length, 0, 'released, but nothing is committed yet');
       afterCommit(trx, () => ran.push('outer'));
     });
     await settle();
