@@ -1,0 +1,171 @@
+import type { Readable } from 'node:stream';
+import type { Logger } from 'pino';
+import type { Location, LocateRequest } from '../../core/authz.ts';
+import type { BlobStore } from '../../core/blobs.ts';
+import { afterCommit, inTransaction, type Db } from '../../core/db.ts';
+import { notFound } from '../../core/errors.ts';
+import type { UserPrincipal } from '../../core/principal.ts';
+import type { Upload } from '../../core/streamed-uploads.ts';
+import { FileErrors } from './errors.ts';
+import { imageSize, isImage } from './images.ts';
+import type { File, SignedUrl } from './schemas.ts';
+import { signToken, verifyToken, type SigningKey } from './signed-urls.ts';
+
+/** A live file's row, as the service reads it. */
+export interface StoredFile {
+  id: string;
+  workspace_id: string;
+  name: string;
+  mime_type: string;
+  size: number | string;
+  width: number;
+  height: number;
+  blob_key: string;
+  generation: number;
+  created_at: Date;
+  created_by: string | null;
+}
+
+/** A file's bytes about to be served. */
+export interface FileContent {
+  file: StoredFile;
+  /** Null when the caller's copy is current (`If-None-Match`). */
+  body: Readable | null;
+}
+
+const COLUMNS = ['id', 'workspace_id', 'name', 'mime_type', 'size', 'width', 'height', 'blob_key', 'generation', 'created_at', 'created_by'];
+
+export const contentPath = (workspaceId: string, id: string) => `/api/v1/workspaces/${workspaceId}/files/${id}/content`;
+
+/** The strong validator of a file's bytes: a file id always names the same bytes. */
+export const etagOf = (file: Pick<StoredFile, 'id'>) => `"${file.id}"`;
+
+export function toFile(row: StoredFile): File {
+  return {
+    id: row.id,
+    workspace_id: row.workspace_id,
+    name: row.name,
+    mime_type: row.mime_type,
+    size: Number(row.size),
+    width: row.width,
+    height: row.height,
+    url: contentPath(row.workspace_id, row.id),
+    created_at: row.created_at.toISOString(),
+    created_by: row.created_by,
+  };
+}
+
+/** Editor images: uploaded to a workspace, read by its members, shared through signed URLs, revoked for good. */
+export class FileService {
+  constructor(
+    private readonly db: Db,
+    private readonly blobs: BlobStore,
+    private readonly key: SigningKey,
+    private readonly logger: Logger,
+  ) {}
+
+  /** Keeps a streamed upload as a file of the workspace if its bytes are an image whose size the header tells. */
+  async create(principal: UserPrincipal, workspaceId: string, upload: Upload): Promise<File> {
+    const mime = upload.detected?.mime;
+    if (!isImage(mime)) {
+      throw FileErrors.unsupported_media_type(`The file is ${mime ?? 'not a recognised format'}; files are PNG, JPEG, WebP or GIF images (judged by their bytes).`);
+    }
+    const size = await imageSize(upload.head);
+    if (!size) throw FileErrors.unsupported_media_type(`The ${mime} image's header does not tell its dimensions: the file is truncated or damaged.`);
+    const [row] = (await this.db('files')
+      .insert({ workspace_id: workspaceId, name: upload.name, mime_type: mime, size: upload.size, width: size.width, height: size.height, blob_key: upload.key, created_by: principal.user.id })
+      .returning(COLUMNS)) as StoredFile[];
+    upload.keep();
+    return toFile(row);
+  }
+
+  /** A live file of the workspace, or 404; with `lock` (a transaction), its row is held until commit. */
+  async get(workspaceId: string, id: string, lock?: Db): Promise<StoredFile> {
+    const q = (lock ?? this.db)('files').where({ id, workspace_id: workspaceId }).whereNull('revoked_at');
+    const row = (await (lock ? q.forUpdate() : q).first(COLUMNS)) as StoredFile | undefined;
+    if (!row) throw notFound('No such file in this workspace.');
+    return row;
+  }
+
+  /** The bytes of a live file, unless `ifNoneMatch` already names them. */
+  async content(workspaceId: string, id: string, ifNoneMatch: string): Promise<FileContent> {
+    return this.open(await this.get(workspaceId, id), ifNoneMatch);
+  }
+
+  async mint(workspaceId: string, id: string, expiresIn: number, origin: string): Promise<SignedUrl> {
+    const file = await this.get(workspaceId, id);
+    const expiresAt = Math.floor(Date.now() / 1000) + expiresIn;
+    const token = signToken(await this.key.get(), { fileId: file.id, expiresAt, generation: file.generation });
+    return { url: `${origin}/api/v1/files/signed/${token}`, expires_at: new Date(expiresAt * 1000).toISOString() };
+  }
+
+  /** A token for `id` expiring at `expiresAt` (unix seconds), as `mint` would make: for tests and tools that need a given expiry. */
+  async tokenFor(id: string, expiresAt: number): Promise<string> {
+    const file = (await this.db('files').where({ id }).first('generation')) as { generation: number } | undefined;
+    if (!file) throw notFound('No such file.');
+    return signToken(await this.key.get(), { fileId: id, expiresAt, generation: file.generation });
+  }
+
+  /** What a signed URL's token opens: 404 for a forged, expired or revoked one, alike. */
+  async signed(token: string, ifNoneMatch: string): Promise<FileContent> {
+    const claim = verifyToken(await this.key.get(), token);
+    if (!claim || claim.expiresAt * 1000 <= Date.now()) throw notFound('This link has expired or does not exist.');
+    const file = (await this.db('files').where({ id: claim.fileId, generation: claim.generation }).whereNull('revoked_at').first(COLUMNS)) as StoredFile | undefined;
+    if (!file) throw notFound('This link has expired or does not exist.');
+    return this.open(file, ifNoneMatch);
+  }
+
+  /** Ends a file and every signed URL minted for it; its bytes are deleted once that is committed. */
+  async revoke(workspaceId: string, id: string): Promise<{ id: string; revoked_at: string }> {
+    return inTransaction(this.db, async (trx) => {
+      const file = await this.get(workspaceId, id, trx);
+      const [row] = (await trx('files')
+        .where({ id: file.id })
+        .update({ generation: file.generation + 1, revoked_at: trx.fn.now() })
+        .returning(['revoked_at'])) as Array<{ revoked_at: Date }>;
+      this.deleteAfterCommit(trx, [file.blob_key]);
+      return { id: file.id, revoked_at: row.revoked_at.toISOString() };
+    });
+  }
+
+  /** `documents.files`: those of `ids` that are live files of the workspace. */
+  async known(trx: Db, workspaceId: string, ids: string[]): Promise<Set<string>> {
+    const rows = (await trx('files').where({ workspace_id: workspaceId }).whereIn('id', ids).whereNull('revoked_at').pluck('id')) as string[];
+    return new Set(rows);
+  }
+
+  /** `auth.locate` for `file`: a node of its own, so that only the workspace's members (never its guests) reach it. */
+  async locate(req: LocateRequest): Promise<Location | undefined> {
+    const row = (await (req.trx ?? this.db)('files').where({ id: req.id, workspace_id: req.workspaceId }).whereNull('revoked_at').first('created_by')) as
+      | { created_by: string | null }
+      | undefined;
+    return row ? { path: [{ type: 'file', id: req.id }], createdBy: row.created_by } : undefined;
+  }
+
+  /** A workspace being deleted: its files go with it, their bytes once the deletion is committed. */
+  async forgetWorkspace(trx: Db, workspaceId: string): Promise<void> {
+    const keys = (await trx('files').where({ workspace_id: workspaceId }).whereNull('revoked_at').pluck('blob_key')) as string[];
+    await trx('files').where({ workspace_id: workspaceId }).delete();
+    this.deleteAfterCommit(trx, keys);
+  }
+
+  /** Bytes whose rows are gone, deleted after commit; one left behind is logged, never an error for the request. */
+  deleteAfterCommit(trx: Db, keys: string[]): void {
+    if (keys.length === 0) return;
+    afterCommit(trx, () => {
+      void (async () => {
+        for (const key of keys) {
+          await this.blobs.delete(key).catch((err: unknown) => this.logger.warn({ err, key }, 'file bytes left behind'));
+        }
+      })();
+    });
+  }
+
+  private async open(file: StoredFile, ifNoneMatch: string): Promise<FileContent> {
+    if (ifNoneMatch.split(/\s*,\s*/).includes(etagOf(file))) return { file, body: null };
+    const body = await this.blobs.get(file.blob_key);
+    // Revoked between the row's read and now: its bytes are already gone.
+    if (!body) throw notFound('No such file.');
+    return { file, body };
+  }
+}
