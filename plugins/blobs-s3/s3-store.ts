@@ -23,16 +23,16 @@ class ByteCounter extends Transform {
  */
 class ByteWindow extends Transform {
   constructor(
-    private skip: number,
-    private take: number,
+    private toSkip: number,
+    private toTake: number,
   ) {
     super();
   }
   override _transform(chunk: Buffer, _encoding: BufferEncoding, done: TransformCallback): void {
-    const from = Math.min(this.skip, chunk.length);
-    this.skip -= from;
-    const part = chunk.subarray(from, from + this.take);
-    this.take -= part.length;
+    const from = Math.min(this.toSkip, chunk.length);
+    this.toSkip -= from;
+    const part = chunk.subarray(from, from + this.toTake);
+    this.toTake -= part.length;
     done(null, part.length > 0 ? part : undefined);
   }
 }
