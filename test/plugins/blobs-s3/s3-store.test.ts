@@ -5,12 +5,12 @@ import { S3BlobStore } from '../../../plugins/blobs-s3/s3-store.ts';
 import { S3Options } from '../../../plugins/blobs-s3/schemas.ts';
 import { Value } from '@sinclair/typebox/value';
 import { blobStoreSuite } from '../../core/blob-store-suite.ts';
-import { S3RVER_CREDENTIALS, startS3Server, type S3Server } from '../../fixtures/s3-server.ts';
+import { s3rverCredentials, startS3Server, type S3Server } from '../../fixtures/s3-server.ts';
 
 const optionsFor = (server: S3Server, extra: Partial<S3Options> = {}): S3Options =>
-  Value.Default(S3Options, { endpoint: server.endpoint, bucket: server.bucket, ...S3RVER_CREDENTIALS, ...extra }) as S3Options;
+  Value.Default(S3Options, { endpoint: server.endpoint, bucket: server.bucket, ...s3rverCredentials(), ...extra }) as S3Options;
 
-const clientFor = (server: S3Server) => new S3Client({ endpoint: server.endpoint, region: 'us-east-1', credentials: S3RVER_CREDENTIALS, forcePathStyle: true });
+const clientFor = (server: S3Server) => new S3Client({ endpoint: server.endpoint, region: 'us-east-1', credentials: s3rverCredentials(), forcePathStyle: true });
 
 blobStoreSuite('S3 (s3rver on loopback)', async () => {
   const server = await startS3Server();
