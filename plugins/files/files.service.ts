@@ -142,6 +142,22 @@ export class FileService {
     return row ? { path: [{ type: 'file', id: req.id }], createdBy: row.created_by } : undefined;
   }
 
+  /** The live files a user uploaded (in one workspace, or everywhere), oldest first, with where their bytes are. */
+  async uploadedBy(trx: Db, userId: string, workspaceId?: string | null): Promise<Array<{ file: File; blobKey: string }>> {
+    const q = trx('files').where({ created_by: userId }).whereNull('revoked_at').orderBy(['created_at', 'id']);
+    if (workspaceId) q.where({ workspace_id: workspaceId });
+    const rows = (await q.select(COLUMNS)) as StoredFile[];
+    return rows.map((row) => ({ file: toFile(row), blobKey: row.blob_key }));
+  }
+
+  /** Files that go for good (an erasure): rows now, bytes once that commits. */
+  async erase(trx: Db, ids: string[]): Promise<void> {
+    if (ids.length === 0) return;
+    const keys = (await trx('files').whereIn('id', ids).whereNull('revoked_at').pluck('blob_key')) as string[];
+    await trx('files').whereIn('id', ids).delete();
+    this.deleteAfterCommit(trx, keys);
+  }
+
   /** A workspace being deleted: its files go with it, their bytes once the deletion is committed. */
   async forgetWorkspace(trx: Db, workspaceId: string): Promise<void> {
     const keys = (await trx('files').where({ workspace_id: workspaceId }).whereNull('revoked_at').pluck('blob_key')) as string[];
