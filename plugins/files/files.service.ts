@@ -1,11 +1,13 @@
+import { randomUUID } from 'node:crypto';
 import type { Readable } from 'node:stream';
+import { fileTypeFromBuffer } from 'file-type';
 import type { Logger } from 'pino';
 import type { Location, LocateRequest } from '../../core/authz.ts';
 import type { BlobStore } from '../../core/blobs.ts';
-import { afterCommit, inTransaction, type Db } from '../../core/db.ts';
+import { afterCommit, afterRollback, inTransaction, type Db } from '../../core/db.ts';
 import { notFound } from '../../core/errors.ts';
 import type { UserPrincipal } from '../../core/principal.ts';
-import type { Upload } from '../../core/streamed-uploads.ts';
+import { HEAD_BYTES, type Upload } from '../../core/streamed-uploads.ts';
 import { FileErrors } from './errors.ts';
 import { imageSize, isImage } from './images.ts';
 import type { File, SignedUrl } from './schemas.ts';
@@ -55,6 +57,14 @@ export function toFile(row: StoredFile): File {
   };
 }
 
+/** What is stored of an image judged by its first bytes, or why it is refused. */
+async function judgeImage(mime: string | undefined, head: Buffer): Promise<{ mime_type: string; width: number; height: number } | { problem: string }> {
+  if (!isImage(mime)) return { problem: `The file is ${mime ?? 'not a recognised format'}; files are PNG, JPEG, WebP or GIF images (judged by their bytes).` };
+  const size = await imageSize(head);
+  if (!size) return { problem: `The ${mime} image's header does not tell its dimensions: the file is truncated or damaged.` };
+  return { mime_type: mime!, ...size };
+}
+
 /** Editor images: uploaded to a workspace, read by its members, shared through signed URLs, revoked for good. */
 export class FileService {
   constructor(
@@ -66,16 +76,31 @@ export class FileService {
 
   /** Keeps a streamed upload as a file of the workspace if its bytes are an image whose size the header tells. */
   async create(principal: UserPrincipal, workspaceId: string, upload: Upload): Promise<File> {
-    const mime = upload.detected?.mime;
-    if (!isImage(mime)) {
-      throw FileErrors.unsupported_media_type(`The file is ${mime ?? 'not a recognised format'}; files are PNG, JPEG, WebP or GIF images (judged by their bytes).`);
-    }
-    const size = await imageSize(upload.head);
-    if (!size) throw FileErrors.unsupported_media_type(`The ${mime} image's header does not tell its dimensions: the file is truncated or damaged.`);
+    const image = await judgeImage(upload.detected?.mime, upload.head);
+    if ('problem' in image) throw FileErrors.unsupported_media_type(image.problem);
     const [row] = (await this.db('files')
-      .insert({ workspace_id: workspaceId, name: upload.name, mime_type: mime, size: upload.size, width: size.width, height: size.height, blob_key: upload.key, created_by: principal.user.id })
+      .insert({ workspace_id: workspaceId, name: upload.name, ...image, size: upload.size, blob_key: upload.key, created_by: principal.user.id })
       .returning(COLUMNS)) as StoredFile[];
     upload.keep();
+    return toFile(row);
+  }
+
+  /**
+   * A file made in `trx` from bytes in hand (a pack's), judged as an upload is: the problem when they are not an
+   * image. Its blob is written first and deleted again if `trx` (or what it is a savepoint of) does not commit.
+   */
+  async createFromBytes(trx: Db, principal: UserPrincipal, workspaceId: string, name: string, bytes: Buffer): Promise<File | { problem: string }> {
+    const head = bytes.subarray(0, HEAD_BYTES);
+    const detected = await fileTypeFromBuffer(head);
+    const image = await judgeImage(detected?.mime, head);
+    if ('problem' in image) return image;
+    const key = `files/${randomUUID()}`;
+    await this.blobs.put(key, bytes, { contentType: image.mime_type });
+    afterRollback(trx, () => void this.blobs.delete(key).catch((err: unknown) => this.logger.warn({ err, key }, 'file bytes of a rolled back write left behind')));
+    const [row] = (await trx('files')
+      // The clock, not the transaction's start: files made together keep their order (a pack exported again lists them alike).
+      .insert({ workspace_id: workspaceId, name, ...image, size: bytes.length, blob_key: key, created_by: principal.user.id, made_by_pack: true, created_at: trx.raw('clock_timestamp()') })
+      .returning(COLUMNS)) as StoredFile[];
     return toFile(row);
   }
 
@@ -142,12 +167,40 @@ export class FileService {
     return row ? { path: [{ type: 'file', id: req.id }], createdBy: row.created_by } : undefined;
   }
 
+  /** The live files of the workspace among `ids`, oldest first. */
+  async liveRows(trx: Db, workspaceId: string, ids: string[]): Promise<StoredFile[]> {
+    if (ids.length === 0) return [];
+    return (await trx('files').where({ workspace_id: workspaceId }).whereIn('id', ids).whereNull('revoked_at').orderBy(['created_at', 'id']).select(COLUMNS)) as StoredFile[];
+  }
+
+  async isLive(db: Db, workspaceId: string, id: string): Promise<boolean> {
+    return (await db('files').where({ id, workspace_id: workspaceId }).whereNull('revoked_at').first('id')) !== undefined;
+  }
+
+  /** A file's bytes in memory (a pack's images are small and capped); 404 when they are gone. */
+  async bytesOf(file: StoredFile): Promise<Buffer> {
+    const bytes = await this.blobs.read(file.blob_key);
+    if (!bytes) throw notFound(`The bytes of file ${file.id} are gone.`);
+    return bytes;
+  }
+
   /** The live files a user uploaded (in one workspace, or everywhere), oldest first, with where their bytes are. */
   async uploadedBy(trx: Db, userId: string, workspaceId?: string | null): Promise<Array<{ file: File; blobKey: string }>> {
     const q = trx('files').where({ created_by: userId }).whereNull('revoked_at').orderBy(['created_at', 'id']);
     if (workspaceId) q.where({ workspace_id: workspaceId });
     const rows = (await q.select(COLUMNS)) as StoredFile[];
     return rows.map((row) => ({ file: toFile(row), blobKey: row.blob_key }));
+  }
+
+  /** Of `ids`, the files a pack made that nothing shows any more (their documents deleted) go, like an erasure. */
+  async eraseUnshownPackFiles(trx: Db, ids: string[]): Promise<void> {
+    if (ids.length === 0) return;
+    const unshown = (await trx('files')
+      .whereIn('id', [...new Set(ids)])
+      .where({ made_by_pack: true })
+      .whereNotExists((q) => q.select(trx.raw('1')).from('files_uses').whereRaw('files_uses.file_id = files.id'))
+      .pluck('id')) as string[];
+    await this.erase(trx, unshown);
   }
 
   /** Files that go for good (an erasure): rows now, bytes once that commits. */

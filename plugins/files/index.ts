@@ -4,6 +4,7 @@ import { definePlugin } from '../../core/plugin.ts';
 import { imagesOf } from '../documents/public.ts';
 import { FileService } from './files.service.ts';
 import { tapGdpr } from './gdpr.ts';
+import { tapPacks } from './pack.ts';
 import { fileRoutes } from './routes.ts';
 import { FilesOptions } from './schemas.ts';
 import { SigningKey } from './signed-urls.ts';
@@ -23,8 +24,9 @@ export default definePlugin<FilesOptions>({
   // Files belong to workspaces (workspaces), uploaded by users (auth).
   dependsOn: { auth: '^1.0.0', workspaces: '^1.0.0' },
   // Documents show files as images; which ones show which is kept from their writes, and forgotten with the records
-  // (records) and databases (databases) descriptions belong to. An erasure (gdpr) keeps the images still shown.
-  optionalDependsOn: { documents: '^1.0.0', records: '^1.0.0', databases: '^1.0.0', gdpr: '^1.0.0' },
+  // (records) and databases (databases) descriptions belong to. An erasure (gdpr) keeps the images still shown; packs
+  // take the images their documents show along.
+  optionalDependsOn: { documents: '^1.0.0', records: '^1.0.0', databases: '^1.0.0', gdpr: '^1.0.0', packs: '^1.0.0' },
   optionsSchema: FilesOptions,
   migrations: path.join(path.dirname(fileURLToPath(import.meta.url)), 'migrations'),
   register(ctx) {
@@ -44,13 +46,18 @@ export default definePlugin<FilesOptions>({
         return known.size > 0 ? known : undefined;
       });
       const writes = ctx.hooksOf('documents.writes');
-      writes.contentWritten.tapPromise('files', ({ trx, workspaceId, documentId, content }) => uses().record(trx, workspaceId, { kind: 'document', id: documentId }, imagesOf(content)));
+      writes.contentWritten.tapPromise('files', ({ trx, workspaceId, documentId, spaceId, content }) => uses().record(trx, workspaceId, { kind: 'document', id: documentId, spaceId }, imagesOf(content)));
       writes.descriptionWritten.tapPromise('files', ({ trx, workspaceId, databaseId, recordId, after }) =>
         uses().record(trx, workspaceId, { kind: 'description', id: recordId, databaseId }, imagesOf(after)),
       );
-      writes.documentDeleted.tapPromise('files', ({ trx, documentId }) => uses().forget(trx, 'document', [documentId]));
+      writes.documentDeleted.tapPromise('files', async ({ trx, documentId }) => files().eraseUnshownPackFiles(trx, await uses().forget(trx, 'document', [documentId])));
     }
-    if (ctx.has('records')) ctx.hooksOf('records.lifecycle').purged.tapPromise('files', ({ trx, recordIds }) => uses().forget(trx, 'description', recordIds));
-    if (ctx.has('databases')) ctx.hooksOf('databases.databases').deleting.tapPromise('files', ({ trx, databaseId }) => uses().forgetDatabase(trx, databaseId));
+    if (ctx.has('packs')) tapPacks(ctx.hooksOf('packs.kinds'), { files, uses, maxBytes: ctx.options.maxBytes, packMaxBytes: ctx.options.packMaxBytes });
+    if (ctx.has('records')) {
+      ctx.hooksOf('records.lifecycle').purged.tapPromise('files', async ({ trx, recordIds }) => files().eraseUnshownPackFiles(trx, await uses().forget(trx, 'description', recordIds)));
+    }
+    if (ctx.has('databases')) {
+      ctx.hooksOf('databases.databases').deleting.tapPromise('files', async ({ trx, databaseId }) => files().eraseUnshownPackFiles(trx, await uses().forgetDatabase(trx, databaseId)));
+    }
   },
 });

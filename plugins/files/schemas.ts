@@ -9,6 +9,11 @@ export const MAX_EXPIRES_IN = 7 * 24 * 3600;
 export const FilesOptions = Type.Object(
   {
     maxBytes: Type.Integer({ minimum: 1, default: DEFAULT_MAX_BYTES, description: 'The largest image accepted, in bytes (413 above).' }),
+    packMaxBytes: Type.Integer({
+      minimum: 0,
+      default: 2 * 1024 * 1024,
+      description: 'The most bytes of images, all files together, a pack export takes along (422 `limit_exceeded` above; base64 makes them a third larger).',
+    }),
     signingKey: Type.Optional(
       Type.String({
         minLength: 32,
@@ -56,3 +61,4 @@ export const Revoked = Type.Object({
   id: Uuid(),
   revoked_at: Type.String({ format: 'date-time' }),
 });
+

@@ -1,6 +1,6 @@
 import type { Db } from '../../core/db.ts';
 
-export type UseOwner = { kind: 'document'; id: string } | { kind: 'description'; id: string; databaseId: string };
+export type UseOwner = { kind: 'document'; id: string; spaceId: string } | { kind: 'description'; id: string; databaseId: string };
 
 /** Which files documents and record descriptions show, kept in their writing transactions. */
 export class FileUses {
@@ -10,16 +10,28 @@ export class FileUses {
     if (fileIds.length === 0) return;
     const ours = (await trx('files').where({ workspace_id: workspaceId }).whereIn('id', fileIds).pluck('id')) as string[];
     if (ours.length === 0) return;
-    const databaseId = owner.kind === 'description' ? owner.databaseId : null;
-    await trx('files_uses').insert(ours.map((fileId) => ({ file_id: fileId, owner_kind: owner.kind, owner_id: owner.id, database_id: databaseId })));
+    const where = owner.kind === 'document' ? { space_id: owner.spaceId, database_id: null } : { space_id: null, database_id: owner.databaseId };
+    await trx('files_uses').insert(ours.map((fileId) => ({ file_id: fileId, owner_kind: owner.kind, owner_id: owner.id, ...where })));
   }
 
-  async forget(trx: Db, kind: UseOwner['kind'], ownerIds: string[]): Promise<void> {
-    if (ownerIds.length > 0) await trx('files_uses').where({ owner_kind: kind }).whereIn('owner_id', ownerIds).delete();
+  /** Owners gone: what they showed is no longer shown by them. The files they showed. */
+  async forget(trx: Db, kind: UseOwner['kind'], ownerIds: string[]): Promise<string[]> {
+    if (ownerIds.length === 0) return [];
+    return (await trx('files_uses').where({ owner_kind: kind }).whereIn('owner_id', ownerIds).delete().returning('file_id')).map((r: { file_id: string }) => r.file_id);
   }
 
-  async forgetDatabase(trx: Db, databaseId: string): Promise<void> {
-    await trx('files_uses').where({ database_id: databaseId }).delete();
+  async forgetDatabase(trx: Db, databaseId: string): Promise<string[]> {
+    return (await trx('files_uses').where({ database_id: databaseId }).delete().returning('file_id')).map((r: { file_id: string }) => r.file_id);
+  }
+
+  /** The files shown by the documents of `spaceIds` and the descriptions of `recordIds`: what a pack of them takes along. */
+  async shownIn(trx: Db, spaceIds: string[], recordIds: string[]): Promise<string[]> {
+    if (spaceIds.length === 0 && recordIds.length === 0) return [];
+    return (await trx('files_uses')
+      .where((w) => w.where('owner_kind', 'document').whereIn('space_id', spaceIds))
+      .orWhere((w) => w.where('owner_kind', 'description').whereIn('owner_id', recordIds))
+      .distinct('file_id')
+      .pluck('file_id')) as string[];
   }
 
   /** Those of `fileIds` something still shows. */

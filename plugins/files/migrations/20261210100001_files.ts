@@ -18,6 +18,8 @@ export async function up(knex: Knex): Promise<void> {
     // Part of every signed URL's MAC: bumping it stops every URL minted before, with nothing stored per URL.
     t.integer('generation').notNullable().defaultTo(0);
     t.timestamp('revoked_at', { useTz: true });
+    // Made by a pack install: it lives as long as the documents that came with it show it.
+    t.boolean('made_by_pack').notNullable().defaultTo(false);
     t.timestamp('created_at', { useTz: true }).notNullable().defaultTo(knex.fn.now());
     t.uuid('created_by').references('users.id').onDelete('SET NULL');
     t.index(['workspace_id']);

@@ -10,11 +10,13 @@ export async function up(knex: Knex): Promise<void> {
     t.text('owner_kind').notNullable();
     // A document's id, or the id of the record a description belongs to.
     t.uuid('owner_id').notNullable();
-    // A description's database, so that the uses go with it.
+    // A document's space (what a pack of the space takes along), a description's database (the uses go with it).
+    t.uuid('space_id');
     t.uuid('database_id');
     t.primary(['owner_kind', 'owner_id', 'file_id']);
     t.index(['file_id']);
     t.index(['database_id']);
+    t.index(['space_id']);
   });
   await knex.raw("ALTER TABLE files_uses ADD CONSTRAINT files_uses_owner_kind CHECK (owner_kind IN ('document','description'))");
 }
