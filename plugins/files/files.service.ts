@@ -35,6 +35,9 @@ export interface FileContent {
   body: Readable | null;
 }
 
+/** How much of an upload is read when its first 64 KiB do not tell an image's dimensions. */
+const SECOND_LOOK_BYTES = 1024 * 1024;
+
 const COLUMNS = ['id', 'workspace_id', 'name', 'mime_type', 'size', 'width', 'height', 'blob_key', 'generation', 'created_at', 'created_by'];
 
 export const contentPath = (workspaceId: string, id: string) => `/api/v1/workspaces/${workspaceId}/files/${id}/content`;
@@ -76,7 +79,11 @@ export class FileService {
 
   /** Keeps a streamed upload as a file of the workspace if its bytes are an image whose size the header tells. */
   async create(principal: UserPrincipal, workspaceId: string, upload: Upload): Promise<File> {
-    const image = await judgeImage(upload.detected?.mime, upload.head);
+    let image = await judgeImage(upload.detected?.mime, upload.head);
+    // Metadata (EXIF, ICC, XMP) can push a JPEG's frame header past the first 64 KiB: a second, longer look.
+    if ('problem' in image && isImage(upload.detected?.mime) && upload.size > upload.head.length) {
+      image = await judgeImage(upload.detected?.mime, await this.start(upload.key, Math.min(upload.size, SECOND_LOOK_BYTES)));
+    }
     if ('problem' in image) throw FileErrors.unsupported_media_type(image.problem);
     const [row] = (await this.db('files')
       .insert({ workspace_id: workspaceId, name: upload.name, ...image, size: upload.size, blob_key: upload.key, created_by: principal.user.id })
@@ -228,6 +235,14 @@ export class FileService {
         }
       })();
     });
+  }
+
+  /** The first `bytes` bytes of a blob. */
+  private async start(key: string, bytes: number): Promise<Buffer> {
+    const stream = await this.blobs.get(key, { start: 0, end: bytes - 1 });
+    const chunks: Buffer[] = [];
+    for await (const chunk of stream ?? []) chunks.push(chunk as Buffer);
+    return Buffer.concat(chunks);
   }
 
   private async open(file: StoredFile, ifNoneMatch: string): Promise<FileContent> {

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import type { SignedUpUser } from '../../../core/testing.ts';
-import { eventually, filesWorld, HTML, images, PDF, SVG, uploadedBlobs, type FilesWorld } from './setup.ts';
+import { eventually, filesWorld, HTML, images, jpegWithBulkyMetadata, PDF, SVG, uploadedBlobs, type FilesWorld } from './setup.ts';
 
 describe('files: editor images', () => {
   let w: FilesWorld;
@@ -41,6 +41,14 @@ describe('files: editor images', () => {
     const gif = (await upload(await images.gif(), 'x.gif', 'image/gif').expect(201)).body;
     assert.deepEqual([gif.mime_type, gif.width, gif.height], ['image/gif', 2, 7]);
     assert.equal(uploadedBlobs(w.t).length, 5);
+  });
+
+  it('reads the dimensions of a JPEG whose metadata fills its first 64 KiB', async () => {
+    const bulky = await jpegWithBulkyMetadata();
+    const file = (await upload(bulky, 'phone.jpg', 'image/jpeg').expect(201)).body;
+    assert.deepEqual([file.mime_type, file.width, file.height, file.size], ['image/jpeg', 6, 3, bulky.length]);
+    // Cut before its frame header, it is refused.
+    assert.equal((await upload(bulky.subarray(0, 100_000), 'cut.jpg', 'image/jpeg').expect(415)).body.code, 'unsupported_media_type');
   });
 
   it('refuses what is not an image (an SVG or HTML labelled as PNG, a PDF, an empty file) with 415, keeping nothing', async () => {

@@ -41,6 +41,17 @@ export const images = {
   gif: () => sharp({ create: { width: 2, height: 7, channels: 3, background: '#000000' } }).gif().toBuffer(),
 };
 
+/** A 6×3 JPEG whose metadata (two 60 KB APP15 segments) puts its frame header past the first 64 KiB. */
+export async function jpegWithBulkyMetadata(): Promise<Buffer> {
+  const jpeg = await sharp({ create: { width: 6, height: 3, channels: 3, background: '#888888' } }).jpeg().toBuffer();
+  const segment = () => {
+    const marker = Buffer.from([0xff, 0xef, 0, 0]);
+    marker.writeUInt16BE(60_000 + 2, 2);
+    return Buffer.concat([marker, Buffer.alloc(60_000, 0x20)]);
+  };
+  return Buffer.concat([jpeg.subarray(0, 2), segment(), segment(), jpeg.subarray(2)]);
+}
+
 export const SVG = Buffer.from('<svg xmlns="http://www.w3.org/2000/svg" width="10" height="10"><script>alert(1)</script></svg>');
 export const HTML = Buffer.from('<!doctype html><html><body><script>alert(1)</script></body></html>');
 export const PDF = Buffer.from('%PDF-1.4\n1 0 obj << /Type /Catalog >> endobj\ntrailer << /Root 1 0 R >>\n%%EOF\n');
