@@ -1,5 +1,6 @@
 import { Reply } from '../../core/routes.ts';
-import { etagOf, type FileContent } from './files.service.ts';
+import type { Context } from 'koa';
+import { etagOf, type ContentAsk, type FileContent } from './files.service.ts';
 
 /** RFC 6266 / 8187: an ASCII fallback and the exact UTF-8 name (names are already stripped of controls). */
 function disposition(name: string): string {
@@ -13,8 +14,11 @@ function disposition(name: string): string {
  * said (nosniff is on every answer). `no-cache`: a cached copy is checked again (a cheap 304), so a revoked file
  * stops at the next request.
  */
-export function contentReply({ file, body }: FileContent): Reply {
+export function contentReply({ file, fresh, body }: FileContent): Reply {
   const headers = { ETag: etagOf(file), 'Cache-Control': 'private, no-cache' };
-  if (!body) return new Reply(304, undefined, headers);
-  return new Reply(200, body, { ...headers, 'Content-Length': String(file.size), 'Content-Disposition': disposition(file.name) }, file.mime_type);
+  if (fresh) return new Reply(304, undefined, headers);
+  return new Reply(200, body ?? undefined, { ...headers, 'Content-Length': String(file.size), 'Content-Disposition': disposition(file.name) }, file.mime_type);
 }
+
+/** What a request for a file's bytes asks. */
+export const askOf = (ctx: Context): ContentAsk => ({ ifNoneMatch: ctx.get('if-none-match'), head: ctx.method === 'HEAD' });

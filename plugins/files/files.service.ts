@@ -31,8 +31,16 @@ export interface StoredFile {
 /** A file's bytes about to be served. */
 export interface FileContent {
   file: StoredFile;
-  /** Null when the caller's copy is current (`If-None-Match`). */
+  /** The caller's copy is current (`If-None-Match`): 304. */
+  fresh: boolean;
+  /** Null when fresh, or when only the headers are asked for (HEAD). */
   body: Readable | null;
+}
+
+/** What a read of the bytes asks: `If-None-Match`, and whether the bytes themselves are wanted (not for HEAD). */
+export interface ContentAsk {
+  ifNoneMatch: string;
+  head: boolean;
 }
 
 /** How much of an upload is read when its first 64 KiB do not tell an image's dimensions. */
@@ -119,9 +127,9 @@ export class FileService {
     return row;
   }
 
-  /** The bytes of a live file, unless `ifNoneMatch` already names them. */
-  async content(workspaceId: string, id: string, ifNoneMatch: string): Promise<FileContent> {
-    return this.open(await this.get(workspaceId, id), ifNoneMatch);
+  /** The bytes of a live file, unless the caller has them already or asks for headers only. */
+  async content(workspaceId: string, id: string, ask: ContentAsk): Promise<FileContent> {
+    return this.open(await this.get(workspaceId, id), ask);
   }
 
   async mint(workspaceId: string, id: string, expiresIn: number, origin: string): Promise<SignedUrl> {
@@ -139,12 +147,12 @@ export class FileService {
   }
 
   /** What a signed URL's token opens: 404 for a forged, expired or revoked one, alike. */
-  async signed(token: string, ifNoneMatch: string): Promise<FileContent> {
+  async signed(token: string, ask: ContentAsk): Promise<FileContent> {
     const claim = verifyToken(await this.key.get(), token);
     if (!claim || claim.expiresAt * 1000 <= Date.now()) throw notFound('This link has expired or does not exist.');
     const file = (await this.db('files').where({ id: claim.fileId, generation: claim.generation }).whereNull('revoked_at').first(COLUMNS)) as StoredFile | undefined;
     if (!file) throw notFound('This link has expired or does not exist.');
-    return this.open(file, ifNoneMatch);
+    return this.open(file, ask);
   }
 
   /** Ends a file and every signed URL minted for it; its bytes are deleted once that is committed. */
@@ -245,11 +253,13 @@ export class FileService {
     return Buffer.concat(chunks);
   }
 
-  private async open(file: StoredFile, ifNoneMatch: string): Promise<FileContent> {
-    if (ifNoneMatch.split(/\s*,\s*/).includes(etagOf(file))) return { file, body: null };
+  private async open(file: StoredFile, ask: ContentAsk): Promise<FileContent> {
+    if (ask.ifNoneMatch.split(/\s*,\s*/).includes(etagOf(file))) return { file, fresh: true, body: null };
+    // A stream opened for HEAD would never be read: an open file, or a pooled socket to the store, held for nothing.
+    if (ask.head) return { file, fresh: false, body: null };
     const body = await this.blobs.get(file.blob_key);
     // Revoked between the row's read and now: its bytes are already gone.
     if (!body) throw notFound('No such file.');
-    return { file, body };
+    return { file, fresh: false, body };
   }
 }

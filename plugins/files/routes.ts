@@ -2,7 +2,7 @@ import type { Context } from 'koa';
 import { validationFailed } from '../../core/errors.ts';
 import { defineRoute, publicOrigin, type AnyRouteDef } from '../../core/routes.ts';
 import { streamedUpload } from '../../core/streamed-uploads.ts';
-import { contentReply } from './content-reply.ts';
+import { askOf, contentReply } from './content-reply.ts';
 import { FileErrors } from './errors.ts';
 import { toFile } from './files.service.ts';
 import { File, FileParams, Revoked, SignedUrl, SignedUrlBody, TokenParams, WorkspaceParams } from './schemas.ts';
@@ -74,7 +74,7 @@ export function fileRoutes(maxBytes: number): AnyRouteDef[] {
       access: member,
       params: FileParams,
       responses: { ...BYTES, 404: NOT_LIVE },
-      handler: async ({ params, ctx, resolve }) => contentReply(await resolve('files.service').content(params.ws, params.id, ctx.get('if-none-match'))),
+      handler: async ({ params, ctx, resolve }) => contentReply(await resolve('files.service').content(params.ws, params.id, askOf(ctx))),
     }),
     defineRoute({
       method: 'POST',
@@ -121,7 +121,7 @@ export function fileRoutes(maxBytes: number): AnyRouteDef[] {
       auth: 'public',
       params: TokenParams,
       responses: { ...BYTES, 404: { description: 'The link is unknown, altered, expired or its file revoked' } },
-      handler: async ({ params, ctx, resolve }) => contentReply(await resolve('files.service').signed(params.token, ctx.get('if-none-match'))),
+      handler: async ({ params, ctx, resolve }) => contentReply(await resolve('files.service').signed(params.token, askOf(ctx))),
     }),
   ];
 }

@@ -107,6 +107,10 @@ describe('files: editor images', () => {
     const cached = await w.t.request.get(file.url).set(w.member.auth).set('If-None-Match', etag).expect(304);
     assert.equal(cached.headers.etag, etag);
     await w.t.request.get(file.url).set(w.member.auth).set('If-None-Match', '"other"').expect(200);
+    // HEAD: the headers alone.
+    const head = await w.t.request.head(file.url).set(w.member.auth).expect(200);
+    assert.deepEqual([head.headers['content-type'], head.headers['content-length'], head.headers.etag], ['image/png', String(png.length), etag]);
+    assert.deepEqual(head.body, {});
   });
 
   it('lets editors and up upload, members and up read, and hides files from guests and outsiders (404)', async () => {
