@@ -4,6 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { GetObjectCommand, ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
 import { LocalDiskBlobStore } from '../../../core/blobs.ts';
+import { loadConfig } from '../../../core/config.ts';
 import { StartupError } from '../../../core/errors.ts';
 import { definePlugin } from '../../../core/plugin.ts';
 import { createWorkspace, signUp, startTestKernel, type TestKernel } from '../../../core/testing.ts';
@@ -86,6 +87,13 @@ describe('blobs-s3 in a kernel', function () {
     const err = await startFailure(startTestKernel({ plugins: [blobsS3], config: s3Config(server, { bucket: 'missing-bucket' }) }));
     assert.deepEqual(err.pluginIds, ['blobs-s3']);
     assert.match(err.message, /"blobs-s3" failed during boot: bucket "missing-bucket" at http:\/\/127\.0\.0\.1:\d+ does not answer: it does not exist/);
+  });
+
+  it('takes its credentials from the environment ($env), and names the key of one that is not set', () => {
+    const input = { plugins: { 'blobs-s3': { enabled: true, options: { bucket: 'b', accessKeyId: { $env: 'S3_KEY' }, secretAccessKey: { $env: 'S3_SECRET' } } } } };
+    const config = loadConfig({ env: { S3_KEY: 'key-id', S3_SECRET: 'secret' }, input });
+    assert.deepEqual(config.plugins['blobs-s3'].options, { bucket: 'b', accessKeyId: 'key-id', secretAccessKey: 'secret' });
+    assert.throws(() => loadConfig({ env: { S3_KEY: 'key-id' }, input }), /"\/plugins\/blobs-s3\/options\/secretAccessKey".*S3_SECRET/);
   });
 
   it('refuses half a credential', async () => {
