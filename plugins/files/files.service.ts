@@ -168,9 +168,9 @@ export class FileService {
     });
   }
 
-  /** `documents.files`: those of `ids` that are live files of the workspace. */
+  /** `documents.files`: those of `ids` that are live files of the workspace, held (FOR SHARE) so that none is revoked before the write commits. */
   async known(trx: Db, workspaceId: string, ids: string[]): Promise<Set<string>> {
-    const rows = (await trx('files').where({ workspace_id: workspaceId }).whereIn('id', ids).whereNull('revoked_at').pluck('id')) as string[];
+    const rows = (await trx('files').where({ workspace_id: workspaceId }).whereIn('id', ids).whereNull('revoked_at').forShare().pluck('id')) as string[];
     return new Set(rows);
   }
 
