@@ -38,14 +38,17 @@ export interface BlobStore {
 
 const SAFE_KEY = /^[A-Za-z0-9][A-Za-z0-9._-]*(\/[A-Za-z0-9][A-Za-z0-9._-]*)*$/;
 
+/** Every store takes the same keys: relative, `/`-separated, no empty, dot-led or `..` segments (nothing escapes a root or prefix). */
+export function assertBlobKey(key: string): void {
+  if (!SAFE_KEY.test(key) || key.split('/').some((s) => s === '..' || s === '.')) throw new Error(`Invalid blob key "${key}"`);
+}
+
 /** Blobs as files under a root directory; writes land atomically through a temp file. */
 export class LocalDiskBlobStore implements BlobStore {
   constructor(private readonly root: string) {}
 
   private pathOf(key: string): string {
-    if (!SAFE_KEY.test(key) || key.split('/').some((s) => s === '..' || s === '.')) {
-      throw new Error(`Invalid blob key "${key}"`);
-    }
+    assertBlobKey(key);
     return path.join(this.root, key);
   }
 

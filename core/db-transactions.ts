@@ -28,6 +28,21 @@ export function afterCommit(trx: Db | undefined, fn: () => void): void {
 }
 
 /**
+ * Runs `fn` once if `trx` does not commit: it, or any transaction it is a savepoint of, rolls back. For undoing what
+ * was written outside the database for the transaction (a blob its rows would own).
+ */
+export function afterRollback(trx: Db, fn: () => void): void {
+  let done = false;
+  const once = () => {
+    if (done) return;
+    done = true;
+    fn();
+  };
+  type Level = Db & { isTransaction?: boolean; executionPromise?: Promise<unknown>; parentTransaction?: Level };
+  for (let t = trx as Level | undefined; t?.isTransaction; t = t.parentTransaction) t.executionPromise?.then(() => {}, once);
+}
+
+/**
  * Runs `fn` in a savepoint of `trx`: when it throws, what it wrote is undone and `trx` carries on (one bad item of a
  * batch, reported, without losing the transaction on PostgreSQL).
  */

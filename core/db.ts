@@ -10,7 +10,7 @@ import { timeKnexStatements } from './server-timing.ts';
 const SETUP_LOCK_POLL_MS = 25;
 
 export { SIGNAL_CHANNEL, type Database, type DatabaseKind, type DatabaseOptions, type Db, type NativeStatement, type Trx } from './db-types.ts';
-export { inTransaction, inSavepoint, afterCommit } from './db-transactions.ts';
+export { inTransaction, inSavepoint, afterCommit, afterRollback } from './db-transactions.ts';
 export { countRows } from './db-count.ts';
 export { emptyClusterDump } from './db-pglite.ts';
 

@@ -7,7 +7,9 @@ import type { DescriptionService } from './descriptions.service.ts';
 import type { DocumentService } from './documents.service.ts';
 import { mentionsOf, type RichTextDoc, type RichTextNode } from './rich-text.ts';
 
-const Content = Type.Unknown({ description: 'Rich text; checked as a write of it would be (images → 422: files do not travel).' });
+const Content = Type.Unknown({
+  description: 'Rich text; checked as a write of it would be. An image names a `file` resource of the pack by its ref (an image whose file is not in the pack → 422).',
+});
 
 /** A standalone document in a pack: its space and folder by ref, its title and content. */
 export const DocumentResource = Type.Object(
@@ -35,13 +37,14 @@ interface Deps {
 /**
  * The documents plugin's part in packs: `document` (standalone, in its space) and `record_description` (with the
  * sample records it describes, when they travel). People do not travel: a mention is written out as `@name` text.
- * Files do not travel yet: content naming an image is refused at install, with a pointer to it.
+ * Images travel when the plugin keeping files exports them (kind `file`, before these): an image names its file by
+ * ref in the pack, and the file made at install by id again; one whose file is not in the pack is refused at install.
  */
 export function tapPacks(hooks: PackHooks, deps: Deps): void {
   hooks.kinds.tap('documents', (kinds) => [
     ...kinds,
-    { kind: 'document', plugin: 'documents', after: ['space', 'folder'], schema: DocumentResource, part: false },
-    { kind: 'record_description', plugin: 'documents', after: ['database', 'record'], schema: DescriptionResource, part: true },
+    { kind: 'document', plugin: 'documents', after: ['space', 'folder', 'file'], schema: DocumentResource, part: false },
+    { kind: 'record_description', plugin: 'documents', after: ['database', 'record', 'file'], schema: DescriptionResource, part: true },
   ]);
 
   hooks.export.for('document').tapPromise('documents', async (resources, { trx, refs }) => {
@@ -58,7 +61,8 @@ export function tapPacks(hooks: PackHooks, deps: Deps): void {
     const out: PackResource[] = [...resources];
     for (const row of rows) {
       const folder = row.folder_id ? (refs.find('folder', row.folder_id) ?? null) : null;
-      out.push({ ref: refs.ref('document', row.id), space: refs.find('space', row.space_id)!, folder, title: row.title, ...(row.content ? { content: portable(row.content) } : {}) });
+      const content = row.content && withImages(portable(row.content), (id) => refs.find('file', id.toLowerCase()));
+      out.push({ ref: refs.ref('document', row.id), space: refs.find('space', row.space_id)!, folder, title: row.title, ...(content ? { content } : {}) });
     }
     return out;
   });
@@ -77,7 +81,10 @@ export function tapPacks(hooks: PackHooks, deps: Deps): void {
     // In the records' own order, so that exporting the same content twice gives the same pack.
     for (const id of recordIds) {
       const row = byRecord.get(id);
-      if (row) out.push({ ref: refs.ref('record_description', id), database: refs.find('database', row.database_id)!, record: refs.find('record', id)!, content: portable(row.content) });
+      if (row) {
+        const content = withImages(portable(row.content), (fileId) => refs.find('file', fileId.toLowerCase()));
+        out.push({ ref: refs.ref('record_description', id), database: refs.find('database', row.database_id)!, record: refs.find('record', id)!, content });
+      }
     }
     return out;
   });
@@ -90,7 +97,8 @@ export function tapPacks(hooks: PackHooks, deps: Deps): void {
     const body = { title: uniqueName(resource.title.trim(), titles, 500), space_id: spaceId, ...(folderId ? { folder_id: folderId } : {}) };
     const document = await deps.documents().create(req.actor, req.grant, body, req.trx);
     if (resource.content !== undefined && resource.content !== null) {
-      await deps.documents().putContent(req.actor, req.workspaceId, document.id, { content: resource.content, version: 0 }, req.trx);
+      const content = withImages(resource.content, (ref) => req.refs.find('file', ref));
+      await deps.documents().putContent(req.actor, req.workspaceId, document.id, { content, version: 0 }, req.trx);
     }
     await stampMadeNow(req.trx, 'documents', document.id);
     return { id: document.id, action: 'create', containers: [{ kind: 'space', ref: resource.space }, ...(resource.folder ? [{ kind: 'folder', ref: resource.folder }] : [])] };
@@ -100,7 +108,8 @@ export function tapPacks(hooks: PackHooks, deps: Deps): void {
     const resource = req.resource as DescriptionResource;
     const databaseId = req.refs.id('database', resource.database, '/database');
     const recordId = req.refs.id('record', resource.record, '/record');
-    await deps.descriptions().put(req.actor, req.workspaceId, databaseId, recordId, { content: resource.content, version: 0 }, req.trx);
+    const content = withImages(resource.content, (ref) => req.refs.find('file', ref));
+    await deps.descriptions().put(req.actor, req.workspaceId, databaseId, recordId, { content, version: 0 }, req.trx);
     return { id: recordId, action: 'create', containers: [{ kind: 'record', ref: resource.record }] };
   });
 
@@ -135,4 +144,22 @@ async function withoutPeople(users: UserService, trx: Db, docs: RichTextDoc[]): 
     return node.content ? { ...node, content: node.content.map(portable) } : node;
   };
   return (doc) => ({ ...doc, content: doc.content.map(portable) });
+}
+
+/**
+ * `content` with each image's `file_id` replaced by what `to` answers for it (a ref at export, an id at install); one
+ * it has no answer for stays, to be refused as a write of it would be. Content from a pack is not checked yet: only
+ * what has the shape is touched; its depth is bounded by the request guard.
+ */
+function withImages<T>(content: T, to: (fileId: string) => string | undefined): T {
+  const walk = (node: unknown): unknown => {
+    if (!node || typeof node !== 'object' || Array.isArray(node)) return node;
+    const n = node as RichTextNode;
+    if (n.type === 'image' && n.attrs && typeof n.attrs.file_id === 'string') {
+      const mapped = to(n.attrs.file_id);
+      return mapped ? { ...n, attrs: { ...n.attrs, file_id: mapped } } : n;
+    }
+    return Array.isArray(n.content) ? { ...n, content: n.content.map(walk) } : n;
+  };
+  return walk(content) as T;
 }

@@ -21,7 +21,8 @@ describe('admin: GET /admin/plugins', () => {
     const res = await t.request.get('/api/v1/admin/plugins').set(root.auth).expect(200);
     assert.equal(res.body.next_cursor, null);
     const expected = [
-      ...builtinPlugins.map((p) => ({ id: p.id, version: p.version, enabled: true, state: 'active', failure: null })),
+      // Built-ins are on unless off by default (blobs-s3, until configured).
+      ...builtinPlugins.map((p) => ({ id: p.id, version: p.version, enabled: p.enabledByDefault ?? true, state: (p.enabledByDefault ?? true) ? 'active' : 'disabled', failure: null })),
       { id: 'dormant', version: '0.3.1', enabled: false, state: 'disabled', failure: null },
     ].sort((a, b) => a.id.localeCompare(b.id));
     assert.deepEqual(res.body.data, expected);
