@@ -38,8 +38,7 @@ export function afterRollback(trx: Db, fn: () => void): void {
     done = true;
     fn();
   };
-  type Level = Db & { isTransaction?: boolean; executionPromise?: Promise<unknown>; parentTransaction?: Level };
-  for (let t = trx as Level | undefined; t?.isTransaction; t = t.parentTransaction) t.executionPromise?.then(() => {}, once);
+  for (let t = trx as TransactionLevel | undefined; t?.isTransaction; t = t.parentTransaction) t.executionPromise?.then(() => {}, once);
 }
 
 /**

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { fileTypeFromBuffer } from 'file-type';
-import type { Db } from '../../core/db.ts';
+import { afterRollback } from '../../core/db.ts';
 import { invalidField, limitExceeded } from '../../core/errors.ts';
 import type { PluginContext } from '../../core/plugin.ts';
 import { Type, type Static } from '../../core/schema.ts';
@@ -28,22 +28,6 @@ export const AttachmentResource = Type.Object(
 type AttachmentResource = Static<typeof AttachmentResource>;
 
 const BASE64 = /^[A-Za-z0-9+/]*={0,2}$/;
-
-type Level = { executionPromise?: Promise<unknown>; parentTransaction?: Level };
-
-/**
- * Runs `fn` once if `trx`, or any transaction it is a savepoint of, rolls back: the bytes an install put in the blob
- * store go with the rows naming them. (An install runs each resource in a savepoint that is released, then may roll the
- * whole transaction back: the savepoint's own outcome is not enough.)
- */
-function onRollback(trx: Db, fn: () => void): void {
-  let done = false;
-  const once = () => {
-    if (!done) fn();
-    done = true;
-  };
-  for (let level = trx as unknown as Level | undefined; level; level = level.parentTransaction) level.executionPromise?.catch(once);
-}
 
 /**
  * The attachments plugin's part in packs: `attachment`, with the sample records (exported when they are, bytes
@@ -91,7 +75,7 @@ export function tapPacks(ctx: PluginContext<unknown>): void {
     const detected = await fileTypeFromBuffer(bytes.subarray(0, 64 * 1024));
     const key = `attachments/${randomUUID()}`;
     await ctx.blobs.put(key, bytes);
-    onRollback(req.trx, () => void ctx.blobs.delete(key).catch((err: unknown) => ctx.logger.warn({ err, key }, 'bytes of a rolled-back pack install left behind')));
+    afterRollback(req.trx, () => void ctx.blobs.delete(key).catch((err: unknown) => ctx.logger.warn({ err, key }, 'bytes of a rolled-back pack install left behind')));
     const attachment = await ctx.resolve('attachments.service').attach(req.actor, { workspaceId: req.workspaceId, databaseId, recordId }, field.api_name, {
       key,
       name: safeFileName(resource.name),
