@@ -3,6 +3,7 @@ import sharp from 'sharp';
 import type { ConfigInput } from '../../../core/config.ts';
 import { createWorkspace, signUp, startTestKernel } from '../../../core/testing.ts';
 import type { RecordsWorld } from '../records/setup.ts';
+import { waitUntil } from '../../fixtures/wait.ts';
 
 /** The records world with an attachment field `files` on D, and a record to attach to. */
 export interface AttachmentsWorld extends RecordsWorld {
@@ -51,15 +52,8 @@ export async function attachmentsWorld(config?: ConfigInput): Promise<Attachment
 export const png = (width: number, height: number) => sharp({ create: { width, height, channels: 3, background: { r: 200, g: 40, b: 40 } } }).png().toBuffer();
 export const jpeg = (width: number, height: number) => sharp({ create: { width, height, channels: 3, background: { r: 20, g: 90, b: 200 } } }).jpeg().toBuffer();
 
-/** Waits until `check` holds (jobs run after commit, on their own time). */
-export async function eventually(check: () => Promise<boolean>, what: string, ms = 8000): Promise<void> {
-  const until = Date.now() + ms;
-  while (Date.now() < until) {
-    if (await check()) return;
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  throw new Error(`Timed out waiting for ${what}`);
-}
+/** Waits until `check` holds: what is done after a commit (jobs, blob deletions) happens on its own time. */
+export const eventually = (check: () => Promise<boolean>, what: string, ms = 8000) => waitUntil(what, check, ms).then(() => undefined);
 
 /** Reads a supertest answer's body as bytes, whatever its type. */
 export const binary = (res: any, cb: (err: Error | null, body: Buffer) => void) => {

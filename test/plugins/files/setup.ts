@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import sharp from 'sharp';
 import { createWorkspace, joinWorkspace, signUp, startTestKernel, type SignedUpUser, type TestKernel, type TestKernelOptions } from '../../../core/testing.ts';
+import { waitUntil } from '../../fixtures/wait.ts';
 
 /** A workspace with each kind of member, a guest of its space S, and an outsider who owns another workspace. */
 export interface FilesWorld {
@@ -62,11 +63,5 @@ export function uploadedBlobs(t: TestKernel): string[] {
   return fs.existsSync(dir) ? fs.readdirSync(dir) : [];
 }
 
-/** Waits (briefly) for something done after a commit. */
-export async function eventually(check: () => Promise<boolean>, what: string): Promise<void> {
-  for (let i = 0; i < 100; i++) {
-    if (await check()) return;
-    await new Promise((r) => setTimeout(r, 20));
-  }
-  throw new Error(`Timed out waiting for: ${what}`);
-}
+/** Waits until `check` holds: what is done after a commit (jobs, blob deletions) happens on its own time. */
+export const eventually = (check: () => Promise<boolean>, what: string, ms = 8000) => waitUntil(what, check, ms).then(() => undefined);
