@@ -16,6 +16,7 @@ import type { LiveField } from './live-fields.ts';
 import { newRecordId, type RecordRow } from './record-row.ts';
 import { RecordTable } from './record-table.ts';
 import { insertRecords, updateRecord } from './record-writes.ts';
+import { RecordBatchWriter } from './batch-writer.ts';
 import type { ApiRecord, PatchRecordBody } from './schemas.ts';
 
 type Values = Record<string, unknown>;
@@ -109,6 +110,16 @@ export class RecordService {
       await this.events.emit(trx, records.map((record) => ({ name: 'record.created', workspaceId, actorId: userId, payload: { database_id: databaseId, record } })));
       return this.shownTo(principal, trx, table, rows, records);
     }, inTrx);
+  }
+
+  /**
+   * A writer of many new records inside `trx` (the caller's transaction), in batches after the last live
+   * record, each write telling history with `origin` (an import). Holds the workspace and the database like
+   * every write, until `trx` ends.
+   */
+  async batchWriter(trx: Db, principal: UserPrincipal, workspaceId: string, databaseId: string, origin: WriteOrigin): Promise<RecordBatchWriter> {
+    const table = await this.open(trx, workspaceId, databaseId);
+    return new RecordBatchWriter(trx, this.storage, this.events, this, table, principal, origin, await table.lastPosition(trx, this.storage));
   }
 
   /**

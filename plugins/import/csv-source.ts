@@ -1,0 +1,71 @@
+import { Transform, type Readable, type TransformCallback } from 'node:stream';
+import { parse, CsvError } from 'csv-parse';
+
+/**
+ * CSV records streamed out of a blob: bytes → strict UTF-8 text (a BOM dropped) → `csv-parse`, one record at
+ * a time, so memory holds a chunk and a record whatever the file's size.
+ */
+
+/** The longest record accepted, in characters: an unclosed quote would otherwise buffer the rest of the file. */
+const MAX_RECORD_CHARS = 4 * 1024 * 1024;
+
+/** The bytes are not UTF-8 text (the route answers 415). */
+export class NotText extends Error {}
+
+/** The text is not well-formed CSV (an unclosed quote, a record too long): a problem of the file, at a line. */
+export class MalformedCsv extends Error {}
+
+/** Bytes → UTF-8 text, refusing bytes that are not UTF-8 and NUL characters; a leading BOM is dropped by the decoder. */
+class Utf8Text extends Transform {
+  private readonly decoder = new TextDecoder('utf-8', { fatal: true });
+  private offset = 0;
+
+  constructor() {
+    super({ readableObjectMode: false, decodeStrings: true, encoding: 'utf8' });
+  }
+
+  override _transform(chunk: Buffer, _encoding: BufferEncoding, done: TransformCallback): void {
+    let text: string;
+    try {
+      text = this.decoder.decode(chunk, { stream: true });
+    } catch {
+      return done(new NotText(`The file is not UTF-8 text (bytes that are not UTF-8 within bytes ${this.offset}–${this.offset + chunk.length}).`));
+    }
+    this.offset += chunk.length;
+    if (text.includes('\u0000')) return done(new NotText('The file holds NUL characters: it is binary, not CSV text.'));
+    done(null, text);
+  }
+
+  override _flush(done: TransformCallback): void {
+    try {
+      done(null, this.decoder.decode());
+    } catch {
+      done(new NotText('The file ends in the middle of a UTF-8 character.'));
+    }
+  }
+}
+
+/** Every record of the CSV read from `input` (the header row first), as arrays of strings. */
+export async function* csvRecords(input: Readable): AsyncGenerator<string[]> {
+  const text = new Utf8Text();
+  const parser = parse({ relax_column_count: true, skip_empty_lines: true, max_record_size: MAX_RECORD_CHARS });
+  input.on('error', (err) => parser.destroy(err));
+  text.on('error', (err) => parser.destroy(err));
+  input.pipe(text).pipe(parser);
+  try {
+    for await (const record of parser) yield record as string[];
+  } catch (err) {
+    if (err instanceof CsvError) throw new MalformedCsv(`The file is not valid CSV: ${err.message}`);
+    throw err;
+  } finally {
+    input.destroy();
+    text.destroy();
+  }
+}
+
+/** How many data rows `input` has, counting no further than `limit` + 1 (enough to know it is more). */
+export async function countRows(input: Readable, limit = Infinity): Promise<number> {
+  let n = -1;
+  for await (const _ of csvRecords(input)) if (++n > limit) break;
+  return Math.max(n, 0);
+}

@@ -1,0 +1,33 @@
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { definePlugin } from '../../core/plugin.ts';
+import { ImportService } from './import.service.ts';
+import { importRoutes } from './routes.ts';
+import { ImportOptions } from './schemas.ts';
+
+declare module '../../core/container.ts' {
+  interface ServiceMap {
+    'import.service': ImportService;
+  }
+}
+
+const RUN_JOB = 'run';
+
+export default definePlugin<ImportOptions>({
+  id: 'import',
+  version: '1.0.0',
+  kernel: '^1.0.0',
+  // Fields are made through the databases plugin and records written through the records plugin, which own their tables.
+  dependsOn: { databases: '^1.0.0', records: '^1.0.0' },
+  optionsSchema: ImportOptions,
+  migrations: path.join(path.dirname(fileURLToPath(import.meta.url)), 'migrations'),
+  register(ctx) {
+    ctx.provide('service', (r) =>
+      new ImportService(r('db'), r('database'), r('blobs'), r('records.service'), r('databases.fields'), r('databases.fieldTypes'), r('authz'), (data, trx) => ctx.sendJob(RUN_JOB, data, trx), ctx.options, ctx.logger),
+    );
+    // One attempt: a second would find the file gone; a failure is reported on the import, which may be sent again.
+    ctx.job<{ id: string }>({ name: RUN_JOB, retryLimit: 0, expireInSeconds: 60 * 60, handler: ({ id }) => ctx.resolve('import.service').run(id) });
+    ctx.hooksOf('databases.databases').deleted.tapPromise('import', ({ trx, databaseId }) => ctx.resolve('import.service').forgetDatabase(trx, databaseId));
+    ctx.routes(importRoutes(ctx.options));
+  },
+});
