@@ -48,7 +48,8 @@ class Utf8Text extends Transform {
 /** Every record of the CSV read from `input` (the header row first), as arrays of strings. */
 export async function* csvRecords(input: Readable): AsyncGenerator<string[]> {
   const text = new Utf8Text();
-  const parser = parse({ relax_column_count: true, skip_empty_lines: true, max_record_size: MAX_RECORD_CHARS });
+  // Any line ending, even mixed in one file (spreadsheets write CRLF, a row pasted in later may end in LF).
+  const parser = parse({ relax_column_count: true, skip_empty_lines: true, max_record_size: MAX_RECORD_CHARS, record_delimiter: ['\r\n', '\n', '\r'] });
   input.on('error', (err) => parser.destroy(err));
   text.on('error', (err) => parser.destroy(err));
   input.pipe(text).pipe(parser);

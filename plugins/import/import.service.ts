@@ -60,8 +60,8 @@ class Refused extends Error {
  * mapped new fields and every record, or nothing at all.
  */
 export class ImportService {
-  /** Progress of the jobs this process runs: on PGlite (one connection, held by the job's transaction) it cannot be written to the table while they run. */
-  private readonly progress = new Map<string, { rows: number | null; done: number }>();
+  /** The jobs this process runs, with their progress: on PGlite (one connection, held by the job's transaction) it cannot be written to the table while they run. */
+  private readonly running = new Map<string, { row: RunRow; rows: number | null; done: number }>();
 
   constructor(
     private readonly db: Db,
@@ -90,23 +90,24 @@ export class ImportService {
     const rows = await this.read(upload.key, (source) => countRows(source, this.options.syncMaxRows));
     if (rows > this.options.syncMaxRows) return { status: 202, body: { import_id: await this.queue(input, mapping) } };
     const id = randomUUID();
-    const outcome = await this.importAll(id, input.principal, input.workspaceId, input.databaseId, upload.key, mapping, async (trx) => {
-      await trx(TABLE).insert(this.newRow(id, input, mapping, { status: 'succeeded', blob_key: null, finished_at: trx.fn.now() }));
+    const outcome = await this.importAll(id, input.principal, input.workspaceId, input.databaseId, upload.key, mapping, async (trx, result) => {
+      await trx(TABLE).insert(this.newRow(id, input, mapping, { status: 'succeeded', blob_key: null, rows: result.rows, done: result.rows, created: result.created, finished_at: trx.fn.now() }));
     });
     return { status: 201, body: { created: outcome.created } };
   }
 
   /** An import's state, for whoever may read the database it writes to. */
   async status(workspaceId: string, databaseId: string, id: string): Promise<ImportStatus> {
-    const row = (await this.db(TABLE).where({ id, workspace_id: workspaceId, database_id: databaseId }).first()) as RunRow | undefined;
-    if (!row) throw notFound('No such import in this database.');
-    const live = row.status === 'running' ? this.progress.get(id) : undefined;
+    // A job of this process answers from memory: on PGlite its transaction holds the one connection until it ends.
+    const running = this.running.get(id);
+    const row = running?.row ?? ((await this.db(TABLE).where({ id }).first()) as RunRow | undefined);
+    if (!row || row.workspace_id !== workspaceId || row.database_id !== databaseId) throw notFound('No such import in this database.');
     return {
       id: row.id,
       database_id: row.database_id,
       status: row.status,
-      rows: live?.rows ?? row.rows,
-      done: live?.done ?? row.done,
+      rows: running?.rows ?? row.rows,
+      done: running?.done ?? row.done,
       created: row.created,
       errors: row.errors,
       created_at: new Date(row.created_at).toISOString(),
@@ -119,7 +120,7 @@ export class ImportService {
     const [row] = (await this.db(TABLE).where({ id, status: 'queued' }).update({ status: 'running' }).returning('*')) as RunRow[];
     if (!row) return;
     const key = row.blob_key!;
-    this.progress.set(id, { rows: null, done: 0 });
+    this.running.set(id, { row, rows: null, done: 0 });
     try {
       const rows = await this.read(key, (source) => countRows(source));
       await this.report(id, { rows, done: 0 });
@@ -130,9 +131,9 @@ export class ImportService {
     } catch (err) {
       const errors = err instanceof AppError ? failure(err) : [{ row: null, column: null, detail: 'The import stopped on an internal error; nothing was stored.' }];
       if (!(err instanceof AppError)) this.logger.error({ err, import: id }, 'import failed');
-      await this.db(TABLE).where({ id }).update({ status: 'failed', errors: JSON.stringify(errors), blob_key: null, finished_at: this.db.fn.now(), ...this.progress.get(id) });
+      await this.db(TABLE).where({ id }).update({ status: 'failed', errors: JSON.stringify(errors), blob_key: null, finished_at: this.db.fn.now(), rows: this.running.get(id)?.rows ?? null, done: this.running.get(id)?.done ?? 0 });
     } finally {
-      this.progress.delete(id);
+      this.running.delete(id);
       await this.blobs.delete(key);
     }
   }
@@ -209,7 +210,8 @@ export class ImportService {
 
   /** Progress, for `status`: in this process, and on PostgreSQL in the table too (other instances answer it). */
   private async report(id: string, state: { rows: number; done: number }): Promise<void> {
-    this.progress.set(id, state);
+    const job = this.running.get(id);
+    if (job) Object.assign(job, state);
     if (this.storage.kind === 'postgres') await this.db(TABLE).where({ id }).update(state);
   }
 

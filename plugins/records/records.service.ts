@@ -198,9 +198,11 @@ export class RecordService {
     if (version === undefined) throw notFound();
     const cached = this.tables.peek(databaseId, '');
     if (cached?.schemaVersion === version) return cached;
-    // Older than the row: the signal of the change is on its way; read the fields under the lock.
+    // Older than the row: the signal of the change is on its way; read the fields under the lock. What is read
+    // then is not kept: the change may be this transaction's own (an import creating fields), which may still roll back.
     if (cached) this.tables.drop(databaseId);
-    const table = await this.tables.get(databaseId, '', async () => RecordTable.fromRows(databaseId, await this.catalog.fieldRows(databaseId, trx), this.types));
+    const fields = () => this.catalog.fieldRows(databaseId, trx);
+    const table = cached ? RecordTable.fromRows(databaseId, await fields(), this.types) : await this.tables.get(databaseId, '', async () => RecordTable.fromRows(databaseId, await fields(), this.types));
     if (!table) throw notFound();
     return table;
   }
