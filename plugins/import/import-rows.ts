@@ -51,16 +51,24 @@ export async function importRows(records: AsyncIterator<string[]>, run: RowsRun)
     for (const e of found) if (out.errors.length < MAX_ERRORS) out.errors.push(e);
   };
   let batch: Pending[] = [];
+  // One batch is written while the next is read and converted: the database and this process work side by side.
+  // The transaction runs one statement at a time, so a batch waits for the previous write before its own queries.
+  let writing: Promise<void> = Promise.resolve();
   const flush = async () => {
-    const unknown = await writer.unknownUsers(batch.map((p) => p.decoded));
+    const pending = batch;
+    batch = [];
+    await writing;
+    const unknown = await writer.unknownUsers(pending.map((p) => p.decoded));
     const refused = new Map<number, RowError[]>();
     for (const u of unknown) {
-      const row = batch[u.index].row;
+      const row = pending[u.index].row;
       refused.set(row, [...(refused.get(row) ?? []), { row, column: headerOf.get(u.pointer) ?? null, detail: u.detail }]);
     }
     for (const found of refused.values()) fail(found);
-    if (run.write && out.invalid === 0) out.created += await writer.write(batch.map((p) => p.decoded));
-    batch = [];
+    if (!run.write || out.invalid > 0) return;
+    writing = writer.write(pending.map((p) => p.decoded)).then((n) => void (out.created += n));
+    // Awaited by the next flush or at the end; marked handled now so a failure does not count as unhandled meanwhile.
+    writing.catch(() => undefined);
   };
   for (let next = await records.next(); !next.done; next = await records.next()) {
     const record = next.value;
@@ -86,5 +94,6 @@ export async function importRows(records: AsyncIterator<string[]>, run: RowsRun)
     if (row % run.batchRows === 0) await run.progress?.(row);
   }
   if (batch.length > 0 || out.rows === 0) await flush();
+  await writing;
   return out;
 }
