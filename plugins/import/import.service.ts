@@ -5,7 +5,7 @@ import type { Authz, AccessGrant } from '../../core/authz.ts';
 import type { BlobStore } from '../../core/blobs.ts';
 import { inTransaction, type Database as Storage, type Db } from '../../core/db.ts';
 import { AppError, notFound, unsupportedMediaType, validationFailed } from '../../core/errors.ts';
-import type { UserPrincipal } from '../../core/principal.ts';
+import type { TokenScope, UserPrincipal } from '../../core/principal.ts';
 import type { Upload } from '../../core/streamed-uploads.ts';
 import type { FieldService, FieldTypeRegistry } from '../databases/public.ts';
 import type { RecordService, RecordTable } from '../records/public.ts';
@@ -22,7 +22,7 @@ interface RunRow {
   workspace_id: string;
   database_id: string;
   created_by: string;
-  actor: UserPrincipal;
+  actor: StoredActor;
   mapping: Record<string, unknown>;
   blob_key: string | null;
   status: ImportStatusName;
@@ -33,6 +33,21 @@ interface RunRow {
   created_at: Date;
   finished_at: Date | null;
 }
+
+/** Who a job writes as: the request's principal without the person's name or address (a run row keeps ids only). */
+type StoredActor = { kind: 'session'; userId: string } | { kind: 'pat'; userId: string; tokenId: string; workspaceId: string; scope: TokenScope; allowRunButton: boolean };
+
+function storedActor(p: UserPrincipal): StoredActor {
+  return p.kind === 'pat' ? { kind: 'pat', userId: p.user.id, tokenId: p.tokenId, workspaceId: p.workspaceId, scope: p.scope, allowRunButton: p.allowRunButton } : { kind: 'session', userId: p.user.id };
+}
+
+/** The principal a job acts as: the user by id (writes and history name users by id), as the session or token that sent the file. */
+function actingAs(actor: StoredActor): UserPrincipal {
+  const user = { id: actor.userId, email: '', name: '', is_instance_admin: false, avatar_key: null, avatar_updated_at: null, created_at: new Date(0) };
+  return actor.kind === 'pat' ? { ...actor, user } : { kind: 'session', sessionId: '', user };
+}
+
+const WRITE_RULE = { role: 'editor' as const, resource: { type: 'database', param: 'db' } };
 
 /** What the route answers: 200 a dry run, 201 records created, 202 a job queued. */
 export type Started = { status: 200; body: DryRunResult } | { status: 201; body: { created: number } } | { status: 202; body: { import_id: string } };
@@ -122,9 +137,13 @@ export class ImportService {
     const key = row.blob_key!;
     this.running.set(id, { row, rows: null, done: 0 });
     try {
+      // The caller's rights as they are now: a role lowered since the request stops the import.
+      const principal = actingAs(row.actor);
+      const access = await this.authz.require(principal, row.workspace_id, WRITE_RULE, row.database_id);
+      if (Object.values(row.mapping).some((target) => typeof target === 'object' && target !== null)) this.authz.demand(principal, access, 'creator');
       const rows = await this.read(key, (source) => countRows(source));
       await this.report(id, { rows, done: 0 });
-      const outcome = await this.importAll(id, row.actor, row.workspace_id, row.database_id, key, row.mapping, async (trx, result) => {
+      const outcome = await this.importAll(id, principal, row.workspace_id, row.database_id, key, row.mapping, async (trx, result) => {
         await trx(TABLE).where({ id }).update({ status: 'succeeded', rows, done: result.rows, created: result.created, blob_key: null, finished_at: trx.fn.now() });
       }, (done) => this.report(id, { rows, done }));
       this.logger.info({ import: id, created: outcome.created }, 'import succeeded');
@@ -205,7 +224,7 @@ export class ImportService {
   }
 
   private newRow(id: string, input: StartInput, mapping: Record<string, unknown>, state: Record<string, unknown>): Record<string, unknown> {
-    return { id, workspace_id: input.workspaceId, database_id: input.databaseId, created_by: input.principal.user.id, actor: JSON.stringify(input.principal), mapping: JSON.stringify(mapping), ...state };
+    return { id, workspace_id: input.workspaceId, database_id: input.databaseId, created_by: input.principal.user.id, actor: JSON.stringify(storedActor(input.principal)), mapping: JSON.stringify(mapping), ...state };
   }
 
   /** Progress, for `status`: in this process, and on PostgreSQL in the table too (other instances answer it). */

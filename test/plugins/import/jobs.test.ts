@@ -107,6 +107,24 @@ describe('import: large files run as a job', function () {
       assert.equal(await w.t.container.resolverFor('import')('blobs').exists(key), false);
     });
 
+    it('checks the rights of whoever sent the file again when the job runs, and keeps no name or address of theirs', async () => {
+      const csv = ['Name', ...Array.from({ length: 12 }, (_, i) => `r${i}`)].join('\n');
+      const before = (await recordsOf(w)).length;
+      const res = await sendImport(w, w.editor, csv, { Name: 'name' }).expect(202);
+      const run = await w.t.db('import_runs').where({ id: res.body.import_id }).first('actor');
+      assert.ok(!JSON.stringify(run.actor).includes(w.editor.email));
+      await w.t.request.patch(`/api/v1/workspaces/${w.ws}/members/${w.editor.id}`).set(w.admin.auth).send({ role: 'member' }).expect(200);
+      try {
+        await w.t.container.resolverFor('import')('import.service').run(res.body.import_id);
+      } finally {
+        await w.t.request.patch(`/api/v1/workspaces/${w.ws}/members/${w.editor.id}`).set(w.admin.auth).send({ role: 'editor' }).expect(200);
+      }
+      const end = await w.t.request.get(w.url(`/imports/${res.body.import_id}`)).set(w.editor.auth).expect(200);
+      assert.equal(end.body.status, 'failed');
+      assert.match(end.body.errors[0].detail, /editor/);
+      assert.equal((await recordsOf(w)).length, before);
+    });
+
     it('answers 404 for an import of another database', async () => {
       const [run] = await w.t.db('import_runs').select('id').limit(1);
       const space = (await w.t.request.post(`/api/v1/workspaces/${w.ws}/spaces`).set(w.admin.auth).send({ name: 'Other' }).expect(201)).body.id;
