@@ -25,6 +25,9 @@ export interface Plan {
 
 const checkCreate = compile(CreateTarget);
 
+/** More columns than any database has fields: the answer to a bad mapping would list them all. */
+const MAX_COLUMNS = 1000;
+
 /** Whether a CSV cell can be written to fields of this type: a column of its own, written through the API, not made by another plugin. */
 export function writableFromText(type: FieldType): boolean {
   return !type.readOnly && !type.managedBy && !type.store && typeof type.column === 'function';
@@ -53,6 +56,7 @@ export function parseMapping(text: unknown): Record<string, unknown> {
  * that can be written from text with a free name. All problems at once (422), each at `/mapping/<header>`.
  */
 export function planImport(headers: string[], mapping: Record<string, unknown>, table: RecordTable, types: FieldTypeRegistry): Plan {
+  if (headers.length > MAX_COLUMNS) throw validationFailed([{ pointer: '/file', detail: `The file has ${headers.length} columns; an import takes at most ${MAX_COLUMNS}.` }]);
   const errors: ErrorDetail[] = [];
   const at = (header: string) => `/mapping/${escapePointer(header)}`;
   const firstIndex = new Map<string, number>();
@@ -69,8 +73,8 @@ export function planImport(headers: string[], mapping: Record<string, unknown>, 
   const liveNames = new Set(table.fields.map((f) => f.name.toLowerCase()));
   const apiNames = new Set(table.fields.map((f) => f.api_name));
   for (const [header, index] of firstIndex) {
-    const value = mapping[header];
-    if (value === null || value === undefined) continue;
+    const value = Object.hasOwn(mapping, header) ? mapping[header] : null;
+    if (value === null) continue;
     let target: Target | undefined;
     if (typeof value === 'string') {
       const field = table.field(value);

@@ -107,6 +107,8 @@ describe('import: CSV into a database', function () {
       const trail = await w.t.request.get(w.url(`/records/${record.id}/activity`)).set(w.admin.auth).expect(200);
       const origin = trail.body.data[0].origin;
       assert.equal(origin.type, 'import');
+      const versions = await w.t.request.get(w.url(`/records/${record.id}/versions`)).set(w.admin.auth).expect(200);
+      assert.deepEqual(versions.body.data[0].origin, origin, 'the first version says where it came from');
       const run = await w.t.request.get(w.url(`/imports/${origin.id}`)).set(w.member.auth).expect(200);
       assert.equal(run.body.status, 'succeeded');
       assert.equal(run.body.created, 1);
@@ -130,11 +132,26 @@ describe('import: CSV into a database', function () {
       assert.match(detail['/mapping/Code'], /No field "nope"/);
     });
 
-    it('refuses a field that is computed (a link or a lookup) or a system field, named by id too', async () => {
+    it('refuses a field that is computed or managed elsewhere (a link) or a system field, named by id too', async () => {
       const fields = (await w.t.request.get(w.url('/fields')).set(w.admin.auth).expect(200)).body.data as Array<{ id: string; api_name: string }>;
       const updatedBy = fields.find((f) => f.api_name === 'updated_by')!;
-      const res = await sendImport(w, w.editor, 'Name,Who\na,b\n', { Name: 'name', Who: updatedBy.id }).expect(422);
-      assert.deepEqual(pointers(res), ['/mapping/Who']);
+      const space = (await w.t.request.post(`/api/v1/workspaces/${w.ws}/spaces`).set(w.admin.auth).send({ name: 'Linked' }).expect(201)).body.id;
+      const other = (await w.t.request.post(`/api/v1/workspaces/${w.ws}/databases`).set(w.admin.auth).send({ name: 'Other', space_id: space }).expect(201)).body.id;
+      await w.t.request
+        .post(`/api/v1/workspaces/${w.ws}/relations`)
+        .set(w.admin.auth)
+        .send({ from_database_id: w.db, to_database_id: other, kind: 'many_to_many', from_field_name: 'Partners', to_field_name: 'Back' })
+        .expect(201);
+      const res = await sendImport(w, w.editor, 'Name,Who,Links\na,b,c\n', { Name: 'name', Who: updatedBy.id, Links: 'partners' }).expect(422);
+      assert.deepEqual(pointers(res), ['/mapping/Links', '/mapping/Who']);
+      assert.match(res.body.errors.find((e: { pointer: string }) => e.pointer === '/mapping/Links').detail, /link field "partners" cannot be written/);
+    });
+
+    it('takes nothing from the mapping object\'s prototype, and refuses more than 1,000 columns', async () => {
+      const res = await sendImport(w, w.editor, 'Name,constructor,__proto__\na,b,c\n', { Name: 'name', ['__proto__']: null }).expect(422);
+      assert.deepEqual(pointers(res), ['/mapping/constructor']);
+      const wide = Array.from({ length: 1001 }, (_, i) => `c${i}`).join(',');
+      assert.deepEqual(pointers(await sendImport(w, w.editor, `${wide}\n`, {}).expect(422)), ['/file']);
     });
 
     it('refuses duplicate headers', async () => {
