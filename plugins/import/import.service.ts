@@ -3,7 +3,7 @@ import type { Readable } from 'node:stream';
 import type { Logger } from 'pino';
 import type { Authz, AccessGrant } from '../../core/authz.ts';
 import type { BlobStore } from '../../core/blobs.ts';
-import { inTransaction, type Database as Storage, type Db } from '../../core/db.ts';
+import { afterCommit, inTransaction, type Database as Storage, type Db } from '../../core/db.ts';
 import { AppError, notFound, unsupportedMediaType, validationFailed } from '../../core/errors.ts';
 import type { TokenScope, UserPrincipal } from '../../core/principal.ts';
 import type { Upload } from '../../core/streamed-uploads.ts';
@@ -155,6 +155,22 @@ export class ImportService {
       this.running.delete(id);
       await this.blobs.delete(key);
     }
+  }
+
+  /** The imports `userId` sent (in one workspace, or everywhere), for a GDPR export. */
+  async runsOf(trx: Db, userId: string, workspaceId: string | null): Promise<Array<Record<string, unknown>>> {
+    const q = trx(TABLE).where({ created_by: userId }).orderBy('created_at').select('id', 'workspace_id', 'database_id', 'status', 'rows', 'created', 'created_at', 'finished_at');
+    return workspaceId ? q.where({ workspace_id: workspaceId }) : q;
+  }
+
+  /** Deletes the imports `userId` sent (in one workspace, or everywhere), in an erasure's transaction; files still waiting go once it commits. */
+  async forgetUser(trx: Db, userId: string, workspaceId: string | null): Promise<number> {
+    const q = trx(TABLE).where({ created_by: userId });
+    if (workspaceId) q.where({ workspace_id: workspaceId });
+    const gone = (await q.del().returning('blob_key')) as Array<{ blob_key: string | null }>;
+    const keys = gone.flatMap((r) => (r.blob_key ? [r.blob_key] : []));
+    if (keys.length > 0) afterCommit(trx, () => void Promise.all(keys.map((key) => this.blobs.delete(key))).catch((err: unknown) => this.logger.warn({ err }, 'import files of an erased user left behind')));
+    return gone.length;
   }
 
   /** Forgets the imports of a deleted database, in its deleting transaction. */

@@ -3,6 +3,7 @@ import { fileURLToPath } from 'node:url';
 import { definePlugin } from '../../core/plugin.ts';
 import { ImportService } from './import.service.ts';
 import { importRoutes } from './routes.ts';
+import { tapGdpr } from './gdpr.ts';
 import { ImportOptions } from './schemas.ts';
 
 declare module '../../core/container.ts' {
@@ -19,9 +20,12 @@ export default definePlugin<ImportOptions>({
   kernel: '^1.0.0',
   // Fields are made through the databases plugin and records written through the records plugin, which own their tables.
   dependsOn: { databases: '^1.0.0', records: '^1.0.0' },
+  // Who sent each import is personal data, exported and erased through the gdpr plugin's hooks when it is on.
+  optionalDependsOn: { gdpr: '^1.0.0' },
   optionsSchema: ImportOptions,
   migrations: path.join(path.dirname(fileURLToPath(import.meta.url)), 'migrations'),
   register(ctx) {
+    if (ctx.has('gdpr')) tapGdpr(ctx);
     ctx.provide('service', (r) =>
       new ImportService(r('db'), r('database'), r('blobs'), r('records.service'), r('databases.fields'), r('databases.fieldTypes'), r('authz'), (data, trx) => ctx.sendJob(RUN_JOB, data, trx), ctx.options, ctx.logger),
     );

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { importWorld, sendImport, recordsOf, fieldNames, type ImportWorld } from './setup.ts';
+import { memberExport } from '../documents/member-export.ts';
 
 const pointers = (res: { body: { errors?: Array<{ pointer: string }> } }) => (res.body.errors ?? []).map((e) => e.pointer).sort();
 
@@ -242,6 +243,21 @@ describe('import: CSV into a database', function () {
       await sendImport(w, w.outsider, 'Name\na\n', { Name: 'name' }).expect(404);
       await w.t.request.get(w.url(`/imports/${crypto.randomUUID()}`)).set(w.member.auth).expect(404);
       assert.deepEqual(await recordsOf(w), []);
+    });
+  });
+
+  describe('GDPR', () => {
+    // Last: the editor leaves the workspace.
+    it('exports the imports a member sent, and deletes them when the member is erased', async () => {
+      await sendImport(w, w.editor, 'Name\nmine\n', { Name: 'name' }).expect(201);
+      const files = await memberExport(w.t, w.ws, w.admin, w.editor.id);
+      const sent = files['imports.json'] as Array<{ database_id: string; status: string; created: number }>;
+      assert.ok(sent.length > 0);
+      assert.ok(sent.every((r) => r.database_id === w.db && r.status === 'succeeded'));
+      const receipt = (await w.t.request.post(`/api/v1/workspaces/${w.ws}/members/${w.editor.id}/erase`).set(w.admin.auth).send({ confirm: w.editor.email }).expect(200)).body;
+      const report = receipt.reports.find((r: { kind: string }) => r.kind === 'imports');
+      assert.deepEqual([report.deleted, report.pseudonymised], [sent.length, 0]);
+      assert.equal((await w.t.db('import_runs').where({ created_by: w.editor.id })).length, 0);
     });
   });
 });
