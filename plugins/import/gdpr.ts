@@ -9,11 +9,11 @@ import type { ImportOptions } from './schemas.ts';
 export function tapGdpr(ctx: PluginContext<ImportOptions>): void {
   const hooks = ctx.hooksOf('gdpr.personalData');
   hooks.export.tapPromise('import', async (sections, { trx, userId, workspaceId }) => {
-    const items = await ctx.resolve('import.service').runsOf(trx, userId, workspaceId ?? null);
+    const items = await ctx.resolve('import.runs').runsOf(trx, userId, workspaceId ?? null);
     return [...sections, { kind: 'imports', items }];
   });
   hooks.erase.tapPromise('import', async (reports, { trx, userId, workspaceId }) => {
-    const deleted = await ctx.resolve('import.service').forgetUser(trx, userId, workspaceId);
+    const deleted = await ctx.resolve('import.runs').forgetUser(trx, userId, workspaceId);
     return [...reports, { kind: 'imports', deleted, pseudonymised: 0, retained: [] }];
   });
 }

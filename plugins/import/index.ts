@@ -2,6 +2,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { definePlugin } from '../../core/plugin.ts';
 import { ImportService } from './import.service.ts';
+import { ImportRuns } from './runs.ts';
 import { importRoutes } from './routes.ts';
 import { tapGdpr } from './gdpr.ts';
 import { ImportOptions } from './schemas.ts';
@@ -9,6 +10,7 @@ import { ImportOptions } from './schemas.ts';
 declare module '../../core/container.ts' {
   interface ServiceMap {
     'import.service': ImportService;
+    'import.runs': ImportRuns;
   }
 }
 
@@ -26,12 +28,13 @@ export default definePlugin<ImportOptions>({
   migrations: path.join(path.dirname(fileURLToPath(import.meta.url)), 'migrations'),
   register(ctx) {
     if (ctx.has('gdpr')) tapGdpr(ctx);
+    ctx.provide('runs', (r) => new ImportRuns(r('db'), r('database'), r('blobs'), ctx.logger));
     ctx.provide('service', (r) =>
-      new ImportService(r('db'), r('database'), r('blobs'), r('records.service'), r('databases.fields'), r('databases.fieldTypes'), r('authz'), (data, trx) => ctx.sendJob(RUN_JOB, data, trx), ctx.options, ctx.logger),
+      new ImportService(r('db'), r('import.runs'), r('blobs'), r('records.service'), r('databases.fields'), r('databases.fieldTypes'), r('authz'), (data, trx) => ctx.sendJob(RUN_JOB, data, trx), ctx.options, ctx.logger),
     );
     // One attempt: a second would find the file gone; a failure is reported on the import, which may be sent again.
     ctx.job<{ id: string }>({ name: RUN_JOB, retryLimit: 0, expireInSeconds: 60 * 60, handler: ({ id }) => ctx.resolve('import.service').run(id) });
-    ctx.hooksOf('databases.databases').deleted.tapPromise('import', ({ trx, databaseId }) => ctx.resolve('import.service').forgetDatabase(trx, databaseId));
+    ctx.hooksOf('databases.databases').deleted.tapPromise('import', ({ trx, databaseId }) => ctx.resolve('import.runs').forgetDatabase(trx, databaseId));
     ctx.routes(importRoutes(ctx.options));
   },
 });

@@ -66,7 +66,7 @@ export function importRoutes(options: ImportOptions): AnyRouteDef[] {
       access: { role: 'member', resource },
       params: ImportStatusParams,
       responses: { 200: { description: 'The import', schema: ImportStatus } },
-      handler: ({ params, resolve }) => resolve('import.service').status(params.ws, params.db, params.id),
+      handler: ({ params, resolve }) => resolve('import.runs').status(params.ws, params.db, params.id),
     }),
   ];
 }

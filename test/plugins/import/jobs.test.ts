@@ -70,13 +70,14 @@ describe('import: large files run as a job', function () {
       assert.ok(await blobs.exists(key), 'the job keeps the uploaded file until it runs');
 
       const service = w.t.container.resolverFor('import')('import.service');
+      const runs = w.t.container.resolverFor('import')('import.runs');
       const seen: Array<Pick<ImportStatus, 'status' | 'rows' | 'done' | 'created'>> = [];
       const stored: number[] = [];
       const postgres = w.t.container.resolverFor('import')('database').kind === 'postgres';
       const hooks = w.t.kernel.pluginHooks.get('records.changes')!.hooks as RecordChangeHooks;
       hooks.changed.tapPromise('test-progress', async (write: RecordsChanged) => {
         if (write.origin.id !== id) return;
-        const s = await service.status(w.ws, w.db, id);
+        const s = await runs.status(w.ws, w.db, id);
         seen.push({ status: s.status, rows: s.rows, done: s.done, created: s.created });
         // PostgreSQL: progress is in the table too, for other instances (read on another connection).
         if (postgres) stored.push((await w.t.db('import_runs').where({ id }).first('done')).done);
