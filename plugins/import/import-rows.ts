@@ -93,7 +93,7 @@ export async function importRows(records: AsyncIterator<string[]>, run: RowsRun)
     if (batch.length >= run.batchRows) await flush();
     if (row % run.batchRows === 0) await run.progress?.(row);
   }
-  if (batch.length > 0 || out.rows === 0) await flush();
+  if (batch.length > 0) await flush();
   await writing;
   return out;
 }
