@@ -31,16 +31,6 @@ export const CreateTarget = Type.Object(
 );
 export type CreateTarget = Static<typeof CreateTarget>;
 
-/** The multipart body, for the OpenAPI document (the router hands multipart text parts over unchecked; the service checks them). */
-export const ImportBody = Type.Object({
-  file: Type.String({ format: 'binary', description: 'The CSV: UTF-8, a BOM allowed, a header row first (RFC 4180 quoting).' }),
-  mapping: Type.String({
-    description:
-      'A JSON object: CSV header → a field (api_name or id), `{ "create": { "name", "type", "options"? } }` to create one, or `null` to skip the column. Every header must be named.',
-  }),
-  dry_run: Type.Optional(Type.Union([Type.Literal('true'), Type.Literal('false')], { default: 'false' })),
-});
-
 export const RowError = Type.Object({
   row: Type.Union([Type.Integer({ minimum: 1 }), Type.Null()], { description: 'The 1-based number of the data row (the header row is not counted); null for the file as a whole.' }),
   column: Type.Union([Type.String(), Type.Null()], { description: 'The CSV header of the cell; null when the row as a whole is wrong.' }),
