@@ -15,6 +15,21 @@ export class NotText extends Error {}
 /** The text is not well-formed CSV (an unclosed quote, a record too long): a problem of the file, at a line. */
 export class MalformedCsv extends Error {}
 
+/**
+ * Why the first bytes of an upload are not text, or undefined when they are: bytes that are not UTF-8 (an incomplete
+ * character at the very end excepted: the head is cut anywhere) or NUL. Text is judged by this, not by `file-type`,
+ * whose signatures match text too (a CSV whose first header is "BM" or "ID3" would read as an image or an MP3).
+ */
+export function notTextHead(head: Buffer, detected: { mime: string } | undefined): string | undefined {
+  let text: string;
+  try {
+    text = new TextDecoder('utf-8', { fatal: true }).decode(head, { stream: true });
+  } catch {
+    return `The file is ${detected ? detected.mime : 'binary'}, not UTF-8 text.`;
+  }
+  return text.includes('\u0000') ? `The file is ${detected ? detected.mime : 'binary'} (it holds NUL bytes), not CSV text.` : undefined;
+}
+
 /** Bytes → UTF-8 text, refusing bytes that are not UTF-8 and NUL characters; a leading BOM is dropped by the decoder. */
 class Utf8Text extends Transform {
   private readonly decoder = new TextDecoder('utf-8', { fatal: true });

@@ -9,7 +9,7 @@ import type { UserPrincipal } from '../../core/principal.ts';
 import type { Upload } from '../../core/streamed-uploads.ts';
 import type { FieldService, FieldTypeRegistry } from '../databases/public.ts';
 import type { RecordService, RecordTable } from '../records/public.ts';
-import { csvRecords, countRows, MalformedCsv, NotText } from './csv-source.ts';
+import { csvRecords, countRows, MalformedCsv, notTextHead, NotText } from './csv-source.ts';
 import { rowsInvalid } from './errors.ts';
 import { importRows, type RowsOutcome } from './import-rows.ts';
 import { parseMapping, planImport, type Plan } from './mapping.ts';
@@ -60,7 +60,8 @@ export class ImportService {
   async start(input: StartInput): Promise<Started> {
     const { principal, upload, fields } = input;
     const dryRun = parseDryRun(fields.dry_run);
-    if (upload.detected) throw unsupportedMediaType(`The file is ${upload.detected.mime}, not CSV text.`);
+    const binary = notTextHead(upload.head, upload.detected);
+    if (binary) throw unsupportedMediaType(binary);
     const mapping = parseMapping(fields.mapping);
     const headers = await this.headersOf(upload.key);
     const table = await this.records.seenBy(principal, await this.records.readTable(input.workspaceId, input.databaseId));

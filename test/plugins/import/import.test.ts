@@ -219,6 +219,11 @@ describe('import: CSV into a database', function () {
       assert.deepEqual(await recordsOf(w), []);
     });
 
+    it('takes a text file whose first bytes look like a binary signature ("BM", "ID3", "%PDF") as the CSV it is', async () => {
+      await sendImport(w, w.editor, 'BM,ID3,%PDF\na,b,c\n', { BM: 'name', ID3: 'code', '%PDF': null }).expect(201, { created: 1 });
+      assert.deepEqual((await recordsOf(w)).map((r) => [r.values.name, r.values.code]), [['a', 'b']]);
+    });
+
     it('refuses an empty file and malformed CSV with a pointer at the file', async () => {
       assert.deepEqual(pointers(await sendImport(w, w.editor, '', { Name: 'name' }).expect(422)), ['/file']);
       const res = await sendImport(w, w.editor, 'Name\n"unclosed\n', { Name: 'name' }).expect(422);
