@@ -15,6 +15,8 @@ declare module '../../core/container.ts' {
 }
 
 const RUN_JOB = 'run';
+/** Past this, a queued or running import's job is taken for dead (a job expires after one hour). */
+const STALE_HOURS = 2;
 
 export default definePlugin<ImportOptions>({
   id: 'import',
@@ -34,6 +36,14 @@ export default definePlugin<ImportOptions>({
     );
     // One attempt: a second would find the file gone; a failure is reported on the import, which may be sent again.
     ctx.job<{ id: string }>({ name: RUN_JOB, retryLimit: 0, expireInSeconds: 60 * 60, handler: ({ id }) => ctx.resolve('import.service').run(id) });
+    ctx.job({
+      name: 'sweep',
+      schedule: '*/15 * * * *',
+      handler: async () => {
+        const swept = await ctx.resolve('import.runs').sweep(STALE_HOURS);
+        if (swept > 0) ctx.logger.warn({ swept }, 'imports whose job stopped marked failed');
+      },
+    });
     ctx.hooksOf('databases.databases').deleted.tapPromise('import', ({ trx, databaseId }) => ctx.resolve('import.runs').forgetDatabase(trx, databaseId));
     ctx.routes(importRoutes(ctx.options));
   },

@@ -121,6 +121,31 @@ export class ImportRuns {
     };
   }
 
+  /**
+   * Runs still queued or running `hours` after they were sent: their job died with its process (a crash, not an
+   * error, which `failed` records) or never ran. They become `failed` and their files are deleted; returns how many.
+   */
+  async sweep(hours: number): Promise<number> {
+    const stale = (await this.db(TABLE)
+      .whereIn('status', ['queued', 'running'])
+      .where('created_at', '<', this.db.raw('now() - make_interval(hours => ?)', [hours]))
+      .select('id', 'blob_key')) as Array<{ id: string; blob_key: string | null }>;
+    if (stale.length === 0) return 0;
+    const detail = `The import did not finish within ${hours} hours (its job stopped); nothing was stored. Send the file again.`;
+    const ended = (await this.db(TABLE)
+      .whereIn('id', stale.map((r) => r.id))
+      .whereIn('status', ['queued', 'running'])
+      .update({ status: 'failed', errors: JSON.stringify([{ row: null, column: null, detail }]), blob_key: null, finished_at: this.db.fn.now() })
+      .returning('id')) as Array<{ id: string }>;
+    const keys = new Map(stale.map((r) => [r.id, r.blob_key]));
+    for (const { id } of ended) {
+      const key = keys.get(id);
+      // A job of this process still holds its file: it deletes it when it ends.
+      if (key && !this.running.has(id)) await this.blobs.delete(key);
+    }
+    return ended.length;
+  }
+
   /** The imports `userId` sent (in one workspace, or everywhere), for a GDPR export. */
   async runsOf(trx: Db, userId: string, workspaceId: string | null): Promise<Array<Record<string, unknown>>> {
     const q = trx(TABLE).where({ created_by: userId }).orderBy('created_at').select('id', 'workspace_id', 'database_id', 'status', 'rows', 'created', 'created_at', 'finished_at');

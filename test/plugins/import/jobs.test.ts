@@ -126,6 +126,21 @@ describe('import: large files run as a job', function () {
       assert.equal((await recordsOf(w)).length, before);
     });
 
+    it('marks failed, and deletes the file of, an import whose job stopped without a word', async () => {
+      const csv = ['Name', ...Array.from({ length: 12 }, (_, i) => `r${i}`)].join('\n');
+      const res = await sendImport(w, w.editor, csv, { Name: 'name' }).expect(202);
+      const id = res.body.import_id as string;
+      const { blob_key: key } = await w.t.db('import_runs').where({ id }).first('blob_key');
+      const runs = w.t.container.resolverFor('import')('import.runs');
+      assert.equal(await runs.sweep(2), 0, 'a fresh import is left alone');
+      await w.t.db('import_runs').where({ id }).update({ status: 'running', created_at: w.t.db.raw(`now() - interval '3 hours'`) });
+      assert.equal(await runs.sweep(2), 1);
+      const end = await w.t.request.get(w.url(`/imports/${id}`)).set(w.editor.auth).expect(200);
+      assert.equal(end.body.status, 'failed');
+      assert.match(end.body.errors[0].detail, /did not finish/);
+      assert.equal(await w.t.container.resolverFor('import')('blobs').exists(key), false);
+    });
+
     it('answers 404 for an import of another database', async () => {
       const [run] = await w.t.db('import_runs').select('id').limit(1);
       const space = (await w.t.request.post(`/api/v1/workspaces/${w.ws}/spaces`).set(w.admin.auth).send({ name: 'Other' }).expect(201)).body.id;
