@@ -66,7 +66,7 @@ const storage = postgresStorage(1);
 console.log(`\n${storage.label} — ${fmt(ROWS)} rows × 8 columns`);
 const file = csvFile(ROWS);
 console.log(`  file: ${fmt(file.length / 1024 / 1024, 1)} MiB`);
-const line = (label: string, ms: number, extra = '') => console.log(`  ${label.padEnd(46)} ${fmt(ms / 1000, 2).padStart(7)} s  ${fmt(ROWS / (ms / 1000)).padStart(8)} rows/s${extra}`);
+const line = (label: string, ms: number, extra = '') => console.log(`  ${label.padEnd(56)} ${fmt(ms / 1000, 2).padStart(7)} s  ${fmt(ROWS / (ms / 1000)).padStart(8)} rows/s${extra}`);
 let status = 0;
 let table: BenchDatabase | undefined;
 const server = await startServer(storage);
