@@ -16,6 +16,7 @@ import type { LiveField } from './live-fields.ts';
 import { newRecordId, type RecordRow } from './record-row.ts';
 import { RecordTable } from './record-table.ts';
 import { insertRecords, updateRecord } from './record-writes.ts';
+import { RecordBatchWriter } from './batch-writer.ts';
 import type { ApiRecord, PatchRecordBody } from './schemas.ts';
 
 type Values = Record<string, unknown>;
@@ -112,6 +113,16 @@ export class RecordService {
   }
 
   /**
+   * A writer of many new records inside `trx` (the caller's transaction), in batches after the last live
+   * record, each write telling history with `origin` (an import). Holds the workspace and the database like
+   * every write, until `trx` ends.
+   */
+  async batchWriter(trx: Db, principal: UserPrincipal, workspaceId: string, databaseId: string, origin: WriteOrigin): Promise<RecordBatchWriter> {
+    const table = await this.open(trx, workspaceId, databaseId);
+    return new RecordBatchWriter(trx, this.storage, this.events, this, table, principal, origin, await table.lastPosition(trx, this.storage));
+  }
+
+  /**
    * `version`, when sent, must be the current one (409 otherwise); without it the last write wins.
    * The cells are checked first; then one statement locks, checks and updates the record.
    */
@@ -187,9 +198,11 @@ export class RecordService {
     if (version === undefined) throw notFound();
     const cached = this.tables.peek(databaseId, '');
     if (cached?.schemaVersion === version) return cached;
-    // Older than the row: the signal of the change is on its way; read the fields under the lock.
+    // Older than the row: the signal of the change is on its way; read the fields under the lock. What is read
+    // then is not kept: the change may be this transaction's own (an import creating fields), which may still roll back.
     if (cached) this.tables.drop(databaseId);
-    const table = await this.tables.get(databaseId, '', async () => RecordTable.fromRows(databaseId, await this.catalog.fieldRows(databaseId, trx), this.types));
+    const fields = () => this.catalog.fieldRows(databaseId, trx);
+    const table = cached ? RecordTable.fromRows(databaseId, await fields(), this.types) : await this.tables.get(databaseId, '', async () => RecordTable.fromRows(databaseId, await fields(), this.types));
     if (!table) throw notFound();
     return table;
   }
