@@ -12,6 +12,7 @@ import blobsS3 from '../../../plugins/blobs-s3/index.ts';
 import files from '../../../plugins/files/index.ts';
 import { s3rverCredentials, startS3Server, type S3Server } from '../../fixtures/s3-server.ts';
 import { eventually, images } from '../files/setup.ts';
+import { attachmentsWorld, binary, jpeg } from '../attachments/setup.ts';
 
 const s3Config = (server: S3Server, options: Record<string, unknown> = {}) => ({
   plugins: { 'blobs-s3': { enabled: true, options: { endpoint: server.endpoint, bucket: server.bucket, ...s3rverCredentials(), prefix: 'tessera/', ...options } } },
@@ -70,6 +71,28 @@ describe('blobs-s3 in a kernel', function () {
       await eventually(async () => (await objects()).length === 0, 'the object to leave the bucket');
     } finally {
       await t.stop();
+    }
+  });
+
+  it('keeps record attachments and their thumbnails in the bucket, serves ranges from it, and empties it when they are deleted', async () => {
+    const w = await attachmentsWorld(s3Config(server));
+    try {
+      const photo = await jpeg(1200, 900);
+      const a = (await w.upload(photo, 'photo.jpg', 'image/jpeg')).body;
+      assert.deepEqual([a.mime_type, a.width, a.height], ['image/jpeg', 1200, 900]);
+      const get = (path: string, headers: Record<string, string> = {}) => w.t.request.get(path).set(w.member.auth).set(headers).buffer(true).parse(binary);
+      assert.deepEqual((await get(a.url).expect(200)).body, photo);
+      const part = await get(a.url, { Range: 'bytes=10-19' }).expect(206);
+      assert.deepEqual(part.body, photo.subarray(10, 20));
+      // The job makes both thumbnails; each is an object of its own beside the original.
+      await eventually(async () => (await objects()).length === 3, 'the thumbnails in the bucket');
+      const thumbnail = await get(`${a.thumbnail_url}?size=large`).expect(200);
+      assert.equal(thumbnail.headers['content-type'], 'image/webp');
+
+      await w.t.request.delete(w.att(`/${a.id}`)).set(w.editor.auth).expect(204);
+      await eventually(async () => (await objects()).length === 0, 'the attachment and its thumbnails to leave the bucket');
+    } finally {
+      await w.t.stop();
     }
   });
 
