@@ -24,6 +24,7 @@ import indexes from './indexes/index.ts';
 import notifications from './notifications/index.ts';
 import activity from './activity/index.ts';
 import recordVersions from './record-versions/index.ts';
+import exportPlugin from './export/index.ts';
 
 /** Built-in plugins, on unless the config disables them. */
-export const builtinPlugins: Plugin[] = [system, gdpr, auth, tokens, users, mail, workspaces, packs, spaces, access, databases, records, favorites, documents, comments, mentions, notifications, views, relations, activity, recordVersions, indexes, starterPacks, admin, referrals];
+export const builtinPlugins: Plugin[] = [system, gdpr, auth, tokens, users, mail, workspaces, packs, spaces, access, databases, records, favorites, documents, comments, mentions, notifications, views, relations, activity, recordVersions, indexes, exportPlugin, starterPacks, admin, referrals];
