@@ -35,9 +35,11 @@ export async function exportWorld(t: TestKernel): Promise<ExportWorld> {
 
 export { startTestKernel };
 
-/** A response body as bytes: supertest collects a binary body only when asked to. */
-export function bytes(res: NodeJS.ReadableStream, cb: (err: Error | null, body: Buffer) => void): void {
-  const parts: Buffer[] = [];
-  res.on('data', (c: Buffer) => parts.push(c));
-  res.on('end', () => cb(null, Buffer.concat(parts)));
+/** GET `path` with its body as bytes: supertest collects a binary body only when asked to. */
+export function download(t: TestKernel, path: string, auth: Record<string, string> = {}) {
+  return t.request.get(path).set(auth).buffer(true).parse((res, cb) => {
+    const parts: Buffer[] = [];
+    res.on('data', (c: Buffer) => parts.push(c));
+    res.on('end', () => cb(null, Buffer.concat(parts)));
+  });
 }

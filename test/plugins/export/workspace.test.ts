@@ -1,0 +1,154 @@
+import assert from 'node:assert/strict';
+import { createHash, randomUUID } from 'node:crypto';
+import { strFromU8, unzipSync } from 'fflate';
+import { parse } from 'csv-parse/sync';
+import { definePlugin } from '../../../core/plugin.ts';
+import { builtinPlugins } from '../../../plugins/index.ts';
+import { download as fetchBytes, exportWorld, startTestKernel, type ExportWorld } from './world.ts';
+
+/** A plugin adding a blob and some content to every workspace export, as the attachments plugin will. */
+const contributor = definePlugin({
+  id: 'export-probe',
+  version: '1.0.0',
+  kernel: '^1.0.0',
+  dependsOn: { export: '^1.0.0' },
+  register(ctx) {
+    ctx.hooksOf('export.workspace').contribute.tapPromise('export-probe', async (entries, { workspaceId }) => {
+      await ctx.blobs.put(`probe/${workspaceId}`, Buffer.from([0x89, 0x50, 0x4e, 0x47, 0, 1, 2, 3]));
+      return [
+        ...entries,
+        { path: 'attachments/../../photo.png', blobKey: `probe/${workspaceId}` },
+        { path: 'attachments/notes.txt', content: 'hello' },
+        { path: 'attachments/gone.bin', blobKey: 'probe/never-stored' },
+      ];
+    });
+  },
+});
+
+interface Manifest {
+  format_version: number;
+  tessera_version: string;
+  workspace: { id: string; name: string };
+  created_at: string;
+  databases: Array<{ id: string; name: string; csv: string; schema: string }>;
+  entries: Array<{ path: string; size: number; sha256: string }>;
+  missing: string[];
+}
+
+describe('export: whole-workspace export', () => {
+  let w: ExportWorld;
+  let otherAdmin: { auth: Record<string, string> };
+
+  const exportsUrl = (path = '') => w.api(`/exports${path}`);
+  const download = (path: string, auth = w.admin.auth) => fetchBytes(w.t, path, auth);
+  async function finished(id: string): Promise<Record<string, any>> {
+    const seen: string[] = [];
+    for (let i = 0; i < 300; i++) {
+      const res = await w.t.request.get(exportsUrl(`/${id}`)).set(w.admin.auth).expect(200);
+      seen.push(res.body.status);
+      if (res.body.status !== 'queued' && res.body.status !== 'running') return { ...res.body, seen };
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    throw new Error(`export ${id} never finished`);
+  }
+
+  before(async () => {
+    w = await exportWorld(await startTestKernel({ plugins: [...builtinPlugins, contributor] }));
+    otherAdmin = w.outsider;
+    await w.t.request.post(w.api(`/databases/${w.db}/fields`)).set(w.admin.auth).send({ name: 'Amount', type: 'number', options: { precision: 2 } }).expect(201);
+    const first = (await w.t.request.post(w.api(`/databases/${w.db}/records`)).set(w.editor.auth).send({ values: { name: 'Big deal, "quoted"', amount: 12.5 } }).expect(201)).body.id;
+    await w.t.request.post(w.api(`/databases/${w.db}/records`)).set(w.editor.auth).send({ values: { name: 'Small deal' } }).expect(201);
+    await w.t.request.put(w.api(`/databases/${w.db}/records/${first}/description`)).set(w.editor.auth).send({ version: 0, content: { type: 'doc', content: [{ type: 'paragraph', content: [{ type: 'text', text: 'Described' }] }] } }).expect(200);
+    const doc = (await w.t.request.post(w.api('/documents')).set(w.admin.auth).send({ title: 'Plan/2025', space_id: w.space }).expect(201)).body.id;
+    await w.t.request.put(w.api(`/documents/${doc}/content`)).set(w.admin.auth).send({ version: 0, content: { type: 'doc', content: [{ type: 'paragraph', content: [{ type: 'text', text: 'The plan' }] }] } }).expect(200);
+    await w.t.request.post(w.api('/databases')).set(w.admin.auth).send({ name: 'Empty', space_id: w.space }).expect(201);
+  });
+  after(() => w.t.stop());
+
+  it('runs as a job with progress, then serves a zip whose manifest names every entry with its size and checksum', async () => {
+    const queued = await w.t.request.post(exportsUrl()).set(w.admin.auth).expect(202);
+    assert.equal(queued.body.status, 'queued');
+    assert.deepEqual(queued.body.progress, { done: 0, total: 0 });
+    assert.ok(Date.parse(queued.body.created_at) > Date.now() - 60_000);
+    await w.t.request.get(exportsUrl(`/${queued.body.id}/download`)).set(w.admin.auth).expect((res) => assert.ok([409, 200].includes(res.status)));
+
+    const done = await finished(queued.body.id);
+    assert.equal(done.status, 'succeeded', JSON.stringify(done));
+    // Two databases (a CSV and a schema each), one document, one description, three contributions.
+    assert.deepEqual(done.progress, { done: 9, total: 9 });
+    assert.equal(done.download_url, `/api/v1/workspaces/${w.ws}/exports/${queued.body.id}/download`);
+    const hours = (Date.parse(done.expires_at) - Date.now()) / 3_600_000;
+    assert.ok(hours > 23.9 && hours <= 24, `expires in ${hours} h`);
+
+    const res = await download(done.download_url).expect(200);
+    assert.equal(res.headers['content-type'], 'application/zip');
+    assert.equal(Number(res.headers['content-length']), done.size);
+    const files = unzipSync(new Uint8Array(res.body as Buffer));
+    const manifest = JSON.parse(strFromU8(files['manifest.json'])) as Manifest;
+    assert.equal(manifest.format_version, 1);
+    assert.match(manifest.tessera_version, /^\d+\.\d+\.\d+/);
+    assert.deepEqual(manifest.workspace, { id: w.ws, name: 'Acme' });
+    assert.deepEqual(Object.keys(files).filter((f) => f !== 'manifest.json').sort(), manifest.entries.map((e) => e.path).sort());
+    for (const entry of manifest.entries) {
+      assert.equal(files[entry.path].length, entry.size, entry.path);
+      assert.equal(createHash('sha256').update(files[entry.path]).digest('hex'), entry.sha256, entry.path);
+    }
+    assert.deepEqual(manifest.missing, ['attachments/gone.bin']);
+
+    assert.deepEqual(manifest.databases.map((d) => [d.name, d.csv, d.schema]), [
+      ['Deals', 'databases/Deals.csv', 'databases/Deals.schema.json'],
+      ['Empty', 'databases/Empty.csv', 'databases/Empty.schema.json'],
+    ]);
+    const csv = parse(strFromU8(files['databases/Deals.csv'])) as string[][];
+    assert.deepEqual(csv.map((r) => [r[0], r[r.length - 1]]), [['Name', 'Amount'], ['Big deal, "quoted"', '12.50'], ['Small deal', '']]);
+    const schema = JSON.parse(strFromU8(files['databases/Deals.schema.json']));
+    assert.deepEqual(schema.fields.find((f: { api_name: string }) => f.api_name === 'amount').options.precision, 2);
+    assert.equal(schema.fields.find((f: { api_name: string }) => f.api_name === 'amount').type, 'number');
+
+    const document = JSON.parse(strFromU8(files['documents/Plan_2025.json']));
+    assert.equal(document.title, 'Plan/2025');
+    assert.equal(document.content.content[0].content[0].text, 'The plan');
+    const description = Object.entries(files).find(([path]) => path.startsWith(`record_descriptions/${w.db}/`));
+    assert.ok(description, 'the record description is in the zip');
+    assert.equal(JSON.parse(strFromU8(description[1])).content.content[0].content[0].text, 'Described');
+    // A contributed path cannot climb out of its folder.
+    assert.deepEqual([...files['attachments/_/_/photo.png']], [0x89, 0x50, 0x4e, 0x47, 0, 1, 2, 3]);
+    assert.equal(strFromU8(files['attachments/notes.txt']), 'hello');
+
+    const list = await w.t.request.get(exportsUrl()).set(w.admin.auth).expect(200);
+    assert.deepEqual(list.body.data.map((e: { id: string }) => e.id), [queued.body.id]);
+    assert.equal(list.body.next_cursor, null);
+  });
+
+  it('is for admins only, and another workspace’s admin gets 404', async () => {
+    for (const who of [w.editor, w.member, w.guest]) await w.t.request.post(exportsUrl()).set(who.auth).expect(403);
+    const id = (await w.t.request.post(exportsUrl()).set(w.admin.auth).expect(202)).body.id;
+    const done = await finished(id);
+    for (const who of [w.editor, w.member]) {
+      await w.t.request.get(exportsUrl(`/${id}`)).set(who.auth).expect(403);
+      await w.t.request.get(exportsUrl(`/${id}/download`)).set(who.auth).expect(403);
+    }
+    await w.t.request.get(exportsUrl(`/${id}`)).set(otherAdmin.auth).expect(404);
+    await w.t.request.get(done.download_url).set(otherAdmin.auth).expect(404);
+    // Named under the other admin's own workspace, the export is not theirs either.
+    await w.t.request.get(`/api/v1/workspaces/${w.otherWs}/exports/${id}/download`).set(otherAdmin.auth).expect(404);
+    await w.t.request.get(exportsUrl(`/${randomUUID()}`)).set(w.admin.auth).expect(404);
+    await w.t.request.get(done.download_url).expect(401);
+  });
+
+  it('deletes the zip once its retention has passed: the export says expired and its download 410', async () => {
+    const id = (await w.t.request.post(exportsUrl()).set(w.admin.auth).expect(202)).body.id;
+    const done = await finished(id);
+    await download(done.download_url).expect(200);
+    const service = w.t.container.resolverFor('export')('export.workspaces');
+    assert.equal(await service.expire(), 0, 'nothing is due yet');
+    await w.t.db('export_workspace_exports').where({ id }).update({ expires_at: new Date(Date.now() - 1000) });
+    assert.equal(await service.expire(), 1);
+    const expired = await w.t.request.get(exportsUrl(`/${id}`)).set(w.admin.auth).expect(200);
+    assert.equal(expired.body.status, 'expired');
+    assert.equal(expired.body.download_url, null);
+    const gone = await w.t.request.get(done.download_url).set(w.admin.auth).expect(410);
+    assert.equal(gone.body.code, 'export_expired');
+    assert.equal(await w.t.container.resolverFor('export')('blobs').exists(`export/workspaces/${id}.zip`), false);
+  });
+});
