@@ -3,7 +3,7 @@ import { stringify, type Options as StringifyOptions } from 'csv-stringify/sync'
 import { AppError, invalidField } from '../../core/errors.ts';
 import type { UserPrincipal } from '../../core/principal.ts';
 import type { DatabaseService } from '../databases/public.ts';
-import type { LiveField, QueryService, RecordService, RecordTable } from '../records/public.ts';
+import type { ExportPage, LiveField, RecordExportReader, RecordTable } from '../records/public.ts';
 import type { ViewService } from '../views/public.ts';
 import type { CsvQuery } from './schemas.ts';
 
@@ -19,35 +19,30 @@ export interface CsvFile {
   stream: Readable;
 }
 
-type Page = Awaited<ReturnType<QueryService['query']>>;
-
 /**
- * CSV export of a database or a view: the records in the view's order and filter (its own and the caller's override,
- * through the records plugin's query service) or in manual order, one keyset page at a time, each page written as one
- * chunk by csv-stringify. The stream pulls the next page only when the reader wants more, so memory holds one page
- * whatever the size of the table. Everything the request can be refused for (fields, view) is checked, and the first
- * page read, before the first byte is sent.
+ * CSV export of a database or a view: the records in the view's order and filter (its own and the caller's override)
+ * or in manual order, read by the records plugin's export reader one keyset page at a time, each page written as one
+ * chunk by csv-stringify. The stream pulls the next page only when the reader wants more, so memory holds a page or
+ * two whatever the size of the table. Everything the request can be refused for (fields, view) is checked, and the
+ * first page read, before the first byte is sent.
  */
 export class CsvExports {
   constructor(
-    private readonly records: RecordService,
-    private readonly query: QueryService,
+    private readonly reader: RecordExportReader,
     private readonly databases: DatabaseService,
     private readonly views: () => ViewService | undefined,
     private readonly pageSize: number,
   ) {}
 
   async open(principal: UserPrincipal, workspaceId: string, databaseId: string, input: CsvQuery): Promise<CsvFile> {
-    const table = await this.records.seenBy(principal, await this.records.readTable(workspaceId, databaseId));
+    const table = await this.reader.table(principal, workspaceId, databaseId);
     const database = await this.databases.get(workspaceId, databaseId);
     const view = input.view_id ? await this.view(workspaceId, databaseId, input.view_id) : undefined;
     const columns = input.fields !== undefined ? chosenFields(table, input.fields) : visibleFields(table, view);
-    const fields = [...new Set(columns.map((f) => f.api_name))];
-    const read = (cursor?: string) =>
-      this.query.query(principal, workspaceId, databaseId, { ...(input.view_id ? { view_id: input.view_id } : {}), fields, limit: this.pageSize, ...(cursor ? { cursor } : {}) }, '/query');
-    const first = await read();
+    const fields = [...new Set(columns)];
+    const pages = await this.reader.open(principal, table, { ...(input.view_id ? { viewId: input.view_id } : {}), fields, pageSize: this.pageSize, base: '/query' });
     const filename = view ? `${database.name} - ${view.name}.csv` : `${database.name}.csv`;
-    return { filename, stream: Readable.from(csvChunks(columns, first, (cursor) => read(cursor))) };
+    return { filename, stream: Readable.from(csvChunks(columns, pages)) };
   }
 
   private async view(workspaceId: string, databaseId: string, viewId: string): Promise<{ name: string; hidden_fields: string[]; field_order: string[] }> {
@@ -63,12 +58,9 @@ export class CsvExports {
 }
 
 /** The header row, then one chunk of CSV per page of records. */
-async function* csvChunks(columns: LiveField[], first: Page, next: (cursor: string) => Promise<Page>): AsyncGenerator<string> {
+async function* csvChunks(columns: LiveField[], pages: AsyncIterable<ExportPage>): AsyncGenerator<string> {
   yield stringify([columns.map((f) => f.name)], CSV_OPTIONS);
-  for (let page = first; ; page = await next(page.next_cursor!)) {
-    if (page.data.length > 0) yield stringify(page.data.map((record) => columns.map((f) => cellText(f, record.values[f.api_name]))), CSV_OPTIONS);
-    if (!page.next_cursor) return;
-  }
+  for await (const page of pages) yield stringify(page.map((values) => columns.map((f) => cellText(f, values[f.api_name]))), CSV_OPTIONS);
 }
 
 /** A cell as its field type writes it as text (`csv.format`: labels, titles, names, ISO dates); empty for no value. */

@@ -20,7 +20,7 @@ export default definePlugin<ExportOptions>({
   id: 'export',
   version: '1.0.0',
   kernel: '^1.0.0',
-  // Records are read through the records plugin's query service; databases, workspaces and accounts through theirs.
+  // Records are read through the records plugin's export reader; databases, workspaces and accounts through their services.
   dependsOn: { auth: '^1.0.0', workspaces: '^1.0.0', databases: '^1.0.0', records: '^1.0.0' },
   // A view's filter, sorts and visible fields apply when the views plugin is on.
   optionalDependsOn: { views: '^1.0.0' },
@@ -30,7 +30,7 @@ export default definePlugin<ExportOptions>({
   register(ctx) {
     const hooks = ctx.defineHooks('workspace', createWorkspaceExportHooks());
     const views = ctx.has('views') ? () => ctx.resolve('views.service') : () => undefined;
-    ctx.provide('csv', (r) => new CsvExports(r('records.service'), r('records.query'), r('databases.service'), views, ctx.options.pageSize ?? 2000));
+    ctx.provide('csv', (r) => new CsvExports(r('records.exportReader'), r('databases.service'), views, ctx.options.pageSize ?? 2000));
     ctx.provide('workspaces', (r) => new WorkspaceExports({
       db: r('db'),
       blobs: r('blobs'),
