@@ -3,7 +3,8 @@
  * 1,000,000 records of the records benchmark's ten fields (seeded by SQL), read to the end by one client: rows per
  * second (target ≥ 100,000) and how much the server process's resident memory grows meanwhile (target < 100 MB),
  * sampled from /proc every 50 ms. Then the same through a view (a filter and a sort) and with gzip, without targets.
- * Environment: DATABASE_URL (default postgres://postgres@127.0.0.1:5432/test); BENCH_EXPORT_RECORDS (1000000).
+ * Environment: DATABASE_URL (default postgres://postgres@127.0.0.1:5432/test); BENCH_EXPORT_RECORDS (1000000); BENCH_PROF, a
+ * directory where the server writes a V8 CPU profile when it stops.
  */
 import fs from 'node:fs';
 import http from 'node:http';
@@ -100,7 +101,10 @@ try {
   await download(server, `${csv}?fields=title`, auth);
   const whole = await download(server, csv, auth);
   print(report, `export.csv, all ${fmt(COUNT)} records, 10 fields`, whole, whole.lines - 1, true);
-  if (whole.lines - 1 !== COUNT) report.note(`  INVALID: ${fmt(whole.lines - 1)} rows exported, ${fmt(COUNT)} expected`);
+  if (whole.lines - 1 !== COUNT) {
+    report.invalid = true;
+    report.note(`  INVALID: ${fmt(whole.lines - 1)} rows exported, ${fmt(COUNT)} expected`);
+  }
 
   const view = await expect(201, 'view', `${server.url}${bench.records.replace(/\/records$/, '/views')}`, 'POST', bench.admin.session, {
     name: 'Todo by amount',
