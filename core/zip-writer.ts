@@ -44,6 +44,9 @@ export class ZipWriter {
   private failure: Error | undefined;
 
   constructor() {
+    // A failure is thrown to whoever adds entries; the store reading `output` sees it through its own listener, and may
+    // not have attached one yet.
+    this.output.on('error', () => undefined);
     this.zip = new Zip((err, chunk, final) => {
       if (err) return void this.fail(err);
       this.bytes += chunk.length;

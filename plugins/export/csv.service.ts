@@ -42,7 +42,8 @@ export class CsvExports {
     const fields = [...new Set(columns)];
     const pages = await this.reader.open(principal, table, { ...(input.view_id ? { viewId: input.view_id } : {}), fields, pageSize: this.pageSize, base: '/query' });
     const filename = view ? `${database.name} - ${view.name}.csv` : `${database.name}.csv`;
-    return { filename, stream: Readable.from(csvChunks(columns, pages)) };
+    // One page ahead at most: the stream asks for the next only when the client has taken this one.
+    return { filename, stream: Readable.from(csvChunks(columns, pages), { highWaterMark: 1 }) };
   }
 
   private async view(workspaceId: string, databaseId: string, viewId: string): Promise<{ name: string; hidden_fields: string[]; field_order: string[] }> {

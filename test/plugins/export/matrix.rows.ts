@@ -61,4 +61,3 @@ export const rows: MatrixRow[] = [
     foreign: (w, t) => theirs(w, t, '/download'),
   },
 ];
-

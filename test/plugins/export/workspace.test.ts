@@ -6,6 +6,9 @@ import { definePlugin } from '../../../core/plugin.ts';
 import { builtinPlugins } from '../../../plugins/index.ts';
 import { download as fetchBytes, exportWorld, startTestKernel, type ExportWorld } from './world.ts';
 
+/** Workspaces whose exports the probe breaks, as a failing plugin would. */
+const breakFor = new Set<string>();
+
 /** A plugin adding a blob and some content to every workspace export, as the attachments plugin will. */
 const contributor = definePlugin({
   id: 'export-probe',
@@ -14,6 +17,7 @@ const contributor = definePlugin({
   dependsOn: { export: '^1.0.0' },
   register(ctx) {
     ctx.hooksOf('export.workspace').contribute.tapPromise('export-probe', async (entries, { workspaceId }) => {
+      if (breakFor.has(workspaceId)) throw new Error('probe failed reading /var/secret/path');
       await ctx.blobs.put(`probe/${workspaceId}`, Buffer.from([0x89, 0x50, 0x4e, 0x47, 0, 1, 2, 3]));
       return [
         ...entries,
@@ -150,5 +154,37 @@ describe('export: whole-workspace export', () => {
     const gone = await w.t.request.get(done.download_url).set(w.admin.auth).expect(410);
     assert.equal(gone.body.code, 'export_expired');
     assert.equal(await w.t.container.resolverFor('export')('blobs').exists(`export/workspaces/${id}.zip`), false);
+  });
+
+  it('fails with a reason that tells nothing of the server when a contribution fails, keeping no zip', async () => {
+    breakFor.add(w.ws);
+    try {
+      const id = (await w.t.request.post(exportsUrl()).set(w.admin.auth).expect(202)).body.id;
+      const done = await finished(id);
+      assert.equal(done.status, 'failed');
+      assert.equal(done.error, 'The export failed; the server log says why.');
+      assert.equal(done.download_url, null);
+      const refused = await w.t.request.get(exportsUrl(`/${id}/download`)).set(w.admin.auth).expect(409);
+      assert.equal(refused.body.code, 'export_not_ready');
+      assert.equal(await w.t.container.resolverFor('export')('blobs').exists(`export/workspaces/${id}.zip`), false);
+    } finally {
+      breakFor.delete(w.ws);
+    }
+  });
+
+  it('goes with its workspace: the rows and, once the deletion commits, the zips', async () => {
+    const ws = (await w.t.request.post('/api/v1/workspaces').set(w.admin.auth).send({ name: 'Short-lived' }).expect(201)).body.id;
+    const id = (await w.t.request.post(`/api/v1/workspaces/${ws}/exports`).set(w.admin.auth).expect(202)).body.id;
+    for (let i = 0; i < 300; i++) {
+      const res = await w.t.request.get(`/api/v1/workspaces/${ws}/exports/${id}`).set(w.admin.auth).expect(200);
+      if (res.body.status === 'succeeded') break;
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    const blobs = w.t.container.resolverFor('export')('blobs');
+    assert.equal(await blobs.exists(`export/workspaces/${id}.zip`), true);
+    await w.t.request.delete(`/api/v1/workspaces/${ws}`).set(w.admin.auth).expect(204);
+    assert.equal(await w.t.db('export_workspace_exports').where({ id }).first(), undefined);
+    for (let i = 0; i < 50 && (await blobs.exists(`export/workspaces/${id}.zip`)); i++) await new Promise((r) => setTimeout(r, 20));
+    assert.equal(await blobs.exists(`export/workspaces/${id}.zip`), false);
   });
 });
