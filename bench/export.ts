@@ -2,7 +2,8 @@
  * `npm run bench -- export`: issue 18's CSV export figures on PostgreSQL — `GET …/databases/{db}/export.csv` of
  * 1,000,000 records of the records benchmark's ten fields (seeded by SQL), read to the end by one client: rows per
  * second (target ≥ 100,000) and how much the server process's resident memory grows meanwhile (target < 100 MB),
- * sampled from /proc every 50 ms. Then the same through a view (a filter and a sort) and with gzip, without targets.
+ * sampled from /proc every 50 ms, and the server's CPU seconds meanwhile (rows per CPU-second: the figure other load on
+ * the machine does not change). Then the same through a view (a filter and a sort) and with gzip, without targets.
  * Environment: DATABASE_URL (default postgres://postgres@127.0.0.1:5432/test); BENCH_EXPORT_RECORDS (1000000); BENCH_PROF, a
  * directory where the server writes a V8 CPU profile when it stops.
  */
@@ -30,8 +31,21 @@ function rssOf(pid: number): number | null {
   }
 }
 
+/** CPU seconds (user + system) the process has used so far (Linux), or null where /proc is not there. */
+function cpuOf(pid: number): number | null {
+  try {
+    const fields = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+    // utime and stime, fields 14 and 15 of stat (11 and 12 after the command), in clock ticks of 1/100 s.
+    return (Number(fields[11]) + Number(fields[12])) / 100;
+  } catch {
+    return null;
+  }
+}
+
 interface Download {
   seconds: number;
+  /** CPU seconds the server spent meanwhile: what the export costs it whatever else loads the machine. */
+  cpu: number | null;
   bytes: number;
   lines: number;
   status: number;
@@ -42,6 +56,7 @@ interface Download {
 /** Reads the whole answer as fast as it comes, counting bytes and line ends, with the server's RSS sampled meanwhile. */
 function download(server: Server, path: string, headers: Record<string, string>): Promise<Download> {
   const rssBefore = rssOf(server.pid);
+  const cpuBefore = cpuOf(server.pid);
   let rssPeak = rssBefore;
   const sampler = setInterval(() => {
     const rss = rssOf(server.pid);
@@ -58,7 +73,9 @@ function download(server: Server, path: string, headers: Record<string, string>)
       });
       res.on('end', () => {
         clearInterval(sampler);
-        resolve({ seconds: (performance.now() - started) / 1000, bytes, lines, status: res.statusCode ?? 0, rssBefore, rssPeak });
+        const cpuAfter = cpuOf(server.pid);
+        const cpu = cpuBefore === null || cpuAfter === null ? null : cpuAfter - cpuBefore;
+        resolve({ seconds: (performance.now() - started) / 1000, cpu, bytes, lines, status: res.statusCode ?? 0, rssBefore, rssPeak });
       });
       res.on('error', reject);
     });
@@ -72,7 +89,8 @@ function download(server: Server, path: string, headers: Record<string, string>)
 function print(report: Report, name: string, d: Download, rows: number, targeted: boolean): void {
   const bad = d.status === 200 ? 0 : 1;
   const timings: Timings = { ms: [d.seconds * 1000], bad, ...(bad ? { firstBad: `status ${d.status}` } : {}) };
-  const detail = `${fmt(rows)} rows, ${fmt(d.bytes / MB, 1)} MB in ${fmt(d.seconds, 2)} s`;
+  const cpu = d.cpu ? `; server CPU ${fmt(d.cpu, 1)} s = ${fmt(rows / d.cpu)} rows per CPU-second` : '';
+  const detail = `${fmt(rows)} rows, ${fmt(d.bytes / MB, 1)} MB in ${fmt(d.seconds, 2)} s${cpu}`;
   if (targeted) report.rate(name, rows / d.seconds, 'rows', 100_000, timings, detail);
   else report.unavailable(name, `${fmt(rows / d.seconds).padStart(7)} rows/s  ${detail}`);
   if (d.rssBefore === null || d.rssPeak === null) return report.unavailable(`  server RSS`, 'not measurable here (no /proc)');
