@@ -8,6 +8,8 @@ import { download as fetchBytes, exportWorld, startTestKernel, type ExportWorld 
 
 /** Workspaces whose exports the probe breaks, as a failing plugin would. */
 const breakFor = new Set<string>();
+/** Workspaces whose exports wait, at the probe's last entry, until the test lets them go on. */
+const holdFor = new Map<string, Promise<void>>();
 
 /** A plugin adding a blob and some content to every workspace export, as the attachments plugin will. */
 const contributor = definePlugin({
@@ -24,6 +26,7 @@ const contributor = definePlugin({
         { path: 'attachments/../../photo.png', blobKey: `probe/${workspaceId}` },
         { path: 'attachments/notes.txt', content: 'hello' },
         { path: 'attachments/gone.bin', blobKey: 'probe/never-stored' },
+        ...(holdFor.has(workspaceId) ? [{ path: 'attachments/slow.txt', open: async () => (await holdFor.get(workspaceId), 'late') }] : []),
       ];
     });
   },
@@ -186,5 +189,33 @@ describe('export: whole-workspace export', () => {
     assert.equal(await w.t.db('export_workspace_exports').where({ id }).first(), undefined);
     for (let i = 0; i < 50 && (await blobs.exists(`export/workspaces/${id}.zip`)); i++) await new Promise((r) => setTimeout(r, 20));
     assert.equal(await blobs.exists(`export/workspaces/${id}.zip`), false);
+  });
+
+  it('shows its progress while it runs', async () => {
+    let release!: () => void;
+    holdFor.set(w.ws, new Promise<void>((resolve) => (release = resolve)));
+    try {
+      const id = (await w.t.request.post(exportsUrl()).set(w.admin.auth).expect(202)).body.id;
+      let seen: Record<string, any> | undefined;
+      for (let i = 0; i < 300; i++) {
+        const res = await w.t.request.get(exportsUrl(`/${id}`)).set(w.admin.auth).expect(200);
+        if (res.body.status === 'running' && res.body.progress.done === 9) {
+          seen = res.body;
+          break;
+        }
+        await new Promise((r) => setTimeout(r, 50));
+      }
+      assert.ok(seen, 'the export was seen running at its last entry');
+      assert.deepEqual(seen.progress, { done: 9, total: 10 });
+      assert.equal(seen.download_url, null);
+      await w.t.request.get(exportsUrl(`/${id}/download`)).set(w.admin.auth).expect(409);
+      release();
+      const done = await finished(id);
+      assert.equal(done.status, 'succeeded');
+      assert.deepEqual(done.progress, { done: 10, total: 10 });
+    } finally {
+      holdFor.delete(w.ws);
+      release();
+    }
   });
 });
