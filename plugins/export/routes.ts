@@ -1,3 +1,5 @@
+import type { Readable } from 'node:stream';
+import type { Context } from 'koa';
 import { defineRoute, Reply, type AnyRouteDef } from '../../core/routes.ts';
 import { ExportErrors } from './errors.ts';
 import { CsvQuery, DatabaseParams, ExportListQuery, ExportParams, WorkspaceExport, WorkspaceExportList, WorkspaceParams } from './schemas.ts';
@@ -12,6 +14,16 @@ export function attachment(filename: string): string {
   const ascii = filename.replace(/[^\x20-\x7e]|["\\%]/g, '_');
   const encoded = encodeURIComponent(filename).replace(/['()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
   return `attachment; filename="${ascii}"; filename*=UTF-8''${encoded}`;
+}
+
+/**
+ * A stream failing after the headers went (a page that cannot be read, a blob store gone) ends the connection, so the
+ * client sees a broken transfer, never a file that looks complete; a compressing middleware in between would not pass
+ * the error on by itself.
+ */
+function streamed(ctx: Context, stream: Readable): Readable {
+  stream.once('error', (err) => ctx.res.destroy(err));
+  return stream;
 }
 
 export function exportRoutes(): AnyRouteDef[] {
@@ -35,9 +47,9 @@ export function exportRoutes(): AnyRouteDef[] {
         200: { description: 'The CSV', contentType: 'text/csv; charset=utf-8', headers: { 'Content-Disposition': { description: '`attachment` with the database (and view) name' } } },
         422: { description: 'An unknown field in `fields` (named), or a view of another database' },
       },
-      handler: async ({ principal, params, query, resolve }) => {
+      handler: async ({ principal, params, query, resolve, ctx }) => {
         const file = await resolve('export.csv').open(principal, params.ws, params.db, query);
-        return new Reply(200, file.stream, { 'Content-Disposition': attachment(file.filename), 'Cache-Control': 'no-store' }, 'text/csv; charset=utf-8');
+        return new Reply(200, streamed(ctx, file.stream), { 'Content-Disposition': attachment(file.filename), 'Cache-Control': 'no-store' }, 'text/csv; charset=utf-8');
       },
     }),
     defineRoute({
@@ -95,9 +107,9 @@ export function exportRoutes(): AnyRouteDef[] {
       params: ExportParams,
       responses: { 200: { description: 'The zip', contentType: 'application/zip' } },
       errors: [ExportErrors.export_not_ready, ExportErrors.export_expired],
-      handler: async ({ params, resolve }) => {
+      handler: async ({ params, resolve, ctx }) => {
         const { stream, size } = await resolve('export.workspaces').download(params.ws, params.id);
-        return new Reply(200, stream, { 'Content-Disposition': attachment(`workspace-export-${params.id}.zip`), 'Content-Length': String(size), 'Cache-Control': 'no-store' }, 'application/zip');
+        return new Reply(200, streamed(ctx, stream), { 'Content-Disposition': attachment(`workspace-export-${params.id}.zip`), 'Content-Length': String(size), 'Cache-Control': 'no-store' }, 'application/zip');
       },
     }),
   ];

@@ -115,11 +115,20 @@ export class WorkspaceExports {
     }
   }
 
-  /** The scheduled clean-up: zips past their retention go, their rows say `expired`. */
+  /**
+   * The scheduled clean-up: zips past their retention go, their rows say `expired`. An export still queued or running
+   * after as long was cut short (its process stopped, and its job is not retried): it says `failed`, and a zip it may
+   * have left goes too.
+   */
   async expire(): Promise<number> {
-    const { db, blobs } = this.deps;
+    const { db, blobs, retentionHours } = this.deps;
     const rows = (await db(TABLE).where({ status: 'succeeded' }).where('expires_at', '<=', db.fn.now()).update({ status: 'expired', blob_key: null }).returning('id')) as Array<{ id: string }>;
-    for (const { id } of rows) await blobs.delete(blobKey(id));
+    const cut = (await db(TABLE)
+      .whereIn('status', ['queued', 'running'])
+      .where('created_at', '<=', db.raw('now() - make_interval(hours => ?)', [retentionHours]))
+      .update({ status: 'failed', error: 'The export was cut short (the server stopped while it ran); start another.', finished_at: db.fn.now() })
+      .returning('id')) as Array<{ id: string }>;
+    for (const { id } of [...rows, ...cut]) await blobs.delete(blobKey(id));
     return rows.length;
   }
 

@@ -143,7 +143,7 @@ describe('export: whole-workspace export', () => {
     await w.t.request.get(done.download_url).expect(401);
   });
 
-  it('deletes the zip once its retention has passed: the export says expired and its download 410', async () => {
+  it('deletes the zip once its retention has passed: the export says expired and its download 410; one cut short says failed', async () => {
     const id = (await w.t.request.post(exportsUrl()).set(w.admin.auth).expect(202)).body.id;
     const done = await finished(id);
     await download(done.download_url).expect(200);
@@ -157,6 +157,13 @@ describe('export: whole-workspace export', () => {
     const gone = await w.t.request.get(done.download_url).set(w.admin.auth).expect(410);
     assert.equal(gone.body.code, 'export_expired');
     assert.equal(await w.t.container.resolverFor('export')('blobs').exists(`export/workspaces/${id}.zip`), false);
+
+    // An export whose process stopped while it ran stays `running` no longer than the retention.
+    const [stuck] = await w.t.db('export_workspace_exports').insert({ workspace_id: w.ws, requested_by: w.admin.id, status: 'running', created_at: new Date(Date.now() - 25 * 3_600_000) }).returning('id');
+    await service.expire();
+    const cut = (await w.t.request.get(exportsUrl(`/${stuck.id}`)).set(w.admin.auth).expect(200)).body;
+    assert.equal(cut.status, 'failed');
+    assert.match(cut.error, /cut short/);
   });
 
   it('fails with a reason that tells nothing of the server when a contribution fails, keeping no zip', async () => {
