@@ -22,7 +22,7 @@ export const CsvQuery = Type.Object(
     fields: Type.Optional(
       Type.String({
         minLength: 1,
-        maxLength: 20_000,
+        maxLength: 8192,
         description: 'Comma-separated api_names or ids of the columns, in this order (default: the view’s visible fields, or every field). An unknown one → 422 naming it.',
       }),
     ),

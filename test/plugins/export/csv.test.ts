@@ -98,6 +98,11 @@ describe('export: CSV of a database or a view', () => {
     assert.deepEqual(bad.body.errors.map((e: { pointer: string }) => e.pointer), ['/query/fields']);
     assert.match(bad.body.errors[0].detail, /"nope", "other"/);
     await get({ fields: 'code,,name' }).expect(422);
+    // Hostile or malformed input is refused, never a 500.
+    await get({ view_id: 'not-a-uuid' }).expect(422);
+    await get({ fields: 'x'.repeat(8193) }).expect(422);
+    await get({ fields: 'code\u0000' }).expect(422);
+    await get({ format: 'xlsx' }).expect(422);
   });
 
   it("follows a view: its filter, sorts, field order and hidden fields, with the caller's own override", async () => {
