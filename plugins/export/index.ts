@@ -6,6 +6,7 @@ import { createWorkspaceExportHooks } from './hooks.ts';
 import { exportRoutes } from './routes.ts';
 import { ExportOptions } from './schemas.ts';
 import { WorkspaceExports } from './workspace-exports.service.ts';
+import { tapGdpr } from './gdpr.ts';
 
 declare module '../../core/container.ts' {
   interface ServiceMap {
@@ -22,12 +23,13 @@ export default definePlugin<ExportOptions>({
   kernel: '^1.0.0',
   // Records are read through the records plugin's export reader; databases, workspaces and accounts through their services.
   dependsOn: { auth: '^1.0.0', workspaces: '^1.0.0', databases: '^1.0.0', records: '^1.0.0' },
-  // A view's filter, sorts and visible fields apply when the views plugin is on.
-  optionalDependsOn: { views: '^1.0.0' },
+  // A view's filter, sorts and visible fields apply when the views plugin is on; exports answer to the gdpr plugin's hooks when it is on.
+  optionalDependsOn: { views: '^1.0.0', gdpr: '^1.0.0' },
   optionsSchema: ExportOptions,
   migrations: path.join(path.dirname(fileURLToPath(import.meta.url)), 'migrations'),
   exports: ['export.csv'],
   register(ctx) {
+    if (ctx.has('gdpr')) tapGdpr(ctx);
     const hooks = ctx.defineHooks('workspace', createWorkspaceExportHooks());
     const views = ctx.has('views') ? () => ctx.resolve('views.service') : () => undefined;
     ctx.provide('csv', (r) => new CsvExports(r('records.exportReader'), r('databases.service'), views, ctx.options.pageSize ?? 2000));
@@ -53,7 +55,7 @@ export default definePlugin<ExportOptions>({
         if (expired > 0) ctx.logger.info({ expired }, 'workspace exports past their retention deleted');
       },
     });
-    ctx.hooksOf('workspaces.lifecycle').deleting.tapPromise('export', ({ trx, workspaceId }) => ctx.resolve('export.workspaces').forgetWorkspace(trx, workspaceId));
+    ctx.hooksOf('workspaces.lifecycle').deleting.tapPromise('export', async ({ trx, workspaceId }) => void (await ctx.resolve('export.workspaces').forgetWorkspace(trx, workspaceId)));
     ctx.routes(exportRoutes());
   },
 });

@@ -132,14 +132,18 @@ export class WorkspaceExports {
     return rows.length;
   }
 
-  /** A workspace being deleted takes its exports along (rows by cascade); their zips go once the deletion commits. */
-  async forgetWorkspace(trx: Db, workspaceId: string): Promise<void> {
+  /**
+   * Deletes a workspace's exports inside `trx` (the workspace's deletion, or an erasure from it); their zips go once it
+   * commits, and stay if it rolls back. Answers how many there were.
+   */
+  async forgetWorkspace(trx: Db, workspaceId: string): Promise<number> {
     const rows = (await trx(TABLE).where({ workspace_id: workspaceId }).del().returning('id')) as Array<{ id: string }>;
     afterCommit(trx, () => {
       void (async () => {
         for (const { id } of rows) await this.deps.blobs.delete(blobKey(id));
-      })().catch((err: unknown) => this.deps.logger.warn({ err, workspace: workspaceId }, 'zips of a deleted workspace left behind'));
+      })().catch((err: unknown) => this.deps.logger.warn({ err, workspace: workspaceId }, 'zips of deleted workspace exports left behind'));
     });
+    return rows.length;
   }
 
   /** The admin who asked, as the reader of every database: someone no longer an admin there gets no export. */

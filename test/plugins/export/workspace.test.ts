@@ -3,6 +3,7 @@ import { createHash, randomUUID } from 'node:crypto';
 import { strFromU8, unzipSync } from 'fflate';
 import { parse } from 'csv-parse/sync';
 import { definePlugin } from '../../../core/plugin.ts';
+import { joinWorkspace, signUp } from '../../../core/testing.ts';
 import { builtinPlugins } from '../../../plugins/index.ts';
 import { download as fetchBytes, exportWorld, startTestKernel, type ExportWorld } from './world.ts';
 
@@ -224,5 +225,22 @@ describe('export: whole-workspace export', () => {
       holdFor.delete(w.ws);
       release();
     }
+  });
+
+  it("goes when a member is erased from the workspace: its zip may name them", async () => {
+    const leaving = await signUp(w.t, { name: 'Lea Leaving' });
+    await joinWorkspace(w.t, w.admin, w.ws, leaving, 'editor');
+    await w.t.request.post(w.api(`/databases/${w.db}/records`)).set(leaving.auth).send({ values: { name: 'Written by Lea' } }).expect(201);
+    const id = (await w.t.request.post(exportsUrl()).set(w.admin.auth).expect(202)).body.id;
+    const done = await finished(id);
+    const zip = unzipSync(new Uint8Array((await download(done.download_url).expect(200)).body as Buffer));
+    assert.ok(strFromU8(zip['databases/Deals.csv']).includes('Lea Leaving'), 'the zip names her');
+    const receipt = await w.t.request.post(w.api(`/members/${leaving.id}/erase`)).set(w.admin.auth).send({ confirm: leaving.email }).expect(200);
+    const report = receipt.body.reports.find((r: { kind: string }) => r.kind === 'workspace_exports');
+    assert.ok(report.deleted >= 1, JSON.stringify(receipt.body.reports));
+    await w.t.request.get(exportsUrl(`/${id}`)).set(w.admin.auth).expect(404);
+    const blobs = w.t.container.resolverFor('export')('blobs');
+    for (let i = 0; i < 50 && (await blobs.exists(`export/workspaces/${id}.zip`)); i++) await new Promise((r) => setTimeout(r, 20));
+    assert.equal(await blobs.exists(`export/workspaces/${id}.zip`), false);
   });
 });
