@@ -66,7 +66,6 @@ export function exportRoutes(): AnyRouteDef[] {
       access: admin,
       params: WorkspaceParams,
       status: 202,
-      idempotency: false,
       responses: { 202: { description: 'Queued', schema: WorkspaceExport } },
       handler: ({ principal, params, resolve }) => resolve('export.workspaces').request(principal, params.ws),
     }),
