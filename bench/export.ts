@@ -2,7 +2,7 @@
  * `npm run bench -- export`: issue 18's CSV export figures on PostgreSQL — `GET …/databases/{db}/export.csv` of
  * 1,000,000 records of the records benchmark's ten fields (seeded by SQL), read to the end by one client: rows per
  * second (target ≥ 100,000) and how much the server process's resident memory grows meanwhile (target < 100 MB),
- * sampled from /proc every 50 ms, and the server's CPU seconds meanwhile (rows per CPU-second: the figure other load on
+ * sampled from /proc every 50 ms (also its peak in the first fifth of the download and in the last half), and the server's CPU seconds meanwhile (rows per CPU-second: the figure other load on
  * the machine does not change). Then the same through a view (a filter and a sort) and with gzip, without targets.
  * Environment: DATABASE_URL (default postgres://postgres@127.0.0.1:5432/test); BENCH_EXPORT_RECORDS (1000000); BENCH_PROF, a
  * directory where the server writes a V8 CPU profile when it stops.
@@ -51,18 +51,25 @@ interface Download {
   status: number;
   rssBefore: number | null;
   rssPeak: number | null;
+  /** The highest RSS in the first fifth of the download and in its last half: equal when memory does not grow with the rows sent. */
+  rssEarly: number | null;
+  rssLate: number | null;
 }
 
 /** Reads the whole answer as fast as it comes, counting bytes and line ends, with the server's RSS sampled meanwhile. */
 function download(server: Server, path: string, headers: Record<string, string>): Promise<Download> {
   const rssBefore = rssOf(server.pid);
   const cpuBefore = cpuOf(server.pid);
-  let rssPeak = rssBefore;
+  const samples: Array<{ at: number; rss: number }> = [];
   const sampler = setInterval(() => {
     const rss = rssOf(server.pid);
-    if (rss !== null && (rssPeak === null || rss > rssPeak)) rssPeak = rss;
+    if (rss !== null) samples.push({ at: performance.now(), rss });
   }, 50);
   const started = performance.now();
+  const peak = (from: number, to: number) => {
+    const within = samples.filter((x) => x.at >= from && x.at <= to).map((x) => x.rss);
+    return within.length > 0 ? Math.max(...within) : null;
+  };
   return new Promise((resolve, reject) => {
     const req = http.get(`${server.url}${path}`, { headers, agent: false }, (res) => {
       let bytes = 0;
@@ -75,7 +82,19 @@ function download(server: Server, path: string, headers: Record<string, string>)
         clearInterval(sampler);
         const cpuAfter = cpuOf(server.pid);
         const cpu = cpuBefore === null || cpuAfter === null ? null : cpuAfter - cpuBefore;
-        resolve({ seconds: (performance.now() - started) / 1000, cpu, bytes, lines, status: res.statusCode ?? 0, rssBefore, rssPeak });
+        const ended = performance.now();
+        const span = ended - started;
+        resolve({
+          seconds: span / 1000,
+          cpu,
+          bytes,
+          lines,
+          status: res.statusCode ?? 0,
+          rssBefore,
+          rssPeak: peak(started, ended),
+          rssEarly: peak(started, started + span / 5),
+          rssLate: peak(started + span / 2, ended),
+        });
       });
       res.on('error', reject);
     });
@@ -95,7 +114,8 @@ function print(report: Report, name: string, d: Download, rows: number, targeted
   else report.unavailable(name, `${fmt(rows / d.seconds).padStart(7)} rows/s  ${detail}`);
   if (d.rssBefore === null || d.rssPeak === null) return report.unavailable(`  server RSS`, 'not measurable here (no /proc)');
   const growth = (d.rssPeak - d.rssBefore) / MB;
-  const line = `  server RSS ${fmt(d.rssBefore / MB)} MB → peak ${fmt(d.rssPeak / MB)} MB: +${fmt(growth, 1)} MB`;
+  const phases = d.rssEarly !== null && d.rssLate !== null ? ` (peak in the first fifth ${fmt(d.rssEarly / MB)} MB, in the last half ${fmt(d.rssLate / MB)} MB)` : '';
+  const line = `  server RSS ${fmt(d.rssBefore / MB)} MB → peak ${fmt(d.rssPeak / MB)} MB: +${fmt(growth, 1)} MB${phases}`;
   report.note(targeted ? `${line}   target < 100 MB: ${growth < 100 ? 'PASS' : 'MISS'}` : line);
 }
 
