@@ -2,10 +2,11 @@
  * `npm run bench -- export`: issue 18's CSV export figures on PostgreSQL — `GET …/databases/{db}/export.csv` of
  * 1,000,000 records of the records benchmark's ten fields (seeded by SQL), read to the end by one client: rows per
  * second (target ≥ 100,000) and how much the server process's resident memory grows meanwhile (target < 100 MB),
- * sampled from /proc every 50 ms (also its peak in the first fifth of the download and in the last half), and the server's CPU seconds meanwhile (rows per CPU-second: the figure other load on
- * the machine does not change). Then the same through a view (a filter and a sort) and with gzip, without targets.
- * Environment: DATABASE_URL (default postgres://postgres@127.0.0.1:5432/test); BENCH_EXPORT_RECORDS (1000000); BENCH_PROF, a
- * directory where the server writes a V8 CPU profile when it stops.
+ * sampled from /proc every 50 ms (with its peaks in the first fifth of the download and in its last half), and the
+ * server's CPU seconds meanwhile (rows per CPU-second: the figure other load on the machine does not change). Then the
+ * same through a view (a filter and a sort) and with gzip, without targets.
+ * Environment: DATABASE_URL (default postgres://postgres@127.0.0.1:5432/test); BENCH_EXPORT_RECORDS (1000000);
+ * BENCH_PROF, a directory where the server writes a V8 CPU profile when it stops.
  */
 import fs from 'node:fs';
 import http from 'node:http';
