@@ -59,7 +59,7 @@ export function exportRoutes(): AnyRouteDef[] {
       summary: 'Export the whole workspace as a zip, made in the background',
       description:
         'Admins only. → 202 with the export; poll `GET …/exports/{id}` for its progress, then download `…/{id}/download`. The zip holds `manifest.json` ' +
-        '(format and Tessera versions, the workspace, every entry with its size and SHA-256), `databases/<name>.csv` and `databases/<name>.schema.json` per database, ' +
+        '(format and Tessera versions, the workspace, every entry with its size and SHA-256), `<database>.csv` and `<database>.schema.json` per database at its root, ' +
         'and what other plugins add (documents, record descriptions, attachments). Kept `retentionHours` (default 24).',
       tags,
       auth: 'user',

@@ -179,7 +179,7 @@ export class WorkspaceExports {
       });
       if (opened) {
         const { database, file } = opened;
-        const base = `databases/${safeSegment(database.name)}`;
+        const base = safeSegment(database.name);
         const schema = await zip.add(`${base}.schema.json`, JSON.stringify({ id: database.id, name: database.name, space_id: database.space_id, fields: database.fields, views: database.views }, null, 2));
         const table = await zip.add(`${base}.csv`, file.stream);
         databaseEntries.push({ id: database.id, name: database.name, csv: table.path, schema: schema.path });

@@ -104,12 +104,12 @@ describe('export: whole-workspace export', () => {
     assert.deepEqual(manifest.missing, ['attachments/gone.bin']);
 
     assert.deepEqual(manifest.databases.map((d) => [d.name, d.csv, d.schema]), [
-      ['Deals', 'databases/Deals.csv', 'databases/Deals.schema.json'],
-      ['Empty', 'databases/Empty.csv', 'databases/Empty.schema.json'],
+      ['Deals', 'Deals.csv', 'Deals.schema.json'],
+      ['Empty', 'Empty.csv', 'Empty.schema.json'],
     ]);
-    const csv = parse(strFromU8(files['databases/Deals.csv'])) as string[][];
+    const csv = parse(strFromU8(files['Deals.csv'])) as string[][];
     assert.deepEqual(csv.map((r) => [r[0], r[r.length - 1]]), [['Name', 'Amount'], ['Big deal, "quoted"', '12.50'], ['Small deal', '']]);
-    const schema = JSON.parse(strFromU8(files['databases/Deals.schema.json']));
+    const schema = JSON.parse(strFromU8(files['Deals.schema.json']));
     assert.deepEqual(schema.fields.find((f: { api_name: string }) => f.api_name === 'amount').options.precision, 2);
     assert.equal(schema.fields.find((f: { api_name: string }) => f.api_name === 'amount').type, 'number');
 
@@ -234,7 +234,7 @@ describe('export: whole-workspace export', () => {
     const id = (await w.t.request.post(exportsUrl()).set(w.admin.auth).expect(202)).body.id;
     const done = await finished(id);
     const zip = unzipSync(new Uint8Array((await download(done.download_url).expect(200)).body as Buffer));
-    assert.ok(strFromU8(zip['databases/Deals.csv']).includes('Lea Leaving'), 'the zip names her');
+    assert.ok(strFromU8(zip['Deals.csv']).includes('Lea Leaving'), 'the zip names her');
     const receipt = await w.t.request.post(w.api(`/members/${leaving.id}/erase`)).set(w.admin.auth).send({ confirm: leaving.email }).expect(200);
     const report = receipt.body.reports.find((r: { kind: string }) => r.kind === 'workspace_exports');
     assert.ok(report.deleted >= 1, JSON.stringify(receipt.body.reports));
