@@ -38,7 +38,8 @@ export class CsvExports {
     const table = await this.reader.table(principal, workspaceId, databaseId);
     const database = await this.databases.get(workspaceId, databaseId);
     const view = input.view_id ? await this.view(workspaceId, databaseId, input.view_id) : undefined;
-    const columns = input.fields !== undefined ? chosenFields(table, input.fields) : visibleFields(table, view);
+    const visible = visibleFields(table, view);
+    const columns = input.fields !== undefined ? chosenFields(table, input.fields, visible) : visible;
     const fields = [...new Set(columns)];
     const pages = await this.reader.open(principal, table, { ...(input.view_id ? { viewId: input.view_id } : {}), fields, pageSize: this.pageSize, base: '/query' });
     const filename = view ? `${database.name} - ${view.name}.csv` : `${database.name}.csv`;
@@ -70,13 +71,15 @@ function cellText(field: LiveField, value: unknown): string {
   return field.fieldType.csv.format(value, field);
 }
 
-/** `fields=`: api_names or ids, in the order given; every unknown one is named in the 422. */
-function chosenFields(table: RecordTable, list: string): LiveField[] {
+/** `fields=`: api_names or ids, in the order given, among the fields shown (a view's hidden ones are not); every other one is named in the 422. */
+function chosenFields(table: RecordTable, list: string, shown: LiveField[]): LiveField[] {
   const refs = list.split(',').map((ref) => ref.trim());
   const unknown = refs.filter((ref) => !table.field(ref));
   if (unknown.length > 0) {
     throw invalidField('/query/fields', `No field ${unknown.map((ref) => (ref === '' ? '(empty)' : `"${ref}"`)).join(', ')} in this database.`);
   }
+  const hidden = refs.filter((ref) => !shown.includes(table.field(ref)!));
+  if (hidden.length > 0) throw invalidField('/query/fields', `${hidden.map((ref) => `"${ref}"`).join(', ')} ${hidden.length === 1 ? 'is' : 'are'} hidden in this view.`);
   return refs.map((ref) => table.field(ref)!);
 }
 

@@ -36,7 +36,7 @@ export function exportRoutes(): AnyRouteDef[] {
       description:
         'RFC 4180 (CRLF, quotes doubled, cells with commas, quotes or line breaks quoted), UTF-8 without BOM, a header row of field names. ' +
         "With `view_id`: the view's filter and sorts with the caller's override, and by default its visible fields in its order; without: manual order and every field. " +
-        '`fields` names the columns (api_names or ids, comma-separated). Cells as their text form: select labels, link titles, user names, ISO dates, exact decimals. ' +
+        '`fields` names the columns (api_names or ids, comma-separated; with `view_id`, among the fields the view shows). Cells as their text form: select labels, link titles, user names, ISO dates, exact decimals. ' +
         'Values are written as stored, formula-like ones (`=`, `+`, `-`, `@`) included. Read one page at a time: memory stays flat whatever the size.',
       tags,
       auth: 'user',
@@ -45,7 +45,7 @@ export function exportRoutes(): AnyRouteDef[] {
       query: CsvQuery,
       responses: {
         200: { description: 'The CSV', contentType: 'text/csv; charset=utf-8', headers: { 'Content-Disposition': { description: '`attachment` with the database (and view) name' } } },
-        422: { description: 'An unknown field in `fields` (named), or a view of another database' },
+        422: { description: 'An unknown field in `fields`, or one the view hides (named), or a view of another database' },
       },
       handler: async ({ principal, params, query, resolve, ctx }) => {
         const file = await resolve('export.csv').open(principal, params.ws, params.db, query);

@@ -23,7 +23,7 @@ export const CsvQuery = Type.Object(
       Type.String({
         minLength: 1,
         maxLength: 8192,
-        description: 'Comma-separated api_names or ids of the columns, in this order (default: the view’s visible fields, or every field). An unknown one → 422 naming it.',
+        description: 'Comma-separated api_names or ids of the columns, in this order (default: the view’s visible fields, or every field). An unknown one, or one the view hides → 422 naming it.',
       }),
     ),
   },

@@ -118,6 +118,9 @@ describe('export: CSV of a database or a view', () => {
     assert.equal(res.headers['content-disposition'], `attachment; filename="Deals - Open deals.csv"; filename*=UTF-8''Deals%20-%20Open%20deals.csv`);
     assert.deepEqual(rows(res.text), [['Amount', 'Name', 'Code'], ['5.00', 'Zed', '010'], ['-0.01', '=SUM(A1:A2)', '+33 6 12']]);
     assert.ok(!res.text.includes('s3') && !res.text.includes('Secret'), 'a hidden field is not exported');
+    const refused = await get({ view_id: view.id, fields: 'name,secret,notes' }).expect(422);
+    assert.match(refused.body.errors[0].detail, /"secret", "notes" are hidden in this view/);
+    assert.deepEqual(rows((await get({ view_id: view.id, fields: 'code,name' }).expect(200)).text)[0], ['Code', 'Name']);
 
     // The member's override narrows the view for that member only.
     await w.t.request.put(w.api(`/databases/${w.db}/views/${view.id}/overrides`)).set(w.member.auth).send({ filter: { field: 'code', op: 'eq', value: '010' } }).expect(200);
