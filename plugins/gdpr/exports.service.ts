@@ -30,7 +30,8 @@ export interface ExportOwner {
 
 /**
  * Data exports: a row per request, a job that asks every `export` tap and streams one zip (a JSON file per kind,
- * and the files the sections carry) into the blob store through the shared zip writer, kept for 24 hours and then deleted by a scheduled job.
+ * and the files the sections carry) into the blob store through the shared zip writer, kept for 24 hours and then
+ * deleted by a scheduled job.
  */
 export class DataExports {
   constructor(
