@@ -8,6 +8,8 @@ const ROOT = path.resolve(BENCH, '..');
 
 export interface Server {
   url: string;
+  /** The server's process id, to read its memory from /proc. */
+  pid: number;
   stop(): Promise<void>;
 }
 
@@ -25,6 +27,7 @@ export function startServer(storage: Storage, profileDir: string | null = null, 
     child.once('message', (m: { port: number }) =>
       resolve({
         url: `http://127.0.0.1:${m.port}`,
+        pid: child.pid!,
         async stop() {
           child.send('stop');
           await exited;

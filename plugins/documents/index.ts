@@ -9,6 +9,7 @@ import { locateDocument } from './locator.ts';
 import { documentRoutes } from './routes.ts';
 import { tapGdpr } from './gdpr.ts';
 import { tapPacks } from './pack.ts';
+import { tapWorkspaceExport } from './workspace-export.ts';
 
 declare module '../../core/container.ts' {
   interface ServiceMap {
@@ -25,7 +26,8 @@ export default definePlugin({
   // Descriptions belong to records (records), documents to spaces and folders (spaces); mentions name members (workspaces), by name (auth).
   dependsOn: { auth: '^1.0.0', workspaces: '^1.0.0', spaces: '^1.0.0', databases: '^1.0.0', records: '^1.0.0' },
   // Documents and the descriptions of sample records travel in packs when the packs plugin is on.
-  optionalDependsOn: { gdpr: '^1.0.0', packs: '^1.0.0' },
+  // Documents and descriptions go into whole-workspace exports when the export plugin is on.
+  optionalDependsOn: { gdpr: '^1.0.0', packs: '^1.0.0', export: '^1.0.0' },
   migrations: path.join(path.dirname(fileURLToPath(import.meta.url)), 'migrations'),
   exports: ['documents.richText', 'documents.service'],
   register(ctx) {
@@ -40,6 +42,7 @@ export default definePlugin({
     if (ctx.has('packs')) {
       tapPacks(ctx.hooksOf('packs.kinds'), { documents: () => ctx.resolve('documents.service'), descriptions: () => ctx.resolve('documents.descriptions'), users: () => ctx.resolve('auth.users') });
     }
+    if (ctx.has('export')) tapWorkspaceExport(ctx.hooksOf('export.workspace'), ctx.db);
     // A duplicate gets its source's description, in the duplicating transaction.
     ctx.hooksOf('records.changes').changed.tapPromise('documents', (change) => ctx.resolve('documents.descriptions').cloneForDuplicates(change));
     // Records purged from the trash take their descriptions along, in the purge's transaction.

@@ -1,10 +1,11 @@
-import { strToU8, zipSync } from 'fflate';
+import type { Readable } from 'node:stream';
 import type { Logger } from 'pino';
 import { afterCommit, inTransaction, type Db } from '../../core/db.ts';
 import { notFound } from '../../core/errors.ts';
 import type { BlobStore } from '../../core/blobs.ts';
+import { writeZipBlob, type ZipWriter } from '../../core/zip-writer.ts';
 import { GdprErrors } from './errors.ts';
-import type { PersonalDataHooks } from './hooks.ts';
+import type { ExportSection, PersonalDataHooks } from './hooks.ts';
 import type { DataExport } from './schemas.ts';
 
 const TABLE = 'gdpr_exports';
@@ -28,8 +29,9 @@ export interface ExportOwner {
 }
 
 /**
- * Data exports: a row per request, a job that asks every `export` tap and writes one zip (a JSON file per kind)
- * to the blob store, kept for 24 hours and then deleted by a scheduled job.
+ * Data exports: a row per request, a job that asks every `export` tap and streams one zip (a JSON file per kind,
+ * and the files the sections carry) into the blob store through the shared zip writer, kept for 24 hours and then
+ * deleted by a scheduled job.
  */
 export class DataExports {
   constructor(
@@ -66,13 +68,14 @@ export class DataExports {
     };
   }
 
-  async download(owner: ExportOwner, id: string): Promise<Buffer> {
+  /** The zip as a stream, never whole in memory. */
+  async download(owner: ExportOwner, id: string): Promise<Readable> {
     const row = await this.find(owner, id);
     if (row.status === 'expired') throw GdprErrors.export_expired();
     if (row.status !== 'ready' || !row.blob_key) throw GdprErrors.export_not_ready(row.status);
-    const bytes = await this.blobs.read(row.blob_key);
-    if (!bytes) throw GdprErrors.export_expired();
-    return bytes;
+    const stream = await this.blobs.get(row.blob_key);
+    if (!stream) throw GdprErrors.export_expired();
+    return stream;
   }
 
   /** The job: every tap's section, read in one transaction so the kinds agree with each other. */
@@ -86,11 +89,8 @@ export class DataExports {
         return this.hooks.export.promise([], { trx, userId: row.user_id, person, ...(row.workspace_id ? { workspaceId: row.workspace_id } : {}) });
       });
       if (!sections) return void (await this.db(TABLE).where({ id }).update({ status: 'failed' }));
-      const byKind = new Map<string, unknown[]>();
-      for (const { kind, items } of sections) byKind.set(kind, [...(byKind.get(kind) ?? []), ...items]);
-      const files = Object.fromEntries([...byKind].map(([kind, items]) => [`${kind}.json`, strToU8(JSON.stringify(items, null, 2))]));
       const key = blobKey(id);
-      await this.blobs.put(key, Buffer.from(zipSync(files)));
+      await writeZipBlob(this.blobs, key, (zip) => this.write(zip, sections));
       const kept = await this.db(TABLE).where({ id }).update({ status: 'ready', blob_key: key, expires_at: this.db.raw(`now() + interval '${AVAILABLE_HOURS} hours'`) });
       // Erased while the zip was being made: the row is gone, and the file must not stay behind.
       if (kept === 0) await this.blobs.delete(key);
@@ -98,6 +98,23 @@ export class DataExports {
       // A tap that fails would fail again: the requester sees `failed` and may ask anew.
       this.logger.error({ err, export: id }, 'data export failed');
       await this.db(TABLE).where({ id }).update({ status: 'failed' });
+    }
+  }
+
+  /**
+   * One JSON file per kind (items of every section of that kind together), then each section's files under
+   * `<kind>/<path>`, streamed from the blob store; a file whose blob is gone is left out.
+   */
+  private async write(zip: ZipWriter, sections: ExportSection[]): Promise<void> {
+    const byKind = new Map<string, unknown[]>();
+    for (const { kind, items } of sections) byKind.set(kind, [...(byKind.get(kind) ?? []), ...items]);
+    for (const [kind, items] of byKind) await zip.add(`${kind}.json`, JSON.stringify(items, null, 2));
+    for (const { kind, files } of sections) {
+      for (const file of files ?? []) {
+        const bytes = await this.blobs.get(file.blobKey);
+        if (bytes) await zip.add(`${kind}/${file.path}`, bytes, { compress: false });
+        else this.logger.warn({ blob: file.blobKey }, 'a file of a data export is missing from the blob store');
+      }
     }
   }
 

@@ -1,11 +1,12 @@
+import type { Readable } from 'node:stream';
 import { defineRoute, Reply, type AnyRouteDef } from '../../core/routes.ts';
 import { PageQuery } from '../../core/pagination.ts';
 import { GdprErrors } from './errors.ts';
 import { DataExport, EraseBody, ExportCreated, ExportParams, MemberParams, Receipt, ReceiptList, UserParams, WorkspaceExportParams } from './schemas.ts';
 
 const tags = ['gdpr'];
-const zip = (bytes: Buffer, id: string) => new Reply(200, bytes, { 'Content-Disposition': `attachment; filename="data-export-${id}.zip"`, 'Cache-Control': 'no-store' }, 'application/zip');
-const zipResponse = { 200: { description: 'The zip: one JSON file per kind of data', contentType: 'application/zip' } };
+const zip = (stream: Readable, id: string) => new Reply(200, stream, { 'Content-Disposition': `attachment; filename="data-export-${id}.zip"`, 'Cache-Control': 'no-store' }, 'application/zip');
+const zipResponse = { 200: { description: 'The zip: one JSON file per kind of data, and the files (uploads) sections carry under `<kind>/`', contentType: 'application/zip' } };
 const exportErrors = [GdprErrors.export_not_ready, GdprErrors.export_expired];
 
 /** Data exports (oneself, or an admin's of a member) and erasures (from a workspace, or everywhere), with receipts. */

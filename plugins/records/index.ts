@@ -13,6 +13,7 @@ import { RecordService } from './records.service.ts';
 import { TrashService } from './trash.service.ts';
 import { recordRoutes } from './routes.ts';
 import { QueryService } from './query.service.ts';
+import { RecordExportReader } from './export-reader.ts';
 import { queryRoutes } from './query.routes.ts';
 import { createRecordChangeHooks, createRecordLifecycle, createRecordQueryHooks, createRecordViewHooks } from './hooks.ts';
 import { documentCellsOf } from './cell-docs.ts';
@@ -28,6 +29,7 @@ declare module '../../core/container.ts' {
     'records.move': RecordMoveService;
     'records.watchers': WatcherService;
     'records.query': QueryService;
+    'records.exportReader': RecordExportReader;
   }
 }
 
@@ -40,7 +42,7 @@ export default definePlugin({
   // Records travel in packs as optional sample data when the packs plugin is on. Personal data goes through the gdpr plugin's hooks when it is on.
   optionalDependsOn: { packs: '^1.0.0', gdpr: '^1.0.0' },
   migrations: path.join(path.dirname(fileURLToPath(import.meta.url)), 'migrations'),
-  exports: ['records.service', 'records.query', 'records.watchers'],
+  exports: ['records.service', 'records.query', 'records.watchers', 'records.exportReader'],
   register(ctx) {
     // Personal data this plugin keeps is exported and erased through the gdpr plugin's hooks, when it is enabled.
     if (ctx.has('gdpr')) tapGdpr(ctx);
@@ -56,6 +58,7 @@ export default definePlugin({
     ctx.provide('move', (r) => new RecordMoveService(r('db'), r('events'), r('records.service')));
     ctx.provide('watchers', (r) => new WatcherService(r('db'), r('records.service'), r('authz'), r('auth.users')));
     ctx.provide('query', (r) => new QueryService(r('db'), views, queries, r('records.service'), r('database'), r('authz')));
+    ctx.provide('exportReader', (r) => new RecordExportReader(r('db'), r('database'), views, r('records.service'), r('records.query')));
     ctx.routes([...queryRoutes(), ...recordRoutes(), ...bulkRoutes()]);
     ctx.routes([...actionRoutes(), ...watcherRoutes()]);
     if (ctx.has('packs')) tapPacks(ctx.hooksOf('packs.kinds'), { records: () => ctx.resolve('records.service') });

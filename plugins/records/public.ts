@@ -6,6 +6,7 @@ export type { RecordService } from './records.service.ts';
 export type { RecordBatchWriter, UnknownUser } from './batch-writer.ts';
 export type { DecodedValues } from './codec.ts';
 export type { QueryService } from './query.service.ts';
+export type { ExportPage, ExportRead, RecordExportReader } from './export-reader.ts';
 export type { WatcherService } from './watchers.service.ts';
 export type { RecordTable } from './record-table.ts';
 export type { LiveField, TargetField } from './live-fields.ts';

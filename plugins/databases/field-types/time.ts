@@ -80,6 +80,8 @@ function formatterOf(timeZone: string): Intl.DateTimeFormat {
 
 /** Milliseconds to add to an instant to get the wall-clock time in `timeZone`. */
 export function zoneOffsetMs(timeZone: string, instant: number): number {
+  // The default zone needs no lookup: formatToParts costs ~20 µs, most of a million-row CSV export's time.
+  if (timeZone === 'UTC') return 0;
   const parts = Object.fromEntries(formatterOf(timeZone).formatToParts(new Date(instant)).map((p) => [p.type, p.value]));
   const year = parts.era === 'BC' || parts.era === 'B' ? 1 - Number(parts.year) : Number(parts.year);
   const wall = utcMs(year, Number(parts.month), Number(parts.day), Number(parts.hour), Number(parts.minute), Number(parts.second));
@@ -172,8 +174,12 @@ export function parseInstantText(text: string, timeZone: string): string | null 
   return new Date(p.offset === undefined ? wallToInstant(timeZone, p.wall) : p.wall - p.offset * 60_000).toISOString();
 }
 
+const UTC_ISO = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z$/;
+
 /** CSV / text form of an instant: wall time in the zone, to the second, with its offset (`Z` when 0). */
 export function formatInstant(iso: string, timeZone: string): string {
+  // Already UTC to the second (what instantOut gives): cut, instead of parsing and printing it again.
+  if (timeZone === 'UTC' && UTC_ISO.test(iso)) return `${iso.slice(0, 19)}Z`;
   const instant = Date.parse(iso);
   const offset = zoneOffsetMs(timeZone, instant);
   const wall = new Date(instant + offset).toISOString().slice(0, 19);

@@ -35,7 +35,8 @@ export async function finished(t: TestKernel, path: string, auth: Record<string,
   throw new Error(`${path} never finished`);
 }
 
-/** The JSON files of a zip, parsed, by file name. */
+/** The JSON files of a zip, parsed, by file name (the files sections carry, under `<kind>/`, left out). */
 export function unzipJson(bytes: Buffer): Record<string, unknown[]> {
-  return Object.fromEntries(Object.entries(unzipSync(new Uint8Array(bytes))).map(([name, data]) => [name, JSON.parse(strFromU8(data)) as unknown[]]));
+  const entries = Object.entries(unzipSync(new Uint8Array(bytes))).filter(([name]) => name.endsWith('.json') && !name.includes('/'));
+  return Object.fromEntries(entries.map(([name, data]) => [name, JSON.parse(strFromU8(data)) as unknown[]]));
 }
