@@ -10,6 +10,7 @@ import { AttachmentsOptionsSchema, type AttachmentsOptions } from './options.ts'
 import { attachmentRoutes } from './routes.ts';
 import { tapGdpr } from './gdpr.ts';
 import { tapPacks } from './pack.ts';
+import { tapWorkspaceExport } from './workspace-export.ts';
 
 declare module '../../core/container.ts' {
   interface ServiceMap {
@@ -26,7 +27,8 @@ export default definePlugin<AttachmentsOptions>({
   kernel: '^1.0.0',
   // The `attachment` field type (databases) on records (records); image sizes and thumbnails from the files plugin.
   dependsOn: { workspaces: '^1.0.0', databases: '^1.0.0', records: '^1.0.0', files: '^1.0.0' },
-  optionalDependsOn: { gdpr: '^1.0.0', packs: '^1.0.0' },
+  // Files go into whole-workspace exports when the export plugin is on.
+  optionalDependsOn: { gdpr: '^1.0.0', packs: '^1.0.0', export: '^1.0.0' },
   migrations: path.join(path.dirname(fileURLToPath(import.meta.url)), 'migrations'),
   optionsSchema: AttachmentsOptionsSchema,
   exports: ['attachments.service'],
@@ -56,5 +58,6 @@ export default definePlugin<AttachmentsOptions>({
 
     if (ctx.has('gdpr')) tapGdpr(ctx);
     if (ctx.has('packs')) tapPacks(ctx);
+    if (ctx.has('export')) tapWorkspaceExport(ctx.hooksOf('export.workspace'), ctx.db);
   },
 });
