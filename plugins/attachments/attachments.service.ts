@@ -28,9 +28,10 @@ export interface StoredFile {
   mime: string | undefined;
 }
 
-/** One file of a database, for exports. */
+/** One file of a workspace, for exports. */
 export interface DatabaseFile {
   id: string;
+  database_id: string;
   record_id: string;
   field_id: string;
   name: string;
@@ -133,16 +134,18 @@ export class AttachmentService {
   }
 
   /**
-   * The files of a database's live cells, by record then cell order, with their blob keys: what a workspace export
-   * puts in its zip (read the bytes with `blobs.get(blob_key)`). Records in the trash are the caller's to leave out.
+   * The files in the live cells of a workspace or of one database, by database, record, field and cell order, with
+   * their blob keys: what a workspace export puts in its zip (read the bytes with `blobs.get(blob_key)`). Records in
+   * the trash are the caller's to leave out.
    */
-  async filesOf(db: Db, databaseId: string): Promise<DatabaseFile[]> {
+  async filesOf(db: Db, where: { workspace_id: string } | { database_id: string }): Promise<DatabaseFile[]> {
+    const [column, id] = 'workspace_id' in where ? ['a.workspace_id', where.workspace_id] : ['a.database_id', where.database_id];
     const rows = (await db('attachments as a')
       .join('attachment_blobs as b', 'b.key', 'a.blob_key')
-      .where('a.database_id', databaseId)
+      .where(column, id)
       .whereNotNull('a.position')
-      .orderBy(['a.record_id', 'a.field_id', 'a.position'])
-      .select('a.id', 'a.record_id', 'a.field_id', 'a.name', 'b.mime_type', 'b.size', 'a.blob_key')) as Array<DatabaseFile & { size: string | number }>;
+      .orderBy(['a.database_id', 'a.record_id', 'a.field_id', 'a.position'])
+      .select('a.id', 'a.database_id', 'a.record_id', 'a.field_id', 'a.name', 'b.mime_type', 'b.size', 'a.blob_key')) as Array<DatabaseFile & { size: string | number }>;
     return rows.map((r) => ({ ...r, size: Number(r.size) }));
   }
 

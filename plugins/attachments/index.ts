@@ -58,6 +58,6 @@ export default definePlugin<AttachmentsOptions>({
 
     if (ctx.has('gdpr')) tapGdpr(ctx);
     if (ctx.has('packs')) tapPacks(ctx);
-    if (ctx.has('export')) tapWorkspaceExport(ctx.hooksOf('export.workspace'), ctx.db);
+    if (ctx.has('export')) tapWorkspaceExport(ctx.hooksOf('export.workspace'), service, ctx.db);
   },
 });

@@ -64,10 +64,10 @@ describe('attachments: duplicates, trash, purge and deletions', () => {
     const a = (await w.upload(Buffer.from('one'), 'one.txt')).body;
     const b = (await w.upload(Buffer.from('second'), 'two.txt')).body;
     const service = w.t.container.resolverFor('attachments')('attachments.service');
-    const files = await service.filesOf(w.t.db, w.db);
+    const files = await service.filesOf(w.t.db, { database_id: w.db });
     assert.deepEqual(files.map(({ blob_key: _k, ...f }) => f), [
-      { id: a.id, record_id: w.record, field_id: w.fieldId, name: 'one.txt', mime_type: 'application/octet-stream', size: 3 },
-      { id: b.id, record_id: w.record, field_id: w.fieldId, name: 'two.txt', mime_type: 'application/octet-stream', size: 6 },
+      { id: a.id, database_id: w.db, record_id: w.record, field_id: w.fieldId, name: 'one.txt', mime_type: 'application/octet-stream', size: 3 },
+      { id: b.id, database_id: w.db, record_id: w.record, field_id: w.fieldId, name: 'two.txt', mime_type: 'application/octet-stream', size: 6 },
     ]);
     assert.equal((await w.t.kernel.blobs.read(files[1].blob_key))!.toString(), 'second');
   });
