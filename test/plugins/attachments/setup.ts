@@ -1,8 +1,7 @@
 import { deflateSync } from 'node:zlib';
 import sharp from 'sharp';
 import type { ConfigInput } from '../../../core/config.ts';
-import { createWorkspace, signUp, startTestKernel } from '../../../core/testing.ts';
-import type { RecordsWorld } from '../records/setup.ts';
+import { recordsWorld, type RecordsWorld } from '../records/setup.ts';
 import { waitUntil } from '../../fixtures/wait.ts';
 
 /** The records world with an attachment field `files` on D, and a record to attach to. */
@@ -14,29 +13,9 @@ export interface AttachmentsWorld extends RecordsWorld {
   upload: (bytes: Buffer, filename: string, type?: string, opts?: { record?: string; field?: string; auth?: Record<string, string> }) => Promise<{ status: number; body: any }>;
 }
 
-/** A workspace (admin Ada, editor Eddie, member Mia; Otto outside) with database D, on a kernel of its own. */
-async function world(config?: ConfigInput): Promise<RecordsWorld> {
-  const t = await startTestKernel(config ? { config } : {});
-  const admin = await signUp(t, { name: 'Ada' });
-  const editor = await signUp(t, { name: 'Eddie' });
-  const member = await signUp(t, { name: 'Mia' });
-  const outsider = await signUp(t, { name: 'Otto' });
-  const ws = (await createWorkspace(t, admin)).id;
-  await t.db('workspace_members').insert([
-    { workspace_id: ws, user_id: editor.id, role: 'editor' },
-    { workspace_id: ws, user_id: member.id, role: 'member' },
-  ]);
-  const space = (await t.request.post(`/api/v1/workspaces/${ws}/spaces`).set(admin.auth).send({ name: 'S' }).expect(201)).body.id;
-  const db = (await t.request.post(`/api/v1/workspaces/${ws}/databases`).set(admin.auth).send({ name: 'D', space_id: space }).expect(201)).body.id;
-  await t.request.post(`/api/v1/workspaces/${ws}/databases/${db}/fields`).set(admin.auth).send({ name: 'Score', type: 'number' }).expect(201);
-  const table = (await t.db('databases').where({ id: db }).first('table_name')).table_name;
-  const url = (path = '') => `/api/v1/workspaces/${ws}/databases/${db}/records${path}`;
-  return { t, admin, editor, member, outsider, ws, db, table, column: {}, url };
-}
-
 /** `config`: the kernel's (e.g. jobs off, to see thumbnails made on demand; a small `maxBytes`). */
 export async function attachmentsWorld(config?: ConfigInput): Promise<AttachmentsWorld> {
-  const w = await world(config);
+  const w = await recordsWorld(config);
   const field = (await w.t.request.post(`/api/v1/workspaces/${w.ws}/databases/${w.db}/fields`).set(w.admin.auth).send({ name: 'Files', type: 'attachment' }).expect(201)).body;
   const record = (await w.t.request.post(w.url()).set(w.editor.auth).send({ values: { name: 'Task' } }).expect(201)).body.id;
   const att = (path = '', rec = record) => w.url(`/${rec}/attachments${path}`);

@@ -1,3 +1,4 @@
+import type { ConfigInput } from '../../../core/config.ts';
 import { startTestKernel, type TestKernel, createWorkspace, signUp, type SignedUpUser } from '../../../core/testing.ts';
 
 /** A workspace with an admin (who makes the database), an editor and a member, and database D with a few fields. */
@@ -16,8 +17,9 @@ export interface RecordsWorld {
   url: (path?: string) => string;
 }
 
-export async function recordsWorld(): Promise<RecordsWorld> {
-  const t = await startTestKernel();
+/** `config`: the kernel's, when a test needs other options (a plugin's limits, jobs off). */
+export async function recordsWorld(config?: ConfigInput): Promise<RecordsWorld> {
+  const t = await startTestKernel(config ? { config } : {});
   const admin = await signUp(t, { name: 'Ada' });
   const editor = await signUp(t, { name: 'Eddie' });
   const member = await signUp(t, { name: 'Mia' });
