@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { strFromU8, unzipSync } from 'fflate';
 import { GetObjectCommand, ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
 import { LocalDiskBlobStore } from '../../../core/blobs.ts';
 import { loadConfig } from '../../../core/config.ts';
@@ -91,6 +92,30 @@ describe('blobs-s3 in a kernel', function () {
 
       await w.t.request.delete(w.att(`/${a.id}`)).set(w.editor.auth).expect(204);
       await eventually(async () => (await objects()).length === 0, 'the attachment and its thumbnails to leave the bucket');
+    } finally {
+      await w.t.stop();
+    }
+  });
+
+  it('imports a CSV uploaded into the bucket, and keeps workspace export zips there', async () => {
+    const w = await attachmentsWorld(s3Config(server));
+    try {
+      const imported = await w.t.request
+        .post(`/api/v1/workspaces/${w.ws}/databases/${w.db}/import`)
+        .set(w.admin.auth)
+        .attach('file', Buffer.from('Name,Score\nFrom S3,0.5\n'), { filename: 'rows.csv', contentType: 'text/csv' })
+        .field('mapping', JSON.stringify({ Name: 'name', Score: 'score' }))
+        .expect(201);
+      assert.deepEqual(imported.body, { created: 1 });
+      await eventually(async () => (await objects()).length === 0, 'the uploaded CSV to leave the bucket once imported');
+
+      const exportsUrl = `/api/v1/workspaces/${w.ws}/exports`;
+      const id = (await w.t.request.post(exportsUrl).set(w.admin.auth).expect(202)).body.id;
+      await eventually(async () => (await w.t.request.get(`${exportsUrl}/${id}`).set(w.admin.auth)).body.status === 'succeeded', 'the workspace export', 20_000);
+      assert.deepEqual(await objects(), [`tessera/export/workspaces/${id}.zip`]);
+      const zip = await w.t.request.get(`${exportsUrl}/${id}/download`).set(w.admin.auth).buffer(true).parse(binary).expect(200);
+      const csv = Object.entries(unzipSync(new Uint8Array(zip.body as Buffer))).find(([path]) => path.endsWith('.csv'));
+      assert.match(strFromU8(csv![1]), /From S3,/);
     } finally {
       await w.t.stop();
     }
