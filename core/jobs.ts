@@ -1,8 +1,7 @@
 import PgBoss from 'pg-boss';
 import type { Logger } from 'pino';
 import { StartupError } from './errors.ts';
-import type { Database } from './db.ts';
-import type { Db } from './db.ts';
+import { afterCommit, type Database, type Db } from './db.ts';
 
 export interface JobDefinition<T = any> {
   /** Queue name; namespaced by the registering plugin as `<plugin>.<name>`. */
@@ -107,10 +106,16 @@ export class Jobs {
     }
   }
 
-  /** Enqueues a job; pass `trx` to make it part of the caller's transaction. */
+  /**
+   * Enqueues a job; pass `trx` to make it part of the caller's transaction. This process's worker is woken once the
+   * job is committed, so it starts now rather than at the next poll (a second on average: a fifth of a 100,000-row
+   * import's budget).
+   */
   async send<T extends object>(name: string, data: T, trx?: Db): Promise<string | null> {
     const options = trx ? { db: this.adapter(trx) } : {};
-    return this.boss.send(name, data, options as never);
+    const id = await this.boss.send(name, data, options as never);
+    afterCommit(trx, () => this.notifyWorker(name));
+    return id;
   }
 
   async insert(jobs: Array<{ name: string; data: object }>, trx?: Db): Promise<void> {
