@@ -1,5 +1,4 @@
 import { Readable } from 'node:stream';
-import { stringify, type Options as StringifyOptions } from 'csv-stringify/sync';
 import { AppError, invalidField } from '../../core/errors.ts';
 import type { UserPrincipal } from '../../core/principal.ts';
 import type { DatabaseService } from '../databases/public.ts';
@@ -7,11 +6,18 @@ import type { ExportPage, LiveField, RecordExportReader, RecordTable } from '../
 import type { ViewService } from '../views/public.ts';
 import type { CsvQuery } from './schemas.ts';
 
-/**
- * RFC 4180: CRLF between records, and a cell holding a line break quoted whichever break it is (csv-stringify quotes
- * only the record delimiter itself).
- */
-const CSV_OPTIONS: StringifyOptions = { record_delimiter: 'windows', quoted_match: /[\r\n]/ };
+/** RFC 4180: a cell holding a comma, a quote or a line break (CR or LF, alone or not) is quoted, its quotes doubled. */
+const NEEDS_QUOTES = /[",\r\n]/;
+
+function csvCell(text: string): string {
+  return NEEDS_QUOTES.test(text) ? `"${text.replaceAll('"', '""')}"` : text;
+}
+
+/** The same quoting in SQL, for the cells PostgreSQL writes; an empty cell (NULL) is empty. */
+function csvCellSql(text: string): string {
+  const t = `COALESCE(${text}, '')`;
+  return `CASE WHEN ${t} ~ E'[",\\r\\n]' THEN '"' || replace(${t}, '"', '""') || '"' ELSE ${t} END`;
+}
 
 /** A CSV about to be streamed: its file name and its bytes, read page by page as they are consumed. */
 export interface CsvFile {
@@ -41,10 +47,20 @@ export class CsvExports {
     const visible = visibleFields(table, view);
     const columns = input.fields !== undefined ? chosenFields(table, input.fields, visible) : visible;
     const fields = [...new Set(columns)];
-    const pages = await this.reader.open(principal, table, { ...(input.view_id ? { viewId: input.view_id } : {}), fields, pageSize: this.pageSize, base: '/query' });
+    const pages = await this.reader.open(principal, table, {
+      ...(input.view_id ? { viewId: input.view_id } : {}),
+      fields,
+      pageSize: this.pageSize,
+      base: '/query',
+      cell: (field, value) => csvCell(cellText(field, value)),
+      cellSql: (field, col) => {
+        const text = field.fieldType.csv.formatSql?.(col, field);
+        return text === undefined ? undefined : csvCellSql(text);
+      },
+    });
     const filename = view ? `${database.name} - ${view.name}.csv` : `${database.name}.csv`;
     // One page ahead at most: the stream asks for the next only when the client has taken this one.
-    return { filename, stream: Readable.from(csvChunks(columns, pages), { highWaterMark: 1 }) };
+    return { filename, stream: Readable.from(csvChunks(columns, fields, pages), { highWaterMark: 1 }) };
   }
 
   private async view(workspaceId: string, databaseId: string, viewId: string): Promise<{ name: string; hidden_fields: string[]; field_order: string[] }> {
@@ -59,10 +75,16 @@ export class CsvExports {
   }
 }
 
-/** The header row, then one chunk of CSV per page of records. */
-async function* csvChunks(columns: LiveField[], pages: AsyncIterable<ExportPage>): AsyncGenerator<string> {
-  yield stringify([columns.map((f) => f.name)], CSV_OPTIONS);
-  for await (const page of pages) yield stringify(page.map((values) => columns.map((f) => cellText(f, values[f.api_name]))), CSV_OPTIONS);
+/** The header row, then one chunk of CSV per page of records (read once per field, a repeated column written again). */
+async function* csvChunks(columns: LiveField[], fields: LiveField[], pages: AsyncIterable<ExportPage>): AsyncGenerator<string> {
+  yield `${columns.map((f) => csvCell(f.name)).join(',')}\r\n`;
+  const at = columns.map((f) => fields.indexOf(f));
+  const line = at.every((index, i) => index === i) && at.length === fields.length ? (cells: string[]) => cells.join(',') : (cells: string[]) => at.map((i) => cells[i]).join(',');
+  for await (const page of pages) {
+    let chunk = '';
+    for (const cells of page) chunk += `${line(cells)}\r\n`;
+    yield chunk;
+  }
 }
 
 /** A cell as its field type writes it as text (`csv.format`: labels, titles, names, ISO dates); empty for no value. */
