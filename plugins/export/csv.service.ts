@@ -6,17 +6,15 @@ import type { ExportPage, LiveField, RecordExportReader, RecordTable } from '../
 import type { ViewService } from '../views/public.ts';
 import type { CsvQuery } from './schemas.ts';
 
-/** RFC 4180: a cell holding a comma, a quote or a line break (CR or LF, alone or not) is quoted, its quotes doubled. */
+/**
+ * RFC 4180 (what csv-stringify wrote with CRLF records and `quoted_match: /[\r\n]/`): a cell holding a comma, a quote
+ * or a line break (CR or LF, alone or not) is quoted, its quotes doubled. Done here rather than in SQL, where the
+ * test and the quoting would each evaluate the cell's expression again.
+ */
 const NEEDS_QUOTES = /[",\r\n]/;
 
 function csvCell(text: string): string {
   return NEEDS_QUOTES.test(text) ? `"${text.replaceAll('"', '""')}"` : text;
-}
-
-/** The same quoting in SQL, for the cells PostgreSQL writes; an empty cell (NULL) is empty. */
-function csvCellSql(text: string): string {
-  const t = `COALESCE(${text}, '')`;
-  return `CASE WHEN ${t} ~ E'[",\\r\\n]' THEN '"' || replace(${t}, '"', '""') || '"' ELSE ${t} END`;
 }
 
 /** A CSV about to be streamed: its file name and its bytes, read page by page as they are consumed. */
@@ -52,11 +50,8 @@ export class CsvExports {
       fields,
       pageSize: this.pageSize,
       base: '/query',
-      cell: (field, value) => csvCell(cellText(field, value)),
-      cellSql: (field, col) => {
-        const text = field.fieldType.csv.formatSql?.(col, field);
-        return text === undefined ? undefined : csvCellSql(text);
-      },
+      cell: cellText,
+      cellSql: (field, col) => field.fieldType.csv.formatSql?.(col, field),
     });
     const filename = view ? `${database.name} - ${view.name}.csv` : `${database.name}.csv`;
     // One page ahead at most: the stream asks for the next only when the client has taken this one.
@@ -79,7 +74,7 @@ export class CsvExports {
 async function* csvChunks(columns: LiveField[], fields: LiveField[], pages: AsyncIterable<ExportPage>): AsyncGenerator<string> {
   yield `${columns.map((f) => csvCell(f.name)).join(',')}\r\n`;
   const at = columns.map((f) => fields.indexOf(f));
-  const line = at.every((index, i) => index === i) && at.length === fields.length ? (cells: string[]) => cells.join(',') : (cells: string[]) => at.map((i) => cells[i]).join(',');
+  const line = (cells: string[]) => at.map((i) => csvCell(cells[i])).join(',');
   for await (const page of pages) {
     let chunk = '';
     for (const cells of page) chunk += `${line(cells)}\r\n`;

@@ -24,7 +24,7 @@ export interface ExportRead {
   base: string;
   /** A cell as the caller writes it, from the value record reads give (null or undefined for none). */
   cell(field: LiveField, value: unknown): string;
-  /** SQL of the same cell, byte for byte, from the field's column (`col`), or undefined to have `cell` write it. */
+  /** SQL of the same cell, byte for byte (NULL for an empty one), from the field's column (`col`), or undefined to have `cell` write it. */
   cellSql(field: LiveField, col: string): string | undefined;
 }
 
@@ -84,7 +84,7 @@ export class RecordExportReader {
       const q = this.db(table.table)
         .select(presented.length > 0 ? table.columnsOf(presented).map((c) => `${table.table}.${c}`) : [])
         .select(computed.cells.map((cell) => this.db.raw(cell)))
-        .select(inSql.flatMap((sql, i) => (sql === undefined ? [] : [this.db.raw(`${sql} AS "__c${i}"`)])))
+        .select(inSql.flatMap((sql, i) => (sql === undefined ? [] : [this.db.raw(`COALESCE(${sql}, '') AS "__c${i}"`)])))
         .whereNull(`${table.table}.deleted_at`)
         .options(TEXT_DATES);
       for (const join of computed.joins) q.joinRaw(join);
