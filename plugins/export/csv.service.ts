@@ -26,7 +26,8 @@ export interface CsvFile {
 /**
  * CSV export of a database or a view: the records in the view's order and filter (its own and the caller's override)
  * or in manual order, read by the records plugin's export reader one keyset page at a time, each page written as one
- * chunk by csv-stringify. The stream pulls the next page only when the reader wants more, so memory holds a page or
+ * chunk. PostgreSQL writes the text of every cell whose type has an exact SQL twin (`csv.formatSql`); JS formats the
+ * rest (names, links, lookups) and quotes them all. The stream pulls the next page only when the reader wants more, so memory holds a page or
  * two whatever the size of the table. Everything the request can be refused for (fields, view) is checked, and the
  * first page read, before the first byte is sent.
  */
@@ -74,10 +75,14 @@ export class CsvExports {
 async function* csvChunks(columns: LiveField[], fields: LiveField[], pages: AsyncIterable<ExportPage>): AsyncGenerator<string> {
   yield `${columns.map((f) => csvCell(f.name)).join(',')}\r\n`;
   const at = columns.map((f) => fields.indexOf(f));
-  const line = (cells: string[]) => at.map((i) => csvCell(cells[i])).join(',');
   for await (const page of pages) {
     let chunk = '';
-    for (const cells of page) chunk += `${line(cells)}\r\n`;
+    for (const cells of page) {
+      // No column at all still writes one (empty) line per record, as csv-stringify did.
+      let line = at.length > 0 ? csvCell(cells[at[0]]) : '';
+      for (let i = 1; i < at.length; i++) line += `,${csvCell(cells[at[i]])}`;
+      chunk += `${line}\r\n`;
+    }
     yield chunk;
   }
 }

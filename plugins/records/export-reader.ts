@@ -99,7 +99,7 @@ export class RecordExportReader {
       return this.storage.repeated(q, `export:${table.databaseId}:${table.schemaVersion}`) as Promise<Array<Record<string, string | null>>>;
     };
     const present = async (rows: Array<Record<string, unknown>>): Promise<ExportPage> => {
-      const values = presented.length > 0 ? (await this.records.present(this.db, table, rows as RecordRow[], presented)).map((r) => r.values) : [];
+      const values = presented.length > 0 ? await this.records.presentValues(this.db, table, rows as RecordRow[], presented) : [];
       return rows.map((row, r) => read.fields.map((field, i) => (inSql[i] === undefined ? read.cell(field, values[r][field.api_name]) : (row[`__c${i}`] as string))));
     };
     const first = await page(undefined);

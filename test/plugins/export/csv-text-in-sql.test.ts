@@ -10,6 +10,7 @@ interface Field {
   name: string;
   type: string;
   options: Record<string, unknown>;
+  is_title: boolean;
 }
 
 /**
@@ -102,6 +103,13 @@ describe('export: cells written by PostgreSQL are the ones JS writes', () => {
     };
     const expected = stringify([header, ...records.map((r) => columns.map((f) => cell(f, r.values[f.api_name])))], { record_delimiter: 'windows', quoted_match: /[\r\n]/ });
     assert.equal(exported, expected);
+  });
+
+  it('writes only the title through a view that hides every other field', async () => {
+    const hidden = fields.filter((f) => !f.is_title).map((f) => f.api_name);
+    const view = (await w.t.request.post(w.api(`/databases/${w.db}/views`)).set(w.admin.auth).send({ name: 'Nothing', type: 'grid', hidden_fields: hidden }).expect(201)).body.id;
+    const res = await w.t.request.get(w.api(`/databases/${w.db}/export.csv`)).query({ view_id: view }).set(w.admin.auth).buffer(true).expect(200);
+    assert.equal(res.text, 'Name\r\n"Comma, ""quotes""\r\nCRLF"\r\n=SUM(A1)\r\n"two\nlines"\r\n\r\n');
   });
 
   it('has PostgreSQL write every cell of these types', () => {
