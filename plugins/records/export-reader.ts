@@ -79,10 +79,12 @@ export class RecordExportReader {
       return column ? read.cellSql(field, `${quoted}."${column}"`) : undefined;
     });
     const presented = read.fields.filter((_, i) => inSql[i] === undefined);
+    // Only what the presented fields read (and the id computed reads look up by), none of a record's other columns.
+    const sources = ['id', ...new Set(presented.flatMap((f) => f.column_name ?? f.fieldType.systemColumn ?? []))];
     const computed = computedReads(presented, quoted);
     const page = (after: Array<string | null> | undefined) => {
       const q = this.db(table.table)
-        .select(presented.length > 0 ? table.columnsOf(presented).map((c) => `${table.table}.${c}`) : [])
+        .select(presented.length > 0 ? sources.map((c) => `${table.table}.${c}`) : [])
         .select(computed.cells.map((cell) => this.db.raw(cell)))
         .select(inSql.flatMap((sql, i) => (sql === undefined ? [] : [this.db.raw(`COALESCE(${sql}, '') AS "__c${i}"`)])))
         .whereNull(`${table.table}.deleted_at`)
