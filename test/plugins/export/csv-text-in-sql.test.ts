@@ -51,7 +51,7 @@ describe('export: cells written by PostgreSQL are the ones JS writes', () => {
     await field({ name: 'At Kolkata', type: 'datetime', options: { time_zone: 'Asia/Kolkata' } });
     await field({ name: 'At New York', type: 'datetime', options: { time_zone: 'America/New_York' } });
     await field({ name: 'Ticked', type: 'checkbox' });
-    await field({ name: 'Pick', type: 'single_select', options: { choices: [{ label: 'a, b' }, { label: 'say "hi"' }, { label: 'two\nlines' }, { label: 'plain' }] } });
+    await field({ name: 'Pick', type: 'single_select', options: { choices: [{ label: 'a, b' }, { label: 'say "hi"' }, { label: 'two\nlines' }, { label: 'plain' }, { label: 'why? \\? ??' }] } });
     fields = (await w.t.request.get(w.api(`/databases/${w.db}/fields`)).set(w.admin.auth).expect(200)).body.data;
 
     const first = await create({
@@ -76,6 +76,7 @@ describe('export: cells written by PostgreSQL are the ones JS writes', () => {
     });
     const second = await create({ name: '=SUM(A1)', plain: '', whole: 999999999999999, cents: -0.01, fine: 123456.0123456789, euros: 1e14, stars: 0, at_new_york: '2024-11-03T05:30:00Z', pick: 'say "hi"' });
     const third = await create({ name: 'two\nlines', pick: 'two\nlines', ticked: false });
+    await create({ name: 'why', pick: 'why? \\? ??' });
     await create({});
     // What no API write stores: a precision lowered under stored values, digits past a double's, microseconds.
     await set(first, 'cents', `'1.005'`);
@@ -96,7 +97,7 @@ describe('export: cells written by PostgreSQL are the ones JS writes', () => {
     const header = exported.slice(0, exported.indexOf('\r\n')).split(',');
     const columns = header.map((name) => fields.find((f) => f.name === name)!);
     const records = (await w.t.request.get(w.api(`/databases/${w.db}/records`)).query({ limit: 100 }).set(w.admin.auth).expect(200)).body.data as Array<{ values: Record<string, unknown> }>;
-    assert.equal(records.length, 4);
+    assert.equal(records.length, 5);
     const cell = (f: Field, value: unknown) => {
       if (value === null || value === undefined) return '';
       return BUILTIN_FIELD_TYPES.find((t) => t.type === f.type)!.csv.format(value, f);
@@ -109,7 +110,7 @@ describe('export: cells written by PostgreSQL are the ones JS writes', () => {
     const hidden = fields.filter((f) => !f.is_title).map((f) => f.api_name);
     const view = (await w.t.request.post(w.api(`/databases/${w.db}/views`)).set(w.admin.auth).send({ name: 'Nothing', type: 'grid', hidden_fields: hidden }).expect(201)).body.id;
     const res = await w.t.request.get(w.api(`/databases/${w.db}/export.csv`)).query({ view_id: view }).set(w.admin.auth).buffer(true).expect(200);
-    assert.equal(res.text, 'Name\r\n"Comma, ""quotes""\r\nCRLF"\r\n=SUM(A1)\r\n"two\nlines"\r\n\r\n');
+    assert.equal(res.text, 'Name\r\n"Comma, ""quotes""\r\nCRLF"\r\n=SUM(A1)\r\n"two\nlines"\r\nwhy\r\n\r\n');
   });
 
   it('has PostgreSQL write every cell of these types', () => {
