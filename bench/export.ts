@@ -4,7 +4,7 @@
  * second (target ≥ 100,000) and how much the server process's resident memory grows meanwhile (target < 100 MB),
  * sampled from /proc every 50 ms (with its peaks in the first fifth of the download and in its last half), and the
  * server's CPU seconds meanwhile (rows per CPU-second: the figure other load on the machine does not change), and the
- * CPU seconds of the PostgreSQL backends that read the table (local PostgreSQL only: PostgreSQL writes most cells). Then the
+ * CPU seconds of the PostgreSQL backends seen reading the table (local PostgreSQL only: PostgreSQL writes most cells). Then the
  * same through a view (a filter and a sort) and with gzip, without targets.
  * Environment: DATABASE_URL (default postgres://postgres@127.0.0.1:5432/test); BENCH_EXPORT_RECORDS (1000000);
  * BENCH_PROF, a directory where the server writes a V8 CPU profile when it stops.
@@ -45,15 +45,18 @@ function cpuOf(pid: number): number | null {
   }
 }
 
-/**
- * CPU seconds of every PostgreSQL backend of the database so far (Linux, PostgreSQL on this machine), by process id; the
- * bench's own connection asks, so that backends busy with other work on a shared server can be told apart by their query.
- */
-async function backendsCpu(client: pg.Client): Promise<Map<number, { cpu: number; query: string }>> {
-  const { rows } = await client.query<{ pid: number; query: string }>('SELECT pid, query FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()');
+/** The PostgreSQL backends of the database (their process ids) whose current or last statement mentions `table`. */
+async function backendsOf(client: pg.Client, table: string): Promise<number[]> {
+  const { rows } = await client.query<{ pid: number }>('SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid() AND strpos(query, $1) > 0', [table]);
+  return rows.map((r) => r.pid);
+}
+
+/** CPU seconds of every backend of the database so far (Linux, PostgreSQL on this machine), by process id. */
+async function backendsCpu(client: pg.Client): Promise<Map<number, number>> {
+  const { rows } = await client.query<{ pid: number }>('SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()');
   return new Map(rows.flatMap((r) => {
     const cpu = cpuOf(r.pid);
-    return cpu === null ? [] : [[r.pid, { cpu, query: r.query }]];
+    return cpu === null ? [] : [[r.pid, cpu]];
   }));
 }
 
@@ -61,7 +64,7 @@ interface Download {
   seconds: number;
   /** CPU seconds the server spent meanwhile: what the export costs it whatever else loads the machine. */
   cpu: number | null;
-  /** CPU seconds of the PostgreSQL backends whose last statement read the table, meanwhile. */
+  /** CPU seconds, meanwhile, of the PostgreSQL backends seen reading the table (sampled every 100 ms; others share the server). */
   dbCpu: number | null;
   bytes: number;
   lines: number;
@@ -79,12 +82,21 @@ async function download(server: Server, path: string, headers: Record<string, st
   await client.connect();
   try {
     const before = await backendsCpu(client);
-    const d = await transfer(server, path, headers);
+    const readers = new Set<number>();
+    let sampling = Promise.resolve();
+    const sampler = setInterval(() => {
+      sampling = sampling.then(async () => {
+        for (const pid of await backendsOf(client, table)) readers.add(pid);
+      });
+    }, 100);
+    const d = await transfer(server, path, headers).finally(() => clearInterval(sampler));
+    await sampling;
     const after = await backendsCpu(client);
     let dbCpu: number | null = null;
-    for (const [pid, now] of after) {
+    for (const pid of table ? readers : []) {
       const then = before.get(pid);
-      if (table && then && now.query.includes(table)) dbCpu = (dbCpu ?? 0) + now.cpu - then.cpu;
+      const now = after.get(pid);
+      if (then !== undefined && now !== undefined) dbCpu = (dbCpu ?? 0) + now - then;
     }
     return { ...d, dbCpu };
   } finally {
