@@ -3,7 +3,8 @@
  * 1,000,000 records of the records benchmark's ten fields (seeded by SQL), read to the end by one client: rows per
  * second (target ≥ 100,000) and how much the server process's resident memory grows meanwhile (target < 100 MB),
  * sampled from /proc every 50 ms (with its peaks in the first fifth of the download and in its last half), and the
- * server's CPU seconds meanwhile (rows per CPU-second: the figure other load on the machine does not change). Then the
+ * server's CPU seconds meanwhile (rows per CPU-second: the figure other load on the machine does not change), and the
+ * CPU seconds of the PostgreSQL backends seen reading the table (local PostgreSQL only: PostgreSQL writes most cells). Then the
  * same through a view (a filter and a sort) and with gzip, without targets.
  * Environment: DATABASE_URL (default postgres://postgres@127.0.0.1:5432/test); BENCH_EXPORT_RECORDS (1000000);
  * BENCH_PROF, a directory where the server writes a V8 CPU profile when it stops.
@@ -11,10 +12,11 @@
 import fs from 'node:fs';
 import http from 'node:http';
 import os from 'node:os';
+import pg from 'pg';
 import { fmt } from './lib/format.ts';
 import { expect } from './lib/api.ts';
 import { startServer, type Server } from './lib/server.ts';
-import { postgresStorage } from './lib/storage.ts';
+import { PG_URL, postgresStorage } from './lib/storage.ts';
 import { Report, type Timings } from './records/report.ts';
 import { seedRecords } from './records/seed.ts';
 import { createBenchDatabase, STATUS_LABELS } from './records/setup.ts';
@@ -43,10 +45,27 @@ function cpuOf(pid: number): number | null {
   }
 }
 
+/** The PostgreSQL backends of the database (their process ids) whose current or last statement mentions `table`. */
+async function backendsOf(client: pg.Client, table: string): Promise<number[]> {
+  const { rows } = await client.query<{ pid: number }>('SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid() AND strpos(query, $1) > 0', [table]);
+  return rows.map((r) => r.pid);
+}
+
+/** CPU seconds of every backend of the database so far (Linux, PostgreSQL on this machine), by process id. */
+async function backendsCpu(client: pg.Client): Promise<Map<number, number>> {
+  const { rows } = await client.query<{ pid: number }>('SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()');
+  return new Map(rows.flatMap((r) => {
+    const cpu = cpuOf(r.pid);
+    return cpu === null ? [] : [[r.pid, cpu]];
+  }));
+}
+
 interface Download {
   seconds: number;
   /** CPU seconds the server spent meanwhile: what the export costs it whatever else loads the machine. */
   cpu: number | null;
+  /** CPU seconds, meanwhile, of the PostgreSQL backends seen reading the table (sampled every 100 ms; others share the server). */
+  dbCpu: number | null;
   bytes: number;
   lines: number;
   status: number;
@@ -58,7 +77,34 @@ interface Download {
 }
 
 /** Reads the whole answer as fast as it comes, counting bytes and line ends, with the server's RSS sampled meanwhile. */
-function download(server: Server, path: string, headers: Record<string, string>): Promise<Download> {
+async function download(server: Server, path: string, headers: Record<string, string>, table = ''): Promise<Download> {
+  const client = new pg.Client({ connectionString: PG_URL });
+  await client.connect();
+  try {
+    const before = await backendsCpu(client);
+    const readers = new Set<number>();
+    let sampling = Promise.resolve();
+    const sampler = setInterval(() => {
+      sampling = sampling.then(async () => {
+        for (const pid of await backendsOf(client, table)) readers.add(pid);
+      });
+    }, 100);
+    const d = await transfer(server, path, headers).finally(() => clearInterval(sampler));
+    await sampling;
+    const after = await backendsCpu(client);
+    let dbCpu: number | null = null;
+    for (const pid of table ? readers : []) {
+      const then = before.get(pid);
+      const now = after.get(pid);
+      if (then !== undefined && now !== undefined) dbCpu = (dbCpu ?? 0) + now - then;
+    }
+    return { ...d, dbCpu };
+  } finally {
+    await client.end();
+  }
+}
+
+function transfer(server: Server, path: string, headers: Record<string, string>): Promise<Omit<Download, 'dbCpu'>> {
   const rssBefore = rssOf(server.pid);
   const cpuBefore = cpuOf(server.pid);
   const samples: Array<{ at: number; rss: number }> = [];
@@ -109,7 +155,8 @@ function download(server: Server, path: string, headers: Record<string, string>)
 function print(report: Report, name: string, d: Download, rows: number, targeted: boolean): void {
   const bad = d.status === 200 ? 0 : 1;
   const timings: Timings = { ms: [d.seconds * 1000], bad, ...(bad ? { firstBad: `status ${d.status}` } : {}) };
-  const cpu = d.cpu ? `; server CPU ${fmt(d.cpu, 1)} s = ${fmt(rows / d.cpu)} rows per CPU-second` : '';
+  const db = d.dbCpu ? `; PostgreSQL CPU ${fmt(d.dbCpu, 1)} s` : '';
+  const cpu = d.cpu ? `; server CPU ${fmt(d.cpu, 1)} s = ${fmt(rows / d.cpu)} rows per CPU-second${db}` : '';
   const detail = `${fmt(rows)} rows, ${fmt(d.bytes / MB, 1)} MB in ${fmt(d.seconds, 2)} s${cpu}`;
   if (targeted) report.rate(name, rows / d.seconds, 'rows', 100_000, timings, detail);
   else report.unavailable(name, `${fmt(rows / d.seconds).padStart(7)} rows/s  ${detail}`);
@@ -138,7 +185,7 @@ try {
   const auth = bench.pat;
   // A first, small export warms the process (JIT, caches, prepared statements) without counting.
   await download(server, `${csv}?fields=title`, auth);
-  const whole = await download(server, csv, auth);
+  const whole = await download(server, csv, auth, bench.table);
   print(report, `export.csv, all ${fmt(COUNT)} records, 10 fields`, whole, whole.lines - 1, true);
   if (whole.lines - 1 !== COUNT) {
     report.invalid = true;
@@ -151,9 +198,9 @@ try {
     filter: { field: 'status', op: 'eq', value: STATUS_LABELS[1] },
     sorts: [{ field: 'amount', direction: 'desc' }],
   });
-  const viewed = await download(server, `${csv}?view_id=${view.id}`, auth);
+  const viewed = await download(server, `${csv}?view_id=${view.id}`, auth, bench.table);
   print(report, 'export.csv through a view (filter, sort)', viewed, viewed.lines - 1, false);
-  const gzipped = await download(server, csv, { ...auth, 'Accept-Encoding': 'gzip' });
+  const gzipped = await download(server, csv, { ...auth, 'Accept-Encoding': 'gzip' }, bench.table);
   print(report, 'export.csv, all records, gzip', gzipped, COUNT, false);
 } finally {
   await server.stop();

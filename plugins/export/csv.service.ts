@@ -1,5 +1,4 @@
 import { Readable } from 'node:stream';
-import { stringify, type Options as StringifyOptions } from 'csv-stringify/sync';
 import { AppError, invalidField } from '../../core/errors.ts';
 import type { UserPrincipal } from '../../core/principal.ts';
 import type { DatabaseService } from '../databases/public.ts';
@@ -8,10 +7,15 @@ import type { ViewService } from '../views/public.ts';
 import type { CsvQuery } from './schemas.ts';
 
 /**
- * RFC 4180: CRLF between records, and a cell holding a line break quoted whichever break it is (csv-stringify quotes
- * only the record delimiter itself).
+ * RFC 4180 (what csv-stringify wrote with CRLF records and `quoted_match: /[\r\n]/`): a cell holding a comma, a quote
+ * or a line break (CR or LF, alone or not) is quoted, its quotes doubled. Done here rather than in SQL, where the
+ * test and the quoting would each evaluate the cell's expression again.
  */
-const CSV_OPTIONS: StringifyOptions = { record_delimiter: 'windows', quoted_match: /[\r\n]/ };
+const NEEDS_QUOTES = /[",\r\n]/;
+
+function csvCell(text: string): string {
+  return NEEDS_QUOTES.test(text) ? `"${text.replaceAll('"', '""')}"` : text;
+}
 
 /** A CSV about to be streamed: its file name and its bytes, read page by page as they are consumed. */
 export interface CsvFile {
@@ -22,7 +26,8 @@ export interface CsvFile {
 /**
  * CSV export of a database or a view: the records in the view's order and filter (its own and the caller's override)
  * or in manual order, read by the records plugin's export reader one keyset page at a time, each page written as one
- * chunk by csv-stringify. The stream pulls the next page only when the reader wants more, so memory holds a page or
+ * chunk. PostgreSQL writes the text of every cell whose type has an exact SQL twin (`csv.formatSql`); JS formats the
+ * rest (names, links, lookups) and quotes them all. The stream pulls the next page only when the reader wants more, so memory holds a page or
  * two whatever the size of the table. Everything the request can be refused for (fields, view) is checked, and the
  * first page read, before the first byte is sent.
  */
@@ -41,10 +46,17 @@ export class CsvExports {
     const visible = visibleFields(table, view);
     const columns = input.fields !== undefined ? chosenFields(table, input.fields, visible) : visible;
     const fields = [...new Set(columns)];
-    const pages = await this.reader.open(principal, table, { ...(input.view_id ? { viewId: input.view_id } : {}), fields, pageSize: this.pageSize, base: '/query' });
+    const pages = await this.reader.open(principal, table, {
+      ...(input.view_id ? { viewId: input.view_id } : {}),
+      fields,
+      pageSize: this.pageSize,
+      base: '/query',
+      cell: cellText,
+      cellSql: (field, col) => field.fieldType.csv.formatSql?.(col, field),
+    });
     const filename = view ? `${database.name} - ${view.name}.csv` : `${database.name}.csv`;
     // One page ahead at most: the stream asks for the next only when the client has taken this one.
-    return { filename, stream: Readable.from(csvChunks(columns, pages), { highWaterMark: 1 }) };
+    return { filename, stream: Readable.from(csvChunks(columns, fields, pages), { highWaterMark: 1 }) };
   }
 
   private async view(workspaceId: string, databaseId: string, viewId: string): Promise<{ name: string; hidden_fields: string[]; field_order: string[] }> {
@@ -59,10 +71,20 @@ export class CsvExports {
   }
 }
 
-/** The header row, then one chunk of CSV per page of records. */
-async function* csvChunks(columns: LiveField[], pages: AsyncIterable<ExportPage>): AsyncGenerator<string> {
-  yield stringify([columns.map((f) => f.name)], CSV_OPTIONS);
-  for await (const page of pages) yield stringify(page.map((values) => columns.map((f) => cellText(f, values[f.api_name]))), CSV_OPTIONS);
+/** The header row, then one chunk of CSV per page of records (read once per field, a repeated column written again). */
+async function* csvChunks(columns: LiveField[], fields: LiveField[], pages: AsyncIterable<ExportPage>): AsyncGenerator<string> {
+  yield `${columns.map((f) => csvCell(f.name)).join(',')}\r\n`;
+  const at = columns.map((f) => fields.indexOf(f));
+  for await (const page of pages) {
+    let chunk = '';
+    for (const cells of page) {
+      // No column at all still writes one (empty) line per record, as csv-stringify did.
+      let line = at.length > 0 ? csvCell(cells[at[0]]) : '';
+      for (let i = 1; i < at.length; i++) line += `,${csvCell(cells[at[i]])}`;
+      chunk += `${line}\r\n`;
+    }
+    yield chunk;
+  }
 }
 
 /** A cell as its field type writes it as text (`csv.format`: labels, titles, names, ISO dates); empty for no value. */

@@ -83,16 +83,10 @@ export function usersShown(rows: RecordRow[], fields: LiveField[]): Set<string> 
 
 /** A row as the API shows it: a value (or null) for every field shown (all live fields unless a query chose some). */
 export function encodeRecord(row: RecordRow, ctx: OutputContext, fields: LiveField[]): ApiRecord {
-  const values: Record<string, unknown> = {};
-  for (const field of fields) {
-    const source = sourceOf(field);
-    const raw = source ? row[source] : null;
-    values[field.api_name] = raw == null ? (field.fieldType.emptyValue ?? null) : field.fieldType.toApi(raw, field, ctx);
-  }
   return {
     id: row.id,
     number: Number(row.number),
-    values,
+    values: encodeValues(row, ctx, fields),
     position: row.position,
     version: row.version,
     created_at: instantOut(row.created_at),
@@ -100,6 +94,17 @@ export function encodeRecord(row: RecordRow, ctx: OutputContext, fields: LiveFie
     updated_at: instantOut(row.updated_at),
     updated_by: row.updated_by,
   };
+}
+
+/** A record's `values` alone, as `encodeRecord` gives them. */
+export function encodeValues(row: RecordRow, ctx: OutputContext, fields: LiveField[]): Record<string, unknown> {
+  const values: Record<string, unknown> = {};
+  for (const field of fields) {
+    const source = sourceOf(field);
+    const raw = source ? row[source] : null;
+    values[field.api_name] = raw == null ? (field.fieldType.emptyValue ?? null) : field.fieldType.toApi(raw, field, ctx);
+  }
+  return values;
 }
 
 /**

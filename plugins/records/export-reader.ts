@@ -22,17 +22,22 @@ export interface ExportRead {
   pageSize: number;
   /** Where the request's inputs are, for 422 pointers (`/query` for a URL's query string). */
   base: string;
+  /** A cell as the caller writes it, from the value record reads give (null or undefined for none). */
+  cell(field: LiveField, value: unknown): string;
+  /** SQL of the same cell, byte for byte (NULL for an empty one), from the field's column (`col`), or undefined to have `cell` write it. */
+  cellSql(field: LiveField, col: string): string | undefined;
 }
 
-/** A page of records: each one's values by api_name, as record reads give them. */
-export type ExportPage = Array<Record<string, unknown>>;
+/** A page of records: each one's cells, in the order of `fields`. */
+export type ExportPage = string[][];
 
 /**
  * Records read for an export (CSV, workspace export): the same rows, order and values as record queries through the
  * same view — the view's filter and sorts compiled by the same compilers — but paged for throughput: each page is one
  * statement from the table itself (no count, no cursor to encode, prepared once the text repeats), its keys kept as
  * text for the next page's keyset condition, and the next page is asked for while the caller writes this one. At
- * most two pages are held, whatever the table's size.
+ * most two pages are held, whatever the table's size. Cells the caller can have PostgreSQL write (`cellSql`) come as
+ * text straight from the statement; only the others are read as values and presented (names, links, lookups).
  */
 export class RecordExportReader {
   constructor(
@@ -69,11 +74,19 @@ export class RecordExportReader {
     if (errors.length > 0) throw validationFailed(errors);
 
     const quoted = `"${table.table}"`;
-    const computed = computedReads(read.fields, quoted);
+    const inSql = read.fields.map((field) => {
+      const column = field.column_name ?? field.fieldType.systemColumn;
+      return column ? read.cellSql(field, `${quoted}."${column}"`) : undefined;
+    });
+    const presented = read.fields.filter((_, i) => inSql[i] === undefined);
+    // Only what the presented fields read (and the id computed reads look up by), none of a record's other columns.
+    const sources = ['id', ...new Set(presented.flatMap((f) => f.column_name ?? f.fieldType.systemColumn ?? []))];
+    const computed = computedReads(presented, quoted);
     const page = (after: Array<string | null> | undefined) => {
       const q = this.db(table.table)
-        .select(table.columnsOf(read.fields).map((c) => `${table.table}.${c}`))
+        .select(presented.length > 0 ? sources.map((c) => `${table.table}.${c}`) : [])
         .select(computed.cells.map((cell) => this.db.raw(cell)))
+        .select(inSql.flatMap((sql, i) => (sql === undefined ? [] : [this.db.raw(`COALESCE(${sql}, '') AS "__c${i}"`)])))
         .whereNull(`${table.table}.deleted_at`)
         .options(TEXT_DATES);
       for (const join of computed.joins) q.joinRaw(join);
@@ -85,9 +98,12 @@ export class RecordExportReader {
         q.whereRaw(condition.sql, condition.bindings as Knex.RawBinding[]);
       }
       q.orderByRaw(orderBy(keys)).limit(read.pageSize + 1);
-      return this.storage.repeated(q, `export:${table.databaseId}:${table.schemaVersion}`) as Promise<Array<RecordRow & Record<string, string | null>>>;
+      return this.storage.repeated(q, `export:${table.databaseId}:${table.schemaVersion}`) as Promise<Array<Record<string, string | null>>>;
     };
-    const present = (rows: RecordRow[]) => this.records.present(this.db, table, rows, read.fields).then((records) => records.map((r) => r.values));
+    const present = async (rows: Array<Record<string, unknown>>): Promise<ExportPage> => {
+      const values = presented.length > 0 ? await this.records.presentValues(this.db, table, rows as RecordRow[], presented) : [];
+      return rows.map((row, r) => read.fields.map((field, i) => (inSql[i] === undefined ? read.cell(field, values[r][field.api_name]) : (row[`__c${i}`] as string))));
+    };
     const first = await page(undefined);
     return (async function* pages() {
       let rows = first;

@@ -8,7 +8,7 @@ import type { UserService } from '../auth/public.ts';
 import type { FieldTypeRegistry, TableCatalog } from '../databases/public.ts';
 import type { MemberService } from '../workspaces/public.ts';
 import { originOf, type RecordChangeInput, type RecordChangeHooks, type RecordLifecycle, type WriteOrigin } from './hooks.ts';
-import { changedBefore, changedFieldIds, decodeValues, encodeRecord, usersShown, type DecodedValues } from './codec.ts';
+import { changedBefore, changedFieldIds, decodeValues, encodeRecord, encodeValues, usersShown, type DecodedValues } from './codec.ts';
 import { storeOutsideCells } from './outside-cells.ts';
 import { UserNames } from './people.ts';
 import { positionsAfter } from './positions.ts';
@@ -226,6 +226,13 @@ export class RecordService {
     await table.fillComputed(db, rows, fields);
     const ctx = await this.names.context(usersShown(rows, fields), db);
     return rows.map((row) => encodeRecord(row, ctx, fields));
+  }
+
+  /** Only the records' `values`, as `present` gives them: what an export reads, without the rest of each record. */
+  async presentValues(db: Db, table: RecordTable, rows: RecordRow[], fields: LiveField[]): Promise<Array<Record<string, unknown>>> {
+    await table.fillComputed(db, rows, fields);
+    const ctx = await this.names.context(usersShown(rows, fields), db);
+    return rows.map((row) => encodeValues(row, ctx, fields));
   }
 
   private async presentOne(db: Db, table: RecordTable, row: RecordRow | undefined): Promise<ApiRecord> {

@@ -39,7 +39,7 @@ export const checkboxType = defineFieldType<Record<string, never>>({
   sortExpr: (col) => `coalesce(${col}, false)`,
   sortType: 'boolean',
   sortIndexable: true,
-  csv: { parse: checkboxText.parse, format: checkboxText.format },
+  csv: { parse: checkboxText.parse, format: checkboxText.format, formatSql: checkboxText.formatSql },
   convertsTo: {
     ...toTextTargets(checkboxText.formatSql!),
     number: { sql: (col, _from, to) => fitNumericSql(`CASE WHEN ${col} THEN 1 ELSE 0 END`, to) },

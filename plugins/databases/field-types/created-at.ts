@@ -1,6 +1,6 @@
 import { DATETIME_OPS } from './ops.ts';
 import { systemFieldType } from './system.ts';
-import { DateTimeOptionsSchema, formatInstant, instantOut, normalizeTimeZone, timeZoneOf, type DateTimeOptions } from './time.ts';
+import { DateTimeOptionsSchema, formatInstant, formatInstantSql, instantOut, normalizeTimeZone, timeZoneOf, type DateTimeOptions } from './time.ts';
 
 /** When the record was created, read as ISO 8601 UTC; `time_zone` as for datetime. */
 export const createdAtType = systemFieldType<DateTimeOptions>({
@@ -12,4 +12,5 @@ export const createdAtType = systemFieldType<DateTimeOptions>({
   toApi: instantOut,
   ops: DATETIME_OPS,
   format: (value, field) => formatInstant(String(value), timeZoneOf(field.options)),
+  formatSql: (col, field) => formatInstantSql(col, timeZoneOf(field.options)),
 });

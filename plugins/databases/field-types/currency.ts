@@ -1,7 +1,7 @@
 import { Type } from '../../../core/schema.ts';
 import { defineFieldType, type FieldMeta } from './field-type.ts';
 import { InvalidCell } from '../errors.ts';
-import { DEFAULT_PRECISION, fitNumericSql, formatFixed, numberTextSql, numericConversions, numericIn, numericMisfitSql, parseNumberText, requireNumber } from './numeric-base.ts';
+import { DEFAULT_PRECISION, fitNumericSql, fixedTextSql, formatFixed, numberTextSql, numericConversions, numericIn, numericMisfitSql, parseNumberText, requireNumber } from './numeric-base.ts';
 import { NUMBER_OPS } from './ops.ts';
 import { sqlString, sqlTrim, trimText } from './sql.ts';
 import { toTextTargets, type TextCodec } from './text-codec.ts';
@@ -57,7 +57,15 @@ export const currencyType = defineFieldType<CurrencyOptions>({
   fromApi: (value, field) => numericIn(requireNumber(value), field),
   toApi: (value) => Number(value),
   ops: NUMBER_OPS,
-  csv: { parse: currencyText.parse, format: currencyText.format },
+  csv: {
+    parse: currencyText.parse,
+    format: currencyText.format,
+    formatSql(col, field) {
+      const fixed = fixedTextSql(col, field);
+      const symbol = sqlString(symbolOf(field));
+      return `CASE WHEN left(${fixed}, 1) = '-' THEN '-' || ${symbol} || substr(${fixed}, 2) ELSE ${symbol} || ${fixed} END`;
+    },
+  },
   misfitSql: numericMisfitSql,
   convertsTo: { ...numericConversions(), ...toTextTargets(currencyText.formatSql!) },
 });

@@ -25,7 +25,7 @@ export const dateType = defineFieldType<DateOptions>({
   toApi: dateOut,
   ops: DATE_OPS,
   canBeTitle: true,
-  csv: { parse: dateText.parse, format: dateText.format },
+  csv: { parse: dateText.parse, format: dateText.format, formatSql: dateText.formatSql },
   convertsTo: {
     ...toTextTargets(dateText.formatSql!),
     datetime: { sql: (col, _from, to) => dateToInstantSql(col, timeZoneOf(to.options as DateTimeOptions)) },

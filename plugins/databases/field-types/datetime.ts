@@ -24,7 +24,7 @@ export const datetimeType = defineFieldType<DateTimeOptions>({
   toApi: instantOut,
   ops: DATETIME_OPS,
   canBeTitle: true,
-  csv: { parse: datetimeText.parse, format: datetimeText.format },
+  csv: { parse: datetimeText.parse, format: datetimeText.format, formatSql: datetimeText.formatSql },
   convertsTo: {
     ...toTextTargets(datetimeText.formatSql!),
     date: { sql: (col, from) => instantToDateSql(col, timeZoneOf(from.options as DateTimeOptions)) },

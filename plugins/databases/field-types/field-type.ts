@@ -281,6 +281,11 @@ export interface FieldType<O = any> {
   readonly csv: {
     parse(text: string, field: FieldMeta<O>): unknown;
     format(value: unknown, field: FieldMeta<O>): string;
+    /**
+     * SQL of the column's cell as `format` writes what `toApi` reads, byte for byte (NULL for an empty cell): lets an
+     * export have PostgreSQL write the text. Only where the twin is exact; without it the export formats in JS.
+     */
+    formatSql?(col: string, field: FieldMeta<O>): string;
   };
   /** Types this one converts to, with the SQL used; a target not listed → 422. */
   readonly convertsTo: Readonly<Record<string, Conversion>>;

@@ -1,6 +1,6 @@
 import { Type } from '../../../core/schema.ts';
 import { defineFieldType, type FieldMeta } from './field-type.ts';
-import { DEFAULT_PRECISION, formatFixed, numericCellSql, numericConversions, numericIn, numericMisfitSql, parseNumericCell, requireNumber } from './numeric-base.ts';
+import { DEFAULT_PRECISION, fixedTextSql, formatFixed, numericCellSql, numericConversions, numericIn, numericMisfitSql, parseNumericCell, requireNumber } from './numeric-base.ts';
 import { NUMBER_OPS } from './ops.ts';
 import { toTextTargets, type TextCodec } from './text-codec.ts';
 
@@ -31,7 +31,7 @@ export const numberType = defineFieldType<NumberOptions>({
   toApi: (value) => Number(value),
   ops: NUMBER_OPS,
   canBeTitle: true,
-  csv: { parse: numberText.parse, format: numberText.format },
+  csv: { parse: numberText.parse, format: numberText.format, formatSql: fixedTextSql },
   misfitSql: numericMisfitSql,
   convertsTo: {
     ...numericConversions(),

@@ -163,6 +163,14 @@ export function numericCellSql(expr: string, field: FieldMeta<any>): string {
 }
 
 /** The field's value as it shows it, as text: "3.50" for a 2-decimal number. */
+/**
+ * SQL twin of formatFixed, exact: the value goes through a double as `Number` takes it (PostgreSQL prints a float8 as
+ * the shortest text that reads back the same, as JS does) before rounding half away from zero.
+ */
+export function fixedTextSql(col: string, field: FieldMeta<any>): string {
+  return `round(${col}::float8::text::numeric, ${placesOf(field)})::text`;
+}
+
 export function formatFixed(value: unknown, field: FieldMeta<any>): string {
   return roundValue(toPlainDecimal(Number(value)), field);
 }

@@ -33,7 +33,7 @@ export const ratingType = defineFieldType<RatingOptions>({
   fromApi: (value, field) => numericIn(requireNumber(value), field),
   toApi: (value) => Number(value),
   ops: NUMBER_OPS,
-  csv: { parse: ratingText.parse, format: ratingText.format },
+  csv: { parse: ratingText.parse, format: ratingText.format, formatSql: ratingText.formatSql },
   misfitSql: numericMisfitSql,
   convertsTo: { ...numericConversions(), ...toTextTargets(ratingText.formatSql!) },
 });

@@ -29,7 +29,7 @@ export const singleSelectType = defineFieldType<ChoicesOptions>({
   ops: SELECT_OPS,
   sortExpr: (col, field) => `array_position(${idArraySql(choicesOf(field))}, ${col})`,
   sortType: 'integer',
-  csv: { parse: singleSelectText.parse, format: singleSelectText.format },
+  csv: { parse: singleSelectText.parse, format: singleSelectText.format, formatSql: labelSql },
   convertsTo: {
     ...toTextTargets(labelSql),
     multi_select: {

@@ -3,6 +3,7 @@ import { InvalidCell } from '../errors.ts';
 
 type SystemDefinition<O> = Pick<FieldType<O>, 'type' | 'options' | 'systemColumn' | 'toApi' | 'ops' | 'sortExpr' | 'sortType' | 'canBeTitle' | 'normalizeOptions' | 'cell'> & {
   format(value: unknown, field: FieldMeta<O>): string;
+  formatSql?(col: string, field: FieldMeta<O>): string;
 };
 
 /**
@@ -13,12 +14,12 @@ export function systemFieldType<O>(def: SystemDefinition<O>): FieldType<O> {
   const refuse = (): never => {
     throw new InvalidCell(`A ${def.type} field is read-only.`);
   };
-  const { format, ...rest } = def;
+  const { format, formatSql, ...rest } = def;
   return Object.freeze({
     ...rest,
     readOnly: true,
     fromApi: refuse,
-    csv: { parse: refuse, format },
+    csv: { parse: refuse, format, ...(formatSql ? { formatSql } : {}) },
     convertsTo: {},
   });
 }

@@ -69,7 +69,7 @@ export function textFieldType(type: TextTypeName): FieldType<Record<string, neve
     sortType: 'text',
     sortIndexable: true,
     canBeTitle: true,
-    csv: { parse: (text) => (text === '' ? null : text), format: (value) => String(value) },
+    csv: { parse: (text) => (text === '' ? null : text), format: (value) => String(value), formatSql: (col) => col },
     convertsTo: conversionsFrom(type),
   });
 }

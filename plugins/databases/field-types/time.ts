@@ -210,6 +210,8 @@ export function instantFromTextSql(expr: string, timeZone: string): string {
 
 /** timestamptz → text, like formatInstant. */
 export function formatInstantSql(col: string, timeZone: string): string {
+  // The common case without the offset's arithmetic, done three times below.
+  if (timeZone === 'UTC') return `to_char(${col} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"')`;
   const zone = sqlString(timeZone);
   const offset = `((${col} AT TIME ZONE ${zone}) - (${col} AT TIME ZONE 'UTC'))`;
   const suffix = `CASE WHEN ${offset} = interval '0' THEN 'Z' WHEN ${offset} > interval '0' THEN '+' || to_char(${offset}, 'HH24:MI') ELSE '-' || to_char(-${offset}, 'HH24:MI') END`;
