@@ -59,6 +59,7 @@ describe('attachments: serving bytes and thumbnails', () => {
       const past = await w.t.request.get(a.url).set(w.member.auth).set('Range', 'bytes=100000-').expect(416);
       assert.equal(past.headers['content-range'], 'bytes */100000');
       assert.equal(past.body.code, 'range_not_satisfiable');
+      assert.equal(past.body.title, 'Range Not Satisfiable');
       const several = await get(a.url, { Range: 'bytes=0-1,5-6' }).expect(200);
       assert.equal(several.body.length, 100_000);
       assert.equal((await get(a.url, { Range: 'lines=1-2' }).expect(200)).body.length, 100_000);

@@ -157,6 +157,7 @@ describe('export: whole-workspace export', () => {
     assert.equal(expired.body.download_url, null);
     const gone = await w.t.request.get(done.download_url).set(w.admin.auth).expect(410);
     assert.equal(gone.body.code, 'export_expired');
+    assert.equal(gone.body.title, 'Gone');
     assert.equal(await w.t.container.resolverFor('export')('blobs').exists(`export/workspaces/${id}.zip`), false);
 
     // An export whose process stopped while it ran stays `running` no longer than the retention.
