@@ -1,11 +1,10 @@
 import assert from 'node:assert/strict';
-import fs from 'node:fs';
-import path from 'node:path';
 import { definePlugin } from '../../core/plugin.ts';
 import { defineRoute } from '../../core/routes.ts';
 import { safeFileName, streamedUpload } from '../../core/streamed-uploads.ts';
 import { startTestKernel, type TestKernel } from '../../core/testing.ts';
 import type { BlobStore } from '../../core/blobs.ts';
+import { uploadedBlobs } from '../fixtures/uploads.ts';
 
 const PNG = Buffer.from('89504e470d0a1a0a0000000d4948445200000001000000010806000000', 'hex');
 const LIMIT = 256 * 1024;
@@ -36,20 +35,13 @@ const uploadProbe = definePlugin({
   },
 });
 
-function blobFiles(root: string): string[] {
-  const dir = path.join(root, 'blobs', 'uploads');
-  return fs.existsSync(dir) ? fs.readdirSync(dir) : [];
-}
-
 describe('streamed uploads (bodyType "upload")', () => {
   let t: TestKernel;
   let blobs: BlobStore;
-  let dataDir: string;
 
   before(async () => {
     t = await startTestKernel({ plugins: [uploadProbe] });
     blobs = t.kernel.blobs;
-    dataDir = t.kernel.config.dataDir;
   });
   after(() => t?.stop());
 
@@ -62,7 +54,7 @@ describe('streamed uploads (bodyType "upload")', () => {
     assert.equal(kept.body.size, bytes.length);
     assert.equal(kept.body.head, 64 * 1024);
     assert.deepEqual(await blobs.read(kept.body.key), bytes);
-    assert.ok(blobFiles(dataDir).includes(kept.body.key.split('/')[1]), 'the blob is on disk where this test looks');
+    assert.ok(uploadedBlobs(t).includes(kept.body.key.split('/')[1]), 'the blob is on disk where this test looks');
 
     const dropped = await t.request.post('/api/v1/upload-probe').attach('file', Buffer.from('plain text'), 'note.txt');
     assert.equal(dropped.status, 200);
@@ -71,13 +63,13 @@ describe('streamed uploads (bodyType "upload")', () => {
   });
 
   it('deletes the blob when the handler fails, and stores nothing past the cap', async () => {
-    const before = blobFiles(dataDir).length;
+    const before = uploadedBlobs(t).length;
     const failed = await t.request.post('/api/v1/upload-probe?fail=1&keep=1').attach('file', PNG, 'a.png');
     assert.equal(failed.status, 500);
     const tooBig = await t.request.post('/api/v1/upload-probe?keep=1').attach('file', Buffer.alloc(LIMIT + 1), 'big.bin');
     assert.equal(tooBig.status, 413);
     assert.equal(tooBig.body.code, 'payload_too_large');
-    assert.equal(blobFiles(dataDir).length, before, 'no blob and no temp file is left');
+    assert.equal(uploadedBlobs(t).length, before, 'no blob and no temp file is left');
   });
 
   it('answers 422 without a file, and 415 for a part that is not a file', async () => {

@@ -34,12 +34,7 @@ export const jpeg = (width: number, height: number) => sharp({ create: { width, 
 /** Waits until `check` holds: what is done after a commit (jobs, blob deletions) happens on its own time. */
 export const eventually = (check: () => Promise<boolean>, what: string, ms = 8000) => waitUntil(what, check, ms).then(() => undefined);
 
-/** Reads a supertest answer's body as bytes, whatever its type. */
-export const binary = (res: any, cb: (err: Error | null, body: Buffer) => void) => {
-  const chunks: Buffer[] = [];
-  res.on('data', (c: Buffer) => chunks.push(c));
-  res.on('end', () => cb(null, Buffer.concat(chunks)));
-};
+export { binary } from '../../fixtures/uploads.ts';
 
 const CRC_TABLE = Array.from({ length: 256 }, (_, n) => {
   let c = n;

@@ -1,3 +1,4 @@
+import { binary } from '../../fixtures/uploads.ts';
 import { createWorkspace, joinWorkspace, signUp, startTestKernel, type SignedUpUser, type TestKernel } from '../../../core/testing.ts';
 
 /** A workspace with an admin, an editor, a member, a guest of space S and an outsider; database D in S. */
@@ -37,9 +38,5 @@ export { startTestKernel };
 
 /** GET `path` with its body as bytes: supertest collects a binary body only when asked to. */
 export function download(t: TestKernel, path: string, auth: Record<string, string> = {}) {
-  return t.request.get(path).set(auth).buffer(true).parse((res, cb) => {
-    const parts: Buffer[] = [];
-    res.on('data', (c: Buffer) => parts.push(c));
-    res.on('end', () => cb(null, Buffer.concat(parts)));
-  });
+  return t.request.get(path).set(auth).buffer(true).parse(binary);
 }

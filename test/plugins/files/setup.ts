@@ -1,5 +1,3 @@
-import fs from 'node:fs';
-import path from 'node:path';
 import sharp from 'sharp';
 import { createWorkspace, joinWorkspace, signUp, startTestKernel, type SignedUpUser, type TestKernel, type TestKernelOptions } from '../../../core/testing.ts';
 import { waitUntil } from '../../fixtures/wait.ts';
@@ -57,11 +55,7 @@ export const SVG = Buffer.from('<svg xmlns="http://www.w3.org/2000/svg" width="1
 export const HTML = Buffer.from('<!doctype html><html><body><script>alert(1)</script></body></html>');
 export const PDF = Buffer.from('%PDF-1.4\n1 0 obj << /Type /Catalog >> endobj\ntrailer << /Root 1 0 R >>\n%%EOF\n');
 
-/** Blobs streamed under `uploads/` on the local disk store: what an upload leaves when it is kept (or a leak). */
-export function uploadedBlobs(t: TestKernel): string[] {
-  const dir = path.resolve(t.kernel.config.baseDir, t.kernel.config.dataDir, 'blobs', 'uploads');
-  return fs.existsSync(dir) ? fs.readdirSync(dir) : [];
-}
+export { uploadedBlobs } from '../../fixtures/uploads.ts';
 
 /** Waits until `check` holds: what is done after a commit (jobs, blob deletions) happens on its own time. */
 export const eventually = (check: () => Promise<boolean>, what: string, ms = 8000) => waitUntil(what, check, ms).then(() => undefined);
