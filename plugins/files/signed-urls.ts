@@ -1,5 +1,6 @@
-import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import { createHmac, timingSafeEqual } from 'node:crypto';
 import type { Db } from '../../core/db.ts';
+import { StoredSecret } from '../../core/stored-secret.ts';
 
 /**
  * Signed URL tokens: `base64url(file id ‖ expiry ‖ generation ‖ MAC)`, 48 bytes, 64 characters. The MAC is
@@ -24,26 +25,17 @@ export interface SignedClaim {
  * (every instance then signs and checks with the same one).
  */
 export class SigningKey {
-  private key?: Promise<Buffer>;
+  private readonly stored: StoredSecret;
 
   constructor(
-    private readonly db: Db,
+    db: Db,
     private readonly configured: string | undefined,
-  ) {}
-
-  get(): Promise<Buffer> {
-    // A failed first read is tried again by the next request, not remembered.
-    return (this.key ??= this.load().catch((err: unknown) => {
-      this.key = undefined;
-      throw err;
-    }));
+  ) {
+    this.stored = new StoredSecret(db, 'files_keys', 'signed-urls');
   }
 
-  private async load(): Promise<Buffer> {
-    if (this.configured) return Buffer.from(this.configured, 'utf8');
-    await this.db('files_keys').insert({ name: 'signed-urls', secret: randomBytes(32).toString('hex') }).onConflict('name').ignore();
-    const row: { secret: string } = await this.db('files_keys').where({ name: 'signed-urls' }).first('secret');
-    return Buffer.from(row.secret, 'hex');
+  async get(): Promise<Buffer> {
+    return this.configured ? Buffer.from(this.configured, 'utf8') : Buffer.from(await this.stored.get(), 'hex');
   }
 }
 
