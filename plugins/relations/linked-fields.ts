@@ -53,11 +53,17 @@ type ThroughLink = Pick<FieldMeta<LinkEnd>, 'options' | 'unseen'>;
  * `FROM … WHERE …` of the live records linked to the record aliased `row` (junction `j`, linked
  * row `t`); none for a reader who cannot see the linked database, so every cell, condition and
  * sort key built on it reads as an empty link.
+ *
+ * The linked row is fetched by its id for each link (a LATERAL subquery the planner may not flatten: `OFFSET 0`).
+ * Joined plainly, a table whose statistics say it is nearly empty (filled since its last ANALYZE, or on PGlite, which
+ * never analyses on its own) was read whole for every record and probed into the links: an export of 300 records with
+ * 60 link fields took 15 s that way, 0.17 s fenced.
  */
 export function linkedRows(field: ThroughLink, row: string): string {
   const o = field.options;
   const { mine, theirs } = linkEnds({ side: o.side! });
-  const from = `FROM "${junctionNameOf(o.relation_id!)}" j JOIN "${tableNameOf(o.target_database_id!)}" t ON t.id = j.${theirs} AND t.deleted_at IS NULL WHERE j.${mine} = ${row}.id`;
+  const linked = `(SELECT * FROM "${tableNameOf(o.target_database_id!)}" t WHERE t.id = j.${theirs} AND t.deleted_at IS NULL OFFSET 0)`;
+  const from = `FROM "${junctionNameOf(o.relation_id!)}" j CROSS JOIN LATERAL ${linked} t WHERE j.${mine} = ${row}.id`;
   return field.unseen ? `${from} AND false` : from;
 }
 
