@@ -1,6 +1,6 @@
-import type { Db } from '../../core/db.ts';
-import { rateLimited } from '../../core/errors.ts';
-import { hashSecret } from '../../core/secrets.ts';
+import type { Db } from './db.ts';
+import { rateLimited } from './errors.ts';
+import { hashSecret } from './secrets.ts';
 
 export interface RateLimit {
   /** What is counted, e.g. `sign-up-ip:127.0.0.1`; stored only as a hash. */
@@ -9,12 +9,16 @@ export interface RateLimit {
 }
 
 /**
- * Counts attempts (sign-ups, reset requests) per key in fixed windows, in the database so every
- * instance sees the same counters. Unlike the sign-in limiter, every attempt counts, whatever
- * its outcome: what is limited is asking, not failing.
+ * Counts attempts (sign-ups, reset requests, public form submissions) per key in fixed windows, in
+ * the database so every instance sees the same counters. Every attempt counts, whatever its
+ * outcome: what is limited is asking, not failing. Each plugin keeps its counters in a table of its
+ * own, `(key text primary key, hits integer, window_ends timestamptz indexed)`, holding only hashed keys.
  */
 export class RateLimiter {
-  constructor(private readonly db: Db) {}
+  constructor(
+    private readonly db: Db,
+    private readonly table: string,
+  ) {}
 
   /**
    * Counts one attempt against each key and throws 429 when any is past its limit. Runs on
@@ -23,21 +27,19 @@ export class RateLimiter {
    */
   async hit(limits: RateLimit[], windowMinutes: number): Promise<void> {
     const keys = limits.map((l) => hashSecret(l.key));
-    const live = 'auth_rate_counters.window_ends > now()';
+    const t = this.table;
+    const live = `${t}.window_ends > now()`;
     const { rows } = await this.db.raw<{ rows: Array<{ key: string; hits: number; retry_after: number }> }>(
-      `INSERT INTO auth_rate_counters (key, hits, window_ends)
+      `INSERT INTO ${t} (key, hits, window_ends)
        VALUES ${keys.map(() => `(?, 1, now() + ? * interval '1 minute')`).join(', ')}
        ON CONFLICT (key) DO UPDATE SET
-         hits = CASE WHEN ${live} THEN auth_rate_counters.hits + 1 ELSE 1 END,
-         window_ends = CASE WHEN ${live} THEN auth_rate_counters.window_ends ELSE excluded.window_ends END
+         hits = CASE WHEN ${live} THEN ${t}.hits + 1 ELSE 1 END,
+         window_ends = CASE WHEN ${live} THEN ${t}.window_ends ELSE excluded.window_ends END
        RETURNING key, hits, CEIL(EXTRACT(EPOCH FROM window_ends - now()))::int AS retry_after`,
       keys.flatMap((k) => [k, windowMinutes]),
     );
-    await this.db('auth_rate_counters').where('window_ends', '<=', this.db.fn.now()).delete();
+    await this.db(t).where('window_ends', '<=', this.db.fn.now()).delete();
     const blocked = rows.filter((r) => r.hits > limits[keys.indexOf(r.key)].max);
     if (blocked.length) throw rateLimited(Math.max(1, ...blocked.map((r) => r.retry_after)));
   }
 }
-
-export const emailKey = (purpose: string, email: string) => `${purpose}-email:${email.trim().toLowerCase()}`;
-export const ipKey = (purpose: string, ip: string) => `${purpose}-ip:${ip}`;
