@@ -29,16 +29,18 @@ export class RateLimiter {
     const keys = limits.map((l) => hashSecret(l.key));
     const t = this.table;
     const live = `${t}.window_ends > now()`;
+    // One statement, so one round trip and one commit: windows that have ended are pruned (all but the keys counted
+    // here, which the upsert starts again: a statement may change a row only once) as the attempt is counted.
     const { rows } = await this.db.raw<{ rows: Array<{ key: string; hits: number; retry_after: number }> }>(
-      `INSERT INTO ${t} (key, hits, window_ends)
+      `WITH pruned AS (DELETE FROM ${t} WHERE window_ends <= now() AND key NOT IN (${keys.map(() => '?').join(', ')}))
+       INSERT INTO ${t} (key, hits, window_ends)
        VALUES ${keys.map(() => `(?, 1, now() + ? * interval '1 minute')`).join(', ')}
        ON CONFLICT (key) DO UPDATE SET
          hits = CASE WHEN ${live} THEN ${t}.hits + 1 ELSE 1 END,
          window_ends = CASE WHEN ${live} THEN ${t}.window_ends ELSE excluded.window_ends END
        RETURNING key, hits, CEIL(EXTRACT(EPOCH FROM window_ends - now()))::int AS retry_after`,
-      keys.flatMap((k) => [k, windowMinutes]),
+      [...keys, ...keys.flatMap((k) => [k, windowMinutes])],
     );
-    await this.db(t).where('window_ends', '<=', this.db.fn.now()).delete();
     const blocked = rows.filter((r) => r.hits > limits[keys.indexOf(r.key)].max);
     if (blocked.length) throw rateLimited(Math.max(1, ...blocked.map((r) => r.retry_after)));
   }

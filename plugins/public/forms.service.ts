@@ -32,8 +32,11 @@ export class FormService {
    * a refused submission included. A filled honeypot is dropped without a look at its values, answered like a success.
    */
   async submit(token: string, body: SubmitBody, address: string): Promise<{ submitted: true }> {
-    await this.limiter.hit(address);
-    const published = await this.published(token);
+    // Counted and looked up side by side (two connections): the limit is answered first whatever the link.
+    const [counted, found] = await Promise.allSettled([this.limiter.hit(address), this.published(token)]);
+    if (counted.status === 'rejected') throw counted.reason;
+    if (found.status === 'rejected') throw found.reason;
+    const published = found.value;
     if (body.hp) return { submitted: true };
     const { fields, required } = await this.definition(published);
     const errors: ErrorDetail[] = [];
