@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { startTestKernel, type TestKernel } from '../../../core/testing.ts';
+import { traces } from '../gdpr/helpers.ts';
 import { formWorld, type FormWorld } from './setup.ts';
 
 const config = { http: { trustProxy: true }, plugins: { public: { options: { submissionsPerMinute: 3 } } } };
@@ -32,8 +33,9 @@ describe('public: submissions limited per address', () => {
     assert.equal(await count(), 1);
   });
 
-  it('keeps no address in its counters, nor a plain hash of one', async () => {
+  it('keeps the address nowhere, and in its counters not even a plain hash of it', async () => {
     await submit('203.0.113.9').expect(201);
+    assert.deepEqual(await traces(w.t, ['203.0.113.9']), []);
     const keys = (await w.t.db('public_rate_counters').pluck('key')) as string[];
     assert.equal(keys.length, 1);
     const plain = ['203.0.113.9', 'form-submit:203.0.113.9'].map((s) => createHash('sha256').update(s).digest('hex'));
