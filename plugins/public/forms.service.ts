@@ -55,7 +55,7 @@ export class FormService {
 
   private async published(token: string): Promise<PublishedForm> {
     const published = await this.publications.resolve(token);
-    if (!published || published.view.type !== 'form') throw PublicErrors.formNotFound();
+    if (!published) throw PublicErrors.formNotFound();
     return published;
   }
 

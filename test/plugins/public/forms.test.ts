@@ -1,4 +1,6 @@
 import assert from 'node:assert/strict';
+import { createWorkspace, signUp, startTestKernel } from '../../../core/testing.ts';
+import { captureLogs } from '../../fixtures/log-capture.ts';
 import { pointers } from '../records/setup.ts';
 import { formWorld, type FormWorld } from './setup.ts';
 
@@ -123,5 +125,29 @@ describe('public: forms', () => {
     }
     await submit({ name: 'x'.repeat(70 * 1024), email: 'ada@example.com' }).expect(413);
     assert.deepEqual(await stored(), []);
+  });
+});
+
+describe('public: form links in logs', () => {
+  it('logs the route template, never the token', async () => {
+    const logs = captureLogs('info');
+    const t = await startTestKernel({ logger: logs.logger });
+    try {
+      const admin = await signUp(t);
+      const ws = (await createWorkspace(t, admin)).id;
+      const space = (await t.request.post(`/api/v1/workspaces/${ws}/spaces`).set(admin.auth).send({ name: 'S' }).expect(201)).body.id;
+      const db = (await t.request.post(`/api/v1/workspaces/${ws}/databases`).set(admin.auth).send({ name: 'D', space_id: space }).expect(201)).body.id;
+      const views = `/api/v1/workspaces/${ws}/databases/${db}/views`;
+      const view = (await t.request.post(views).set(admin.auth).send({ name: 'F', type: 'form' }).expect(201)).body.id;
+      const token = (await t.request.post(`${views}/${view}/publish`).set(admin.auth).expect(201)).body.token as string;
+      await t.request.get(`/api/v1/public/forms/${token}`).expect(200);
+      await t.request.post(`/api/v1/public/forms/${token}`).send({ values: { ghost: 1 } }).expect(422);
+      await t.request.post(`/api/v1/public/forms/${token}`).send({ values: {} }).expect(201);
+      const requests = logs.lines.filter((l) => l.msg === 'request' && l.path === '/api/v1/public/forms/{token}');
+      assert.equal(requests.length, 3);
+      assert.ok(!JSON.stringify(logs.lines).includes(token), 'a log line holds the token');
+    } finally {
+      await t.stop();
+    }
   });
 });
