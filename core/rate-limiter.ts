@@ -2,6 +2,8 @@ import type { Db } from './db.ts';
 import { rateLimited } from './errors.ts';
 import { hashSecret } from './secrets.ts';
 
+const PRUNE_EVERY_MS = 60_000;
+
 export interface RateLimit {
   /** What is counted, e.g. `sign-up-ip:127.0.0.1`; stored only as a hash. */
   key: string;
@@ -15,6 +17,8 @@ export interface RateLimit {
  * own, `(key text primary key, hits integer, window_ends timestamptz indexed)`, holding only hashed keys.
  */
 export class RateLimiter {
+  private prunedAt = 0;
+
   constructor(
     private readonly db: Db,
     private readonly table: string,
@@ -29,19 +33,28 @@ export class RateLimiter {
     const keys = limits.map((l) => hashSecret(l.key));
     const t = this.table;
     const live = `${t}.window_ends > now()`;
-    // One statement, so one round trip and one commit: windows that have ended are pruned (all but the keys counted
-    // here, which the upsert starts again: a statement may change a row only once) as the attempt is counted.
     const { rows } = await this.db.raw<{ rows: Array<{ key: string; hits: number; retry_after: number }> }>(
-      `WITH pruned AS (DELETE FROM ${t} WHERE window_ends <= now() AND key NOT IN (${keys.map(() => '?').join(', ')}))
-       INSERT INTO ${t} (key, hits, window_ends)
+      `INSERT INTO ${t} (key, hits, window_ends)
        VALUES ${keys.map(() => `(?, 1, now() + ? * interval '1 minute')`).join(', ')}
        ON CONFLICT (key) DO UPDATE SET
          hits = CASE WHEN ${live} THEN ${t}.hits + 1 ELSE 1 END,
          window_ends = CASE WHEN ${live} THEN ${t}.window_ends ELSE excluded.window_ends END
        RETURNING key, hits, CEIL(EXTRACT(EPOCH FROM window_ends - now()))::int AS retry_after`,
-      [...keys, ...keys.flatMap((k) => [k, windowMinutes])],
+      keys.flatMap((k) => [k, windowMinutes]),
     );
+    await this.prune();
     const blocked = rows.filter((r) => r.hits > limits[keys.indexOf(r.key)].max);
     if (blocked.length) throw rateLimited(Math.max(1, ...blocked.map((r) => r.retry_after)));
+  }
+
+  /**
+   * Counters whose window has ended go, at most once a minute per process: a statement (and a commit) less on almost
+   * every hit, and an ended counter left meanwhile is harmless (the next hit of its key starts it again). Its own
+   * statement after the count, never joined to it: the two locking each other's rows in two hits could deadlock.
+   */
+  private async prune(): Promise<void> {
+    if (Date.now() - this.prunedAt < PRUNE_EVERY_MS) return;
+    this.prunedAt = Date.now();
+    await this.db(this.table).where('window_ends', '<=', this.db.fn.now()).delete();
   }
 }
