@@ -8,7 +8,8 @@ import { SignInLimiter } from './sign-in-limiter.ts';
 import { SignInService } from './sign-in.service.ts';
 import { OAuthService } from './oauth.service.ts';
 import { PasswordService } from './passwords.service.ts';
-import { RateLimiter, ipKey } from './rate-limiter.ts';
+import { RateLimiter } from '../../core/rate-limiter.ts';
+import { ipKey } from './rate-keys.ts';
 import { createSignUpHooks } from './hooks.ts';
 import { resolveProviders } from './oauth-providers.ts';
 import { accountRoutes } from './routes.ts';
@@ -50,7 +51,7 @@ export default definePlugin<AuthOptions>({
     ctx.provide('users', (r) => new UserService(r('database'), ctx.options.signUp, signUpHooks));
     ctx.provide('sessions', (r) => new SessionService(r('database'), r('caches'), sessionTtlHours));
     ctx.provide('signInLimiter', (r) => new SignInLimiter(r('db'), signInRateLimit));
-    ctx.provide('rateLimiter', (r) => new RateLimiter(r('db')));
+    ctx.provide('rateLimiter', (r) => new RateLimiter(r('db'), 'auth_rate_counters'));
     ctx.provide('signIn', (r) => new SignInService(r('auth.users'), r('auth.sessions'), r('auth.signInLimiter')));
     ctx.provide('oauth', (r) => new OAuthService(r('db'), r('auth.users'), resolveProviders(oauth)));
     ctx.provide(

@@ -6,7 +6,8 @@ import type { AuthOptions } from './options.ts';
 import type { UserRow, UserService } from './users.service.ts';
 import type { SessionService } from './sessions.service.ts';
 import type { SignInLimiter } from './sign-in-limiter.ts';
-import { emailKey, ipKey, type RateLimiter } from './rate-limiter.ts';
+import type { RateLimiter } from '../../core/rate-limiter.ts';
+import { emailKey, ipKey } from './rate-keys.ts';
 import { AuthErrors } from './errors.ts';
 import { resetMail } from './passwords.mail.ts';
 

@@ -91,25 +91,42 @@ export class RecordService {
    * input (`''` for a single record, `/records/<i>` in bulk), so errors point at the bad cell.
    */
   async create(principal: UserPrincipal, workspaceId: string, databaseId: string, inputs: Values[], bases: string[], inTrx?: Db, origin?: WriteOrigin): Promise<ApiRecord[]> {
-    const userId = principal.user.id;
     return inTransaction(this.db, async (trx) => {
-      const table = await this.open(trx, workspaceId, databaseId);
-      const decoded = await this.decode(trx, table, workspaceId, inputs.map((values, i) => ({ values, base: bases[i] })));
-      const positions = positionsAfter(await table.lastPosition(trx, this.storage), inputs.length);
-      const rows = await insertRecords(
-        trx,
-        this.storage,
-        table,
-        decoded.map((d, i) => ({ id: newRecordId(), ...d.columns, position: positions[i], created_by: userId, updated_by: userId })),
-      );
-      // Rows come back in position order, which is the order sent.
-      await storeOutsideCells(trx, decoded.map((d, i) => ({ recordId: rows[i].id, cells: d.cells })), { workspaceId, userId });
-      await table.reactToWrites(trx, rows, { workspaceId, userId });
-      const records = await this.present(trx, table, rows);
-      await this.changed(trx, principal, table, records.map((record) => ({ kind: 'created', recordId: record.id, before: null, after: record })), origin);
-      await this.events.emit(trx, records.map((record) => ({ name: 'record.created', workspaceId, actorId: userId, payload: { database_id: databaseId, record } })));
+      const { table, rows, records } = await this.insert(trx, principal, workspaceId, databaseId, inputs.map((values, i) => ({ values, base: bases[i] })), [], origin);
       return this.shownTo(principal, trx, table, rows, records);
     }, inTrx);
+  }
+
+  /**
+   * Creates one record that no user wrote (a public form submission): `created_by` null, and history,
+   * notifications and the `record.created` event (its payload carrying `origin`) all tell `origin`. The caller
+   * decides which fields may be sent; `errors` it found already are answered together with the cells' own
+   * (pointers under `/values`). Nothing of the record is returned: no one may read it back.
+   */
+  async createUnattributed(workspaceId: string, databaseId: string, values: Values, origin: WriteOrigin, errors: ErrorDetail[] = []): Promise<void> {
+    await inTransaction(this.db, (trx) => this.insert(trx, null, workspaceId, databaseId, [{ values, base: '' }], errors, origin));
+  }
+
+  private async insert(trx: Db, actor: UserPrincipal | null, workspaceId: string, databaseId: string, inputs: Array<{ values: Values; base: string }>, errors: ErrorDetail[], origin?: WriteOrigin) {
+    const userId = actor?.user.id ?? null;
+    const table = await this.open(trx, workspaceId, databaseId);
+    const decoded = await this.decode(trx, table, workspaceId, inputs, errors);
+    const positions = positionsAfter(await table.lastPosition(trx, this.storage), inputs.length);
+    const rows = await insertRecords(
+      trx,
+      this.storage,
+      table,
+      decoded.map((d, i) => ({ id: newRecordId(), ...d.columns, position: positions[i], created_by: userId, updated_by: userId })),
+    );
+    // Rows come back in position order, which is the order sent.
+    await storeOutsideCells(trx, decoded.map((d, i) => ({ recordId: rows[i].id, cells: d.cells })), { workspaceId, userId });
+    await table.reactToWrites(trx, rows, { workspaceId, userId });
+    const records = await this.present(trx, table, rows);
+    await this.changed(trx, actor, table, records.map((record) => ({ kind: 'created', recordId: record.id, before: null, after: record })), origin);
+    // A write with no user says where it came from in its events too (webhooks and automations see only events).
+    const from = actor ? {} : { origin };
+    await this.events.emit(trx, records.map((record) => ({ name: 'record.created', workspaceId, actorId: userId, payload: { database_id: databaseId, record, ...from } })));
+    return { table, rows, records };
   }
 
   /**

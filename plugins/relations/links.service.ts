@@ -139,7 +139,7 @@ export class LinkService implements CellStore {
   private async liveTargets(trx: Db, o: LinkOptions, targets: string[], ctx: CellContext): Promise<Set<string>> {
     if (targets.length === 0) return new Set();
     const location = await this.authz.locate('database', { workspaceId: ctx.workspaceId, id: o.target_database_id, trx });
-    if (!location || !(await this.authz.userCanSee(ctx.userId, ctx.workspaceId, location.path, trx))) return new Set();
+    if (!location || ctx.userId === null || !(await this.authz.userCanSee(ctx.userId, ctx.workspaceId, location.path, trx))) return new Set();
     return new Set((await trx(tableNameOf(o.target_database_id)).whereIn('id', targets).whereNull('deleted_at').forKeyShare().pluck('id')) as string[]);
   }
 

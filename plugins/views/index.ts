@@ -25,13 +25,14 @@ export default definePlugin({
   // Views, with their form settings, travel in packs when the packs plugin is on. Personal data goes through the gdpr plugin's hooks when it is on.
   optionalDependsOn: { packs: '^1.0.0', gdpr: '^1.0.0' },
   migrations: path.join(path.dirname(fileURLToPath(import.meta.url)), 'migrations'),
-  exports: ['views.service'],
+  // The public plugin answers form links through `views.publications.resolve`.
+  exports: ['views.service', 'views.publications'],
   register(ctx) {
     // Personal data this plugin keeps is exported and erased through the gdpr plugin's hooks, when it is enabled.
     if (ctx.has('gdpr')) tapGdpr(ctx);
     ctx.provide('service', (r) => new ViewService(r('db'), r('events'), r('records.service'), r('databases.viewIndexes'), r('records.query'), r('databases.catalog')));
     ctx.provide('overrides', (r) => new OverrideService(r('db'), r('records.service'), r('views.service'), r('records.query'), r('database')));
-    ctx.provide('publications', (r) => new PublicationService(r('db'), r('events'), r('views.service')));
+    ctx.provide('publications', (r) => new PublicationService(r('db'), r('events'), r('views.service'), r('records.service')));
     ctx.routes(viewRoutes());
     tapDatabases(ctx.hooksOf('databases.databases'));
     if (ctx.has('packs')) tapPacks(ctx.hooksOf('packs.kinds'), { views: () => ctx.resolve('views.service'), records: () => ctx.resolve('records.service') });

@@ -3,8 +3,17 @@ import type { EventBus } from '../../core/events.ts';
 import type { UserPrincipal } from '../../core/principal.ts';
 import { invalidField } from '../../core/errors.ts';
 import { hashSecret, randomSecret } from '../../core/secrets.ts';
-import type { Publication } from './schemas.ts';
+import type { RecordService } from '../records/public.ts';
+import type { Publication, View } from './schemas.ts';
+import { toView, type ViewRow } from './view-rows.ts';
 import type { ViewService } from './views.service.ts';
+
+/** A live publication: the form view behind a token, with its settings as the API shows them. */
+export interface PublishedForm {
+  workspaceId: string;
+  databaseId: string;
+  view: View;
+}
 
 /** Where public links point: `publicUrl` when configured, else the origin the request came to. */
 export interface LinkBase {
@@ -21,7 +30,22 @@ export class PublicationService {
     private readonly db: Db,
     private readonly events: EventBus,
     private readonly views: ViewService,
+    private readonly records: RecordService,
   ) {}
+
+  /**
+   * The form a public link names, or null when no live publication has this token (never was, replaced,
+   * unpublished, or its view deleted). Read at every request, so unpublishing ends the link at once.
+   */
+  async resolve(token: string): Promise<PublishedForm | null> {
+    const row = (await this.db('view_publications as p')
+      .join('database_views as v', 'v.id', 'p.view_id')
+      .where('p.token_hash', hashSecret(token))
+      .first('v.id', 'v.workspace_id', 'v.database_id', 'v.name', 'v.type', 'v.is_default', 'v.position', 'v.config', 'v.created_by', 'v.created_at', 'v.updated_at', 'p.published_at')) as ViewRow | undefined;
+    if (!row) return null;
+    const table = await this.records.readTable(row.workspace_id, row.database_id);
+    return { workspaceId: row.workspace_id, databaseId: row.database_id, view: toView(row, table) };
+  }
 
   async publish(principal: UserPrincipal, workspaceId: string, databaseId: string, viewId: string, link: LinkBase): Promise<Publication> {
     return inTransaction(this.db, async (trx) => {

@@ -139,7 +139,8 @@ export interface FieldSortKey {
 /** Who writes, for stores that check what the writer may see. */
 export interface CellContext {
   workspaceId: string;
-  userId: string;
+  /** Null when no user writes (a public form): such a writer sees nothing that access grants. */
+  userId: string | null;
 }
 
 /**
