@@ -222,6 +222,16 @@ export class RecordService {
     return decoded;
   }
 
+  /**
+   * One page of a database's live records in id order, with the values of the fields `pick` keeps, as stored (no
+   * reader's view applied): for indexes rebuilt in the background (search). 404 once the database is gone.
+   */
+  async pageById(workspaceId: string, databaseId: string, after: string | null, limit: number, pick: (field: LiveField) => boolean): Promise<{ fields: LiveField[]; records: ApiRecord[] }> {
+    const table = await this.readTable(workspaceId, databaseId);
+    const fields = table.fields.filter(pick);
+    return { fields, records: await this.present(this.db, table, await table.pageById(this.db, after, limit, fields), fields) };
+  }
+
   async present(db: Db, table: RecordTable, rows: RecordRow[], fields: LiveField[] = table.fields): Promise<ApiRecord[]> {
     await table.fillComputed(db, rows, fields);
     const ctx = await this.names.context(usersShown(rows, fields), db);
