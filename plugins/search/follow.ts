@@ -1,0 +1,83 @@
+import type { DomainEvent } from '../../core/events.ts';
+import type { PluginContext } from '../../core/plugin.ts';
+import { plainText, type RichTextDoc } from '../documents/public.ts';
+import { unlessGone } from './gone.ts';
+import { indexedField } from './record-text.ts';
+import type { SearchOptions } from './schemas.ts';
+
+export const REBUILD_JOB = 'rebuild';
+
+type Payload = Record<string, any>;
+
+/** The fields an event about fields names (none for an option renamed or removed: its labels are text). */
+function fieldsOf(payload: Payload): Array<{ api_name: string; type: string; is_title: boolean }> {
+  return [payload.field, payload.before, payload.after].filter((f) => f && typeof f.type === 'string');
+}
+
+/**
+ * Keeps the index true to what it follows. Records and document contents in the writes' own transactions (found the
+ * moment the write commits, gone the moment a delete does); spaces, databases and document titles from their domain
+ * events, each re-read when heard so that a late or repeated event never writes an old name; a field change asks for
+ * its database's records to be read again in the background.
+ */
+export function follow(ctx: PluginContext<SearchOptions>): void {
+  const index = () => ctx.resolve('search.index');
+
+  ctx.hooksOf('records.changes').changed.tapPromise('search', async (w) => {
+    const gone = w.changes.filter((c) => !c.after || c.kind === 'deleted').map((c) => c.recordId);
+    const live = w.changes.flatMap((c) => (c.after && c.kind !== 'deleted' ? [c.after] : []));
+    await index().remove(w.trx, gone);
+    await index().putRecords(w.trx, w.workspaceId, w.databaseId, w.fields, live);
+  });
+  ctx.hooksOf('records.lifecycle').purged.tapPromise('search', ({ trx, recordIds }) => index().remove(trx, recordIds));
+  ctx.hooksOf('databases.databases').deleted.tapPromise('search', ({ trx, databaseId }) => index().forgetDatabase(trx, databaseId));
+  ctx.hooksOf('spaces.lifecycle').deleted.tapPromise('search', ({ trx, spaceId }) => index().forgetSpace(trx, spaceId));
+  if (ctx.has('documents')) {
+    const writes = ctx.hooksOf('documents.writes');
+    writes.contentWritten.tapPromise('search', (e) =>
+      index().put(e.trx, { id: e.documentId, type: 'document', workspaceId: e.workspaceId, spaceId: e.spaceId, databaseId: null, title: e.title, body: plainText(e.content), version: e.version }),
+    );
+    writes.documentDeleted.tapPromise('search', (e) => index().remove(e.trx, [e.documentId]));
+  }
+
+  ctx.subscribe({ name: 'spaces', events: ['space.created', 'space.updated', 'space.deleted'], handler: (e) => space(e) });
+  ctx.subscribe({ name: 'databases', events: ['database.created', 'database.updated', 'database.deleted'], handler: (e) => database(e) });
+  if (ctx.has('documents')) ctx.subscribe({ name: 'documents', events: ['document.created', 'document.updated', 'document.deleted'], handler: (e) => documentNamed(e) });
+  ctx.subscribe({
+    name: 'fields',
+    events: ['field.created', 'field.updated', 'field.deleted', 'field.restored', 'field.converted'],
+    handler: async (e) => {
+      const payload = e.payload as Payload;
+      const fields = fieldsOf(payload);
+      if (!e.workspace_id || (fields.length > 0 && !fields.some(indexedField))) return;
+      await index().requestRebuild(ctx.db, e.workspace_id, payload.database_id);
+      await ctx.sendJob(REBUILD_JOB, { databaseId: payload.database_id });
+    },
+  });
+
+  async function space(e: DomainEvent): Promise<void> {
+    const id = (e.payload as Payload).space.id as string;
+    const found = e.workspace_id ? await ctx.resolve('spaces.service').get(e.workspace_id, id) : null;
+    if (!found) return index().forgetSpace(ctx.db, id);
+    await index().put(ctx.db, { id, type: 'space', workspaceId: found.workspace_id, spaceId: id, databaseId: null, title: found.name, body: found.description ?? '', version: Date.parse(found.updated_at) });
+  }
+
+  async function database(e: DomainEvent): Promise<void> {
+    const payload = e.payload as Payload;
+    const id = (payload.database ?? payload.after).id as string;
+    const found = e.workspace_id ? await unlessGone(() => ctx.resolve('databases.service').get(e.workspace_id!, id)) : undefined;
+    if (!found) return index().forgetDatabase(ctx.db, id);
+    await index().put(ctx.db, { id, type: 'database', workspaceId: found.workspace_id, spaceId: found.space_id, databaseId: id, title: found.name, body: found.description ?? '', version: Date.parse(found.updated_at) });
+    await index().moveDatabase(ctx.db, id, found.space_id);
+  }
+
+  async function documentNamed(e: DomainEvent): Promise<void> {
+    const id = (e.payload as Payload).document.id as string;
+    const documents = ctx.resolve('documents.service');
+    const found = e.workspace_id ? await unlessGone(() => documents.get(e.workspace_id!, id)) : undefined;
+    const content = found && (await unlessGone(() => documents.content(found.workspace_id, id)));
+    if (!found || !content) return index().remove(ctx.db, [id]);
+    const body = content.content ? plainText(content.content as RichTextDoc) : '';
+    await index().put(ctx.db, { id, type: 'document', workspaceId: found.workspace_id, spaceId: found.space_id, databaseId: null, title: found.title, body, version: content.version });
+  }
+}

@@ -1,0 +1,40 @@
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { definePlugin } from '../../core/plugin.ts';
+import { follow, REBUILD_JOB } from './follow.ts';
+import { rebuildDatabase } from './rebuild.ts';
+import { searchRoutes } from './routes.ts';
+import { SearchOptions } from './schemas.ts';
+import { SearchIndex } from './search-index.ts';
+import { SearchService } from './search.service.ts';
+
+declare module '../../core/container.ts' {
+  interface ServiceMap {
+    'search.index': SearchIndex;
+    'search.service': SearchService;
+  }
+}
+
+export default definePlugin<SearchOptions>({
+  id: 'search',
+  version: '1.0.0',
+  kernel: '^1.0.0',
+  // What is searched: records (through the records service and its write hooks), databases, spaces; who sees what: authz.
+  dependsOn: { workspaces: '^1.0.0', spaces: '^1.0.0', databases: '^1.0.0', records: '^1.0.0' },
+  // Standalone documents are searched when their plugin is on.
+  optionalDependsOn: { documents: '^1.0.0' },
+  optionsSchema: SearchOptions,
+  migrations: path.join(path.dirname(fileURLToPath(import.meta.url)), 'migrations'),
+  register(ctx) {
+    const options = { candidates: ctx.options.candidates ?? 2000, minPrefix: ctx.options.minPrefix ?? 3, pageSize: ctx.options.rebuildPageSize ?? 1000 };
+    ctx.provide('index', (r) => new SearchIndex(r('db'), r('authz')));
+    ctx.provide('service', (r) => new SearchService(r('db'), r('authz'), r('search.index'), options));
+    ctx.job<{ databaseId: string }>({
+      name: REBUILD_JOB,
+      retryLimit: 5,
+      handler: ({ databaseId }) => rebuildDatabase(ctx.resolve('search.index'), ctx.resolve('records.service'), ctx.logger, databaseId, options.pageSize),
+    });
+    follow(ctx);
+    ctx.routes(searchRoutes());
+  },
+});
