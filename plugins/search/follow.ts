@@ -14,6 +14,15 @@ function fieldsOf(payload: Payload): Array<{ api_name: string; type: string; is_
   return [payload.field, payload.before, payload.after].filter((f) => f && typeof f.type === 'string');
 }
 
+/** A database's entry as it is now (its name, description and space; its records follow it to a new space), or none once it is gone. */
+export async function nameDatabase(ctx: PluginContext<SearchOptions>, workspaceId: string, id: string): Promise<void> {
+  const index = ctx.resolve('search.index');
+  const found = await unlessGone(() => ctx.resolve('databases.service').get(workspaceId, id));
+  if (!found) return index.forgetDatabase(ctx.db, id);
+  await index.put(ctx.db, { id, type: 'database', workspaceId, spaceId: found.space_id, databaseId: id, title: found.name, body: found.description ?? '', version: Date.parse(found.updated_at) });
+  await index.moveDatabase(ctx.db, id, found.space_id);
+}
+
 /**
  * Keeps the index true to what it follows. Records and document contents in the writes' own transactions (found the
  * moment the write commits, gone the moment a delete does); spaces, databases and document titles from their domain
@@ -64,11 +73,7 @@ export function follow(ctx: PluginContext<SearchOptions>): void {
 
   async function database(e: DomainEvent): Promise<void> {
     const payload = e.payload as Payload;
-    const id = (payload.database ?? payload.after).id as string;
-    const found = e.workspace_id ? await unlessGone(() => ctx.resolve('databases.service').get(e.workspace_id!, id)) : undefined;
-    if (!found) return index().forgetDatabase(ctx.db, id);
-    await index().put(ctx.db, { id, type: 'database', workspaceId: found.workspace_id, spaceId: found.space_id, databaseId: id, title: found.name, body: found.description ?? '', version: Date.parse(found.updated_at) });
-    await index().moveDatabase(ctx.db, id, found.space_id);
+    if (e.workspace_id) await nameDatabase(ctx, e.workspace_id, (payload.database ?? payload.after).id);
   }
 
   async function documentNamed(e: DomainEvent): Promise<void> {

@@ -1,8 +1,9 @@
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import type { Db } from '../../core/db.ts';
 import { definePlugin } from '../../core/plugin.ts';
-import { follow, REBUILD_JOB } from './follow.ts';
-import { rebuildDatabase } from './rebuild.ts';
+import { follow, nameDatabase, REBUILD_JOB } from './follow.ts';
+import { backfill, rebuildDatabase } from './rebuild.ts';
 import { searchRoutes } from './routes.ts';
 import { SearchOptions } from './schemas.ts';
 import { SearchIndex } from './search-index.ts';
@@ -32,9 +33,15 @@ export default definePlugin<SearchOptions>({
     ctx.job<{ databaseId: string }>({
       name: REBUILD_JOB,
       retryLimit: 5,
-      handler: ({ databaseId }) => rebuildDatabase(ctx.resolve('search.index'), ctx.resolve('records.service'), ctx.logger, databaseId, options.pageSize),
+      handler: ({ databaseId }) =>
+        rebuildDatabase(ctx.resolve('search.index'), ctx.resolve('records.service'), ctx.logger, databaseId, options.pageSize, (workspaceId) => nameDatabase(ctx, workspaceId, databaseId)),
     });
     follow(ctx);
     ctx.routes(searchRoutes());
+  },
+  async boot(ctx) {
+    const enqueue = (databaseId: string, trx: Db) => ctx.sendJob(REBUILD_JOB, { databaseId }, trx);
+    const queued = await backfill(ctx.resolve('search.index'), ctx.resolve('databases.catalog'), enqueue);
+    if (queued > 0) ctx.logger.info({ databases: queued }, 'databases made before search was enabled queued for indexing');
   },
 });

@@ -4,6 +4,7 @@ import { MAX_BODY, recordText, type TextField } from './record-text.ts';
 
 export const ENTRIES = 'search_entries';
 export const REBUILDS = 'search_rebuilds';
+const BACKFILL = 'search_backfill';
 
 export type EntryType = 'record' | 'database' | 'space' | 'document';
 
@@ -107,6 +108,15 @@ export class SearchIndex {
   /** Ends a rebuild, unless it was asked for again while it ran. */
   async finishRebuild(databaseId: string, requests: number): Promise<boolean> {
     return (await this.db(REBUILDS).where({ database_id: databaseId, requests }).delete()) > 0;
+  }
+
+  /** Whether the databases that existed before the plugin was enabled are still to be queued. */
+  async backfillDue(): Promise<boolean> {
+    return !!(await this.db(BACKFILL).first('id'));
+  }
+
+  async backfillDone(db: Db): Promise<void> {
+    await db(BACKFILL).delete();
   }
 
   /** Databases of the workspace whose entries are being rebuilt, and since when the oldest waits. */

@@ -8,6 +8,7 @@ import type { Knex } from 'knex';
  * event handled after the next write) never writes older text over newer.
  * `search_rebuilds` is the queue of databases whose rows are being rebuilt (new or changed fields, plugin enabled
  * late): one row per database however many changes asked, so that what is pending is visible and bounded.
+ * `search_backfill` holds one row until the databases that existed before the plugin was enabled are queued.
  */
 export async function up(knex: Knex): Promise<void> {
   await knex.schema.createTable('search_entries', (t) => {
@@ -35,9 +36,15 @@ export async function up(knex: Knex): Promise<void> {
     t.timestamp('requested_at', { useTz: true }).notNullable().defaultTo(knex.fn.now());
     t.index(['workspace_id']);
   });
+
+  await knex.schema.createTable('search_backfill', (t) => {
+    t.text('id').primary();
+  });
+  await knex('search_backfill').insert({ id: 'databases' });
 }
 
 export async function down(knex: Knex): Promise<void> {
+  await knex.schema.dropTable('search_backfill');
   await knex.schema.dropTable('search_rebuilds');
   await knex.schema.dropTable('search_entries');
 }

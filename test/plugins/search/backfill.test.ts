@@ -1,0 +1,41 @@
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import { createWorkspace, newTestStorage, signUp, startTestKernel, type TestKernel } from '../../../core/testing.ts';
+import { waitUntil } from '../../fixtures/wait.ts';
+
+describe('search enabled on an instance that already has data', () => {
+  const storage = newTestStorage();
+  let t: TestKernel | undefined;
+  afterEach(async () => {
+    await t?.stop();
+    if (storage.dataDir) fs.rmSync(storage.dataDir, { recursive: true, force: true });
+  });
+
+  it('indexes the databases and records made before, page by page in the background, and says how many wait', async () => {
+    t = await startTestKernel({ storage, config: { plugins: { search: { enabled: false } } } });
+    await signUp(t, { name: 'Root' });
+    const admin = await signUp(t, { name: 'Ada' });
+    const ws = (await createWorkspace(t, admin)).id;
+    const api = (path: string) => `/api/v1/workspaces/${ws}${path}`;
+    const space = (await t.request.post(api('/spaces')).set(admin.auth).send({ name: 'Archive' }).expect(201)).body.id as string;
+    const db = (await t.request.post(api('/databases')).set(admin.auth).send({ name: 'Letters', space_id: space }).expect(201)).body.id as string;
+    for (const from of [0, 60]) {
+      const records = Array.from({ length: 60 }, (_, i) => ({ values: { name: `Letter ${from + i} from Lisbon` } }));
+      await t.request.post(api(`/databases/${db}/records`)).set(admin.auth).send({ records }).expect(201);
+    }
+    await t.stop({ keep: true });
+
+    t = await startTestKernel({ storage, config: { plugins: { search: { options: { rebuildPageSize: 50 } } } } });
+    const search = (q: string) => t!.request.get(api('/search')).query({ q, limit: 200 }).set(admin.auth).expect(200);
+    const done = await waitUntil('the old records indexed', async () => {
+      const res = await search('lisbon');
+      return res.body.data.length === 120 && res.headers['search-rebuilds-pending'] === '0' && res;
+    });
+    assert.ok(done.body.data.every((h: { database_id: string; space_id: string }) => h.database_id === db && h.space_id === space));
+    assert.deepEqual((await search('letters')).body.data.map((h: { type: string; id: string }) => [h.type, h.id]), [['database', db]]);
+    // Queued once: a third start finds nothing left to backfill.
+    await t.stop({ keep: true });
+    t = await startTestKernel({ storage });
+    assert.equal(Number((await t.db('search_rebuilds').count<{ count: string }[]>('* as count'))[0].count), 0);
+  });
+});
