@@ -60,7 +60,7 @@ export function follow(ctx: PluginContext<SearchOptions>): void {
       const fields = fieldsOf(payload);
       if (!e.workspace_id || (fields.length > 0 && !fields.some(indexedField))) return;
       await index().requestRebuild(ctx.db, e.workspace_id, payload.database_id);
-      await ctx.sendJob(REBUILD_JOB, { databaseId: payload.database_id });
+      await ctx.sendJob(REBUILD_JOB, {});
     },
   });
 

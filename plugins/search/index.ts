@@ -3,7 +3,7 @@ import { fileURLToPath } from 'node:url';
 import type { Db } from '../../core/db.ts';
 import { definePlugin } from '../../core/plugin.ts';
 import { follow, nameDatabase, REBUILD_JOB } from './follow.ts';
-import { backfill, rebuildDatabase } from './rebuild.ts';
+import { backfill, rebuildPending } from './rebuild.ts';
 import { searchRoutes } from './routes.ts';
 import { SearchOptions } from './schemas.ts';
 import { SearchIndex } from './search-index.ts';
@@ -30,17 +30,23 @@ export default definePlugin<SearchOptions>({
     const options = { candidates: ctx.options.candidates ?? 2000, minPrefix: ctx.options.minPrefix ?? 3, pageSize: ctx.options.rebuildPageSize ?? 1000 };
     ctx.provide('index', (r) => new SearchIndex(r('db'), r('authz')));
     ctx.provide('service', (r) => new SearchService(r('db'), r('authz'), r('search.index'), options));
-    ctx.job<{ databaseId: string }>({
+    ctx.job({
       name: REBUILD_JOB,
       retryLimit: 5,
-      handler: ({ databaseId }) =>
-        rebuildDatabase(ctx.resolve('search.index'), ctx.resolve('records.service'), ctx.logger, databaseId, options.pageSize, (workspaceId) => nameDatabase(ctx, workspaceId, databaseId)),
+      handler: () =>
+        rebuildPending({
+          index: ctx.resolve('search.index'),
+          records: ctx.resolve('records.service'),
+          logger: ctx.logger,
+          pageSize: options.pageSize,
+          name: (workspaceId, databaseId) => nameDatabase(ctx, workspaceId, databaseId),
+        }),
     });
     follow(ctx);
     ctx.routes(searchRoutes());
   },
   async boot(ctx) {
-    const enqueue = (databaseId: string, trx: Db) => ctx.sendJob(REBUILD_JOB, { databaseId }, trx);
+    const enqueue = (trx: Db) => ctx.sendJob(REBUILD_JOB, {}, trx);
     const queued = await backfill(ctx.resolve('search.index'), ctx.resolve('databases.catalog'), enqueue);
     if (queued > 0) ctx.logger.info({ databases: queued }, 'databases made before search was enabled queued for indexing');
   },

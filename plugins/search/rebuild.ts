@@ -6,38 +6,48 @@ import { unlessGone } from './gone.ts';
 import { indexedField } from './record-text.ts';
 import type { SearchIndex } from './search-index.ts';
 
+export interface Rebuilder {
+  index: SearchIndex;
+  records: RecordService;
+  logger: Logger;
+  pageSize: number;
+  /** Writes the database's own entry (its name, its space). */
+  name: (workspaceId: string, databaseId: string) => Promise<void>;
+}
+
 /**
- * Reads a database's records again into the index, one page per statement outside any transaction: writes go on
- * meanwhile (and win: an entry is never set back to an older version), and searches find the records by their
- * previous text until their page is read. A request made while it ran leaves the rebuild pending for the next job.
+ * Reads the records of every database waiting in `search_rebuilds` again into the index, one database after the other
+ * in one job (a job per database would wait for the queue's polling between each), one page per statement outside any
+ * transaction: writes go on meanwhile (and win: an entry is never set back to an older version), and searches find
+ * the records by their previous text until their page is read. A database asked for again while it was read stays
+ * pending for the job that request sent.
  */
-export async function rebuildDatabase(
-  index: SearchIndex,
-  records: RecordService,
-  logger: Logger,
-  databaseId: string,
-  pageSize: number,
-  name: (workspaceId: string) => Promise<void>,
-): Promise<void> {
-  const asked = await index.rebuildOf(databaseId);
-  if (!asked) return;
-  await name(asked.workspace_id);
+export async function rebuildPending(r: Rebuilder): Promise<void> {
+  const done = new Set<string>();
+  for (let next = await r.index.nextRebuild(done); next; next = await r.index.nextRebuild(done)) {
+    done.add(next.database_id);
+    await rebuildDatabase(r, next.workspace_id, next.database_id, next.requests);
+  }
+}
+
+async function rebuildDatabase(r: Rebuilder, workspaceId: string, databaseId: string, requests: number): Promise<void> {
   const started = Date.now();
+  await r.name(workspaceId, databaseId);
   let after: string | null = null;
   let count = 0;
   for (;;) {
-    const page = await unlessGone(() => records.pageById(asked.workspace_id, databaseId, after, pageSize, indexedField));
+    const page = await unlessGone(() => r.records.pageById(workspaceId, databaseId, after, r.pageSize, indexedField));
     if (!page) {
-      await index.forgetDatabase(index.db, databaseId);
+      await r.index.forgetDatabase(r.index.db, databaseId);
       return;
     }
     if (page.records.length === 0) break;
-    await index.putRecords(index.db, asked.workspace_id, databaseId, page.fields, page.records);
+    await r.index.putRecords(r.index.db, workspaceId, databaseId, page.fields, page.records);
     count += page.records.length;
     after = page.records[page.records.length - 1].id;
   }
-  const finished = await index.finishRebuild(databaseId, asked.requests);
-  logger.info({ databaseId, records: count, ms: Date.now() - started, finished }, 'search entries of a database rebuilt');
+  const finished = await r.index.finishRebuild(databaseId, requests);
+  r.logger.info({ databaseId, records: count, ms: Date.now() - started, finished }, 'search entries of a database rebuilt');
 }
 
 /**
@@ -45,14 +55,12 @@ export async function rebuildDatabase(
  * rebuild, in one transaction with the end of the backfill (run again, it finds nothing to do). Spaces and
  * documents made before are found once they next change.
  */
-export async function backfill(index: SearchIndex, catalog: TableCatalog, enqueue: (databaseId: string, trx: Db) => Promise<unknown>): Promise<number> {
+export async function backfill(index: SearchIndex, catalog: TableCatalog, enqueue: (trx: Db) => Promise<unknown>): Promise<number> {
   if (!(await index.backfillDue())) return 0;
   return inTransaction(index.db, async (trx) => {
     const tables = await catalog.tables(trx);
-    for (const { id, workspace_id } of tables) {
-      await index.requestRebuild(trx, workspace_id, id);
-      await enqueue(id, trx);
-    }
+    for (const { id, workspace_id } of tables) await index.requestRebuild(trx, workspace_id, id);
+    if (tables.length > 0) await enqueue(trx);
     await index.backfillDone(trx);
     return tables.length;
   });

@@ -100,9 +100,12 @@ export class SearchIndex {
     );
   }
 
-  /** The rebuild asked for a database, with how many times it was asked (to tell a request made while it ran). */
-  async rebuildOf(databaseId: string): Promise<{ workspace_id: string; requests: number } | undefined> {
-    return this.db(REBUILDS).where({ database_id: databaseId }).first('workspace_id', 'requests');
+  /**
+   * The longest-waiting rebuild but those of `skip`, with how many times it was asked (to tell a request made while
+   * it ran).
+   */
+  async nextRebuild(skip: Set<string>): Promise<{ database_id: string; workspace_id: string; requests: number } | undefined> {
+    return this.db(REBUILDS).whereNotIn('database_id', [...skip]).orderBy('requested_at').first('database_id', 'workspace_id', 'requests');
   }
 
   /** Ends a rebuild, unless it was asked for again while it ran. */
