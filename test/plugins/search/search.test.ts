@@ -144,13 +144,21 @@ describe('search', () => {
     assert.deepEqual(ids(res.body.data), [r.id]);
   });
 
-  it('never holds a member’s name: a mention is indexed as "@member"', async () => {
+  it('never holds a member’s name (mentions read "@member", people cells are not indexed), so an erasure leaves none behind', async () => {
+    await w.t.request.post(w.api(`/databases/${w.db}/fields`)).set(w.admin.auth).send({ name: 'Owner', type: 'user' }).expect(201);
+    const r = await w.create(w.db, { name: 'Lease renewal', owner: w.member.id });
     const doc = (await w.t.request.post(w.api('/documents')).set(w.admin.auth).send({ title: 'Minutes', space_id: w.spaceS }).expect(201)).body.id as string;
     const content = { type: 'doc', content: [{ type: 'paragraph', content: [{ type: 'text', text: 'Agreed with ' }, { type: 'mention', attrs: { user_id: w.member.id } }] }] };
     await w.t.request.put(w.api(`/documents/${doc}/content`)).set(w.admin.auth).send({ version: 0, content }).expect(200);
     assert.deepEqual(ids(await w.search(w.admin, { q: 'agreed' })), [doc]);
-    assert.deepEqual(await w.search(w.admin, { q: 'mia' }), []);
+    assert.deepEqual(ids(await w.search(w.admin, { q: 'lease' })), [r.id]);
     const stored = await w.t.db('search_entries').where({ id: doc }).first('body');
     assert.equal(stored.body, 'Agreed with @member');
+
+    await w.t.request.post(w.api(`/members/${w.member.id}/erase`)).set(w.admin.auth).send({ confirm: w.member.email }).expect(200);
+    for (const q of ['mia', 'member mia', 'Mia Member']) assert.deepEqual(await w.search(w.admin, { q }), [], q);
+    const named = await w.t.db('search_entries').whereILike('title', '%Mia%').orWhereILike('body', '%Mia%').count<{ count: string }[]>('* as count');
+    assert.equal(Number(named[0].count), 0);
+    assert.deepEqual(ids(await w.search(w.admin, { q: 'lease' })), [r.id]);
   });
 });
