@@ -9,9 +9,20 @@ export const REBUILD_JOB = 'rebuild';
 
 type Payload = Record<string, any>;
 
-/** The fields an event about fields names (none for an option renamed or removed: its labels are text). */
-function fieldsOf(payload: Payload): Array<{ api_name: string; type: string; is_title: boolean }> {
-  return [payload.field, payload.before, payload.after].filter((f) => f && typeof f.type === 'string');
+type FieldPayload = { type: string; is_title: boolean; api_name: string; options?: { choices?: unknown } };
+
+/**
+ * Whether a field event can change what records' entries say: a text-like field deleted or restored, one converted
+ * to or from text, one whose select labels changed, an option renamed or removed (those events name no field). A
+ * rename or a number field's change reads nothing again; a new field is empty everywhere and is not listened to.
+ */
+export function changesText(name: string, payload: Payload): boolean {
+  const fields = [payload.field, payload.before, payload.after].filter((f): f is FieldPayload => !!f && typeof f.type === 'string');
+  if (fields.length === 0) return true;
+  if (!fields.some(indexedField)) return false;
+  if (name !== 'field.updated' || !payload.before || !payload.after) return true;
+  const [before, after] = [payload.before as FieldPayload, payload.after as FieldPayload];
+  return before.type !== after.type || JSON.stringify(before.options?.choices ?? null) !== JSON.stringify(after.options?.choices ?? null);
 }
 
 /** A database's entry as it is now (its name, description and space; its records follow it to a new space), or none once it is gone. */
@@ -33,8 +44,10 @@ export function follow(ctx: PluginContext<SearchOptions>): void {
   const index = () => ctx.resolve('search.index');
 
   ctx.hooksOf('records.changes').changed.tapPromise('search', async (w) => {
+    const indexed = new Set(w.fields.filter(indexedField).map((f) => f.id));
     const gone = w.changes.filter((c) => !c.after || c.kind === 'deleted').map((c) => c.recordId);
-    const live = w.changes.flatMap((c) => (c.after && c.kind !== 'deleted' ? [c.after] : []));
+    // An update of numbers, dates or people changes no entry: nothing to write.
+    const live = w.changes.flatMap((c) => (c.after && c.kind !== 'deleted' && (c.kind !== 'updated' || c.changed.some((id) => indexed.has(id))) ? [c.after] : []));
     await index().remove(w.trx, gone);
     await index().putRecords(w.trx, w.workspaceId, w.databaseId, w.fields, live);
   });
@@ -54,11 +67,10 @@ export function follow(ctx: PluginContext<SearchOptions>): void {
   if (ctx.has('documents')) ctx.subscribe({ name: 'documents', events: ['document.created', 'document.updated', 'document.deleted'], handler: (e) => documentNamed(e) });
   ctx.subscribe({
     name: 'fields',
-    events: ['field.created', 'field.updated', 'field.deleted', 'field.restored', 'field.converted'],
+    events: ['field.updated', 'field.deleted', 'field.restored', 'field.converted'],
     handler: async (e) => {
       const payload = e.payload as Payload;
-      const fields = fieldsOf(payload);
-      if (!e.workspace_id || (fields.length > 0 && !fields.some(indexedField))) return;
+      if (!e.workspace_id || !changesText(e.name, payload)) return;
       await index().requestRebuild(ctx.db, e.workspace_id, payload.database_id);
       await ctx.sendJob(REBUILD_JOB, {});
     },
