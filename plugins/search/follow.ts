@@ -1,6 +1,7 @@
 import type { DomainEvent } from '../../core/events.ts';
 import type { PluginContext } from '../../core/plugin.ts';
 import { plainText, type RichTextDoc } from '../documents/public.ts';
+import type { RecordChange } from '../records/public.ts';
 import { unlessGone } from './gone.ts';
 import { indexedField } from './record-text.ts';
 import type { SearchOptions } from './schemas.ts';
@@ -46,8 +47,11 @@ export function follow(ctx: PluginContext<SearchOptions>): void {
   ctx.hooksOf('records.changes').changed.tapPromise('search', async (w) => {
     const indexed = new Set(w.fields.filter(indexedField).map((f) => f.id));
     const gone = w.changes.filter((c) => !c.after || c.kind === 'deleted').map((c) => c.recordId);
-    // An update of numbers, dates or people changes no entry: nothing to write.
-    const live = w.changes.flatMap((c) => (c.after && c.kind !== 'deleted' && (c.kind !== 'updated' || c.changed.some((id) => indexed.has(id))) ? [c.after] : []));
+    // An update of numbers, dates or people changes no entry, unless the database is being rebuilt: the rebuild skips
+    // the records a write holds, so the write itself writes their entries.
+    const textless = (c: RecordChange) => c.kind === 'updated' && !c.changed.some((id) => indexed.has(id));
+    const rebuilding = w.changes.some(textless) && (await index().rebuilding(w.trx, w.databaseId));
+    const live = w.changes.flatMap((c) => (c.after && c.kind !== 'deleted' && (rebuilding || !textless(c)) ? [c.after] : []));
     await index().remove(w.trx, gone);
     await index().putRecords(w.trx, w.workspaceId, w.databaseId, w.fields, live);
   });

@@ -17,9 +17,9 @@ export interface Rebuilder {
 
 /**
  * Reads the records of every database waiting in `search_rebuilds` again into the index, one database after the other
- * in one job (a job per database would wait for the queue's polling between each), one page per statement outside any
- * transaction: writes go on meanwhile (and win: an entry is never set back to an older version), and searches find
- * the records by their previous text until their page is read. A database asked for again while it was read stays
+ * in one job (a job per database would wait for the queue's polling between each), one page per short transaction:
+ * writes go on meanwhile (and win: an entry is never set back to an older version, nor brought back once deleted),
+ * and searches find the records by their previous text until their page is read. A database asked for again while it was read stays
  * pending for the job that request sent.
  */
 export async function rebuildPending(r: Rebuilder): Promise<void> {
@@ -36,15 +36,23 @@ async function rebuildDatabase(r: Rebuilder, workspaceId: string, databaseId: st
   let after: string | null = null;
   let count = 0;
   for (;;) {
-    const page = await unlessGone(() => r.records.pageById(workspaceId, databaseId, after, r.pageSize, indexedField));
+    // One short transaction per page: its records are held until their entries are written, so a delete or an edit
+    // lands after this page's entries, never under them. Records a writer holds are skipped: that write's own
+    // `records.changes` writes their entries while the database is being rebuilt.
+    const page = await unlessGone(() =>
+      inTransaction(r.index.db, async (trx) => {
+        const read = await r.records.pageById(trx, workspaceId, databaseId, after, r.pageSize, indexedField);
+        await r.index.putRecords(trx, workspaceId, databaseId, read.fields, read.records);
+        return read.records;
+      }),
+    );
     if (!page) {
       await r.index.forgetDatabase(r.index.db, databaseId);
       return;
     }
-    if (page.records.length === 0) break;
-    await r.index.putRecords(r.index.db, workspaceId, databaseId, page.fields, page.records);
-    count += page.records.length;
-    after = page.records[page.records.length - 1].id;
+    if (page.length === 0) break;
+    count += page.length;
+    after = page[page.length - 1].id;
   }
   const finished = await r.index.finishRebuild(databaseId, requests);
   r.logger.info({ databaseId, records: count, ms: Date.now() - started, finished }, 'search entries of a database rebuilt');

@@ -108,6 +108,11 @@ export class SearchIndex {
     return this.db(REBUILDS).whereNotIn('database_id', [...skip]).orderBy('requested_at').first('database_id', 'workspace_id', 'requests');
   }
 
+  /** Whether a database's entries are waiting for or in a rebuild, read in `db` (a writer's transaction). */
+  async rebuilding(db: Db, databaseId: string): Promise<boolean> {
+    return !!(await db(REBUILDS).where({ database_id: databaseId }).first('database_id'));
+  }
+
   /** Ends a rebuild, unless it was asked for again while it ran. */
   async finishRebuild(databaseId: string, requests: number): Promise<boolean> {
     return (await this.db(REBUILDS).where({ database_id: databaseId, requests }).delete()) > 0;
