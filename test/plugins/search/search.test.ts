@@ -130,6 +130,19 @@ describe('search', () => {
     await w.t.request.get(w.api('/search')).query({ q: 'x'.repeat(200) }).set(w.member.auth).expect(200);
   });
 
+  it('takes any text as words, never as query syntax', async () => {
+    const r = await w.create(w.db, { name: "O'Brien & Sons", notes: 'path C:\\temp\\x and a:b<->c! (draft) mail ops@acme.test' });
+    for (const q of ["o'brien", 'sons & | ! ( ) : * <-> ', 'temp\\x', 'a:b<->c', '(draft)', 'ops@acme.test', "'''", '\\', '%_', 'ß 東京 🙂']) {
+      const res = await w.t.request.get(w.api('/search')).query({ q }).set(w.member.auth);
+      assert.equal(res.status, 200, `${q}: ${res.text}`);
+    }
+    assert.deepEqual(ids(await w.search(w.member, { q: "O'Brien sons" })), [r.id]);
+    assert.deepEqual(ids(await w.search(w.member, { q: 'draft' })), [r.id]);
+    assert.deepEqual(ids(await w.search(w.member, { q: 'ops@acme.test' })), [r.id]);
+    // The kernel's input guard refuses a NUL, as everywhere.
+    await w.t.request.get(w.api('/search')).query({ q: 'a\u0000b' }).set(w.member.auth).expect(422);
+  });
+
   it('reads a database again in the background when a field becomes text, and says so while it runs', async () => {
     const r = await w.create(w.db, { name: 'Invoice', amount: 777 });
     assert.deepEqual(await w.search(w.member, { q: '777' }), []);
