@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import fc from 'fast-check';
 import { waitUntil } from '../../fixtures/wait.ts';
 import { searchWorld, type SearchWorld } from './world.ts';
 
@@ -139,6 +140,15 @@ describe('search', () => {
     assert.deepEqual(ids(await w.search(w.member, { q: "O'Brien sons" })), [r.id]);
     assert.deepEqual(ids(await w.search(w.member, { q: 'draft' })), [r.id]);
     assert.deepEqual(ids(await w.search(w.member, { q: 'ops@acme.test' })), [r.id]);
+    // Whatever the characters (quotes, backslashes, operators, any script), a q of 1–200 of them is a search.
+    await fc.assert(
+      fc.asyncProperty(fc.string({ unit: fc.oneof(fc.constantFrom("'", '\\', '&', '|', '!', ':', '*', '(', ')', '<', '>', '-', ' ', '@', '.', '%'), fc.string({ unit: 'binary', maxLength: 1 })), minLength: 1, maxLength: 60 }), async (q) => {
+        fc.pre(q.length >= 1 && q.length <= 200 && !q.includes('\u0000'));
+        const res = await w.t.request.get(w.api('/search')).query({ q }).set(w.member.auth);
+        assert.equal(res.status, 200, `${JSON.stringify(q)}: ${res.text}`);
+      }),
+      { numRuns: 150 },
+    );
     // The kernel's input guard refuses a NUL, as everywhere.
     await w.t.request.get(w.api('/search')).query({ q: 'a\u0000b' }).set(w.member.auth).expect(422);
   });
