@@ -1,8 +1,8 @@
 import type { DomainEvent } from '../../core/events.ts';
 import type { PluginContext } from '../../core/plugin.ts';
-import { plainText, type RichTextDoc } from '../documents/public.ts';
 import type { RecordChange } from '../records/public.ts';
 import { unlessGone } from './gone.ts';
+import { documentEntry, spaceEntry } from './named-entries.ts';
 import { indexedField } from './record-text.ts';
 import type { SearchOptions } from './schemas.ts';
 
@@ -61,7 +61,7 @@ export function follow(ctx: PluginContext<SearchOptions>): void {
   if (ctx.has('documents')) {
     const writes = ctx.hooksOf('documents.writes');
     writes.contentWritten.tapPromise('search', (e) =>
-      index().put(e.trx, { id: e.documentId, type: 'document', workspaceId: e.workspaceId, spaceId: e.spaceId, databaseId: null, title: e.title, body: plainText(e.content), version: e.version }),
+      index().put(e.trx, documentEntry({ id: e.documentId, workspace_id: e.workspaceId, space_id: e.spaceId, title: e.title }, { content: e.content, version: e.version })),
     );
     writes.documentDeleted.tapPromise('search', (e) => index().remove(e.trx, [e.documentId]));
   }
@@ -84,7 +84,7 @@ export function follow(ctx: PluginContext<SearchOptions>): void {
     const id = (e.payload as Payload).space.id as string;
     const found = e.workspace_id ? await ctx.resolve('spaces.service').get(e.workspace_id, id) : null;
     if (!found) return index().forgetSpace(ctx.db, id);
-    await index().put(ctx.db, { id, type: 'space', workspaceId: found.workspace_id, spaceId: id, databaseId: null, title: found.name, body: found.description ?? '', version: Date.parse(found.updated_at) });
+    await index().put(ctx.db, spaceEntry(found));
   }
 
   async function database(e: DomainEvent): Promise<void> {
@@ -98,7 +98,6 @@ export function follow(ctx: PluginContext<SearchOptions>): void {
     const found = e.workspace_id ? await unlessGone(() => documents.get(e.workspace_id!, id)) : undefined;
     const content = found && (await unlessGone(() => documents.content(found.workspace_id, id)));
     if (!found || !content) return index().remove(ctx.db, [id]);
-    const body = content.content ? plainText(content.content as RichTextDoc) : '';
-    await index().put(ctx.db, { id, type: 'document', workspaceId: found.workspace_id, spaceId: found.space_id, databaseId: null, title: found.title, body, version: content.version });
+    await index().put(ctx.db, documentEntry(found, content));
   }
 }

@@ -3,7 +3,8 @@ import { fileURLToPath } from 'node:url';
 import type { Db } from '../../core/db.ts';
 import { definePlugin } from '../../core/plugin.ts';
 import { follow, nameDatabase, REBUILD_JOB } from './follow.ts';
-import { backfill, rebuildPending } from './rebuild.ts';
+import { backfill, nameEverything } from './backfill.ts';
+import { rebuildPending } from './rebuild.ts';
 import { searchRoutes } from './routes.ts';
 import { SearchOptions } from './schemas.ts';
 import { SearchIndex } from './search-index.ts';
@@ -15,6 +16,9 @@ declare module '../../core/container.ts' {
     'search.service': SearchService;
   }
 }
+
+/** Names every space and document made before the plugin was enabled (databases and records go through rebuilds). */
+const BACKFILL_JOB = 'backfill';
 
 export default definePlugin<SearchOptions>({
   id: 'search',
@@ -42,12 +46,20 @@ export default definePlugin<SearchOptions>({
           name: (workspaceId, databaseId) => nameDatabase(ctx, workspaceId, databaseId),
         }),
     });
+    ctx.job({
+      name: BACKFILL_JOB,
+      retryLimit: 5,
+      handler: () => nameEverything(ctx.resolve('search.index'), ctx.resolve('spaces.service'), ctx.has('documents') ? ctx.resolve('documents.service') : undefined),
+    });
     follow(ctx);
     ctx.routes(searchRoutes());
   },
   async boot(ctx) {
-    const enqueue = (trx: Db) => ctx.sendJob(REBUILD_JOB, {}, trx);
+    const enqueue = async (trx: Db) => {
+      await ctx.sendJob(REBUILD_JOB, {}, trx);
+      await ctx.sendJob(BACKFILL_JOB, {}, trx);
+    };
     const queued = await backfill(ctx.resolve('search.index'), ctx.resolve('databases.catalog'), enqueue);
-    if (queued > 0) ctx.logger.info({ databases: queued }, 'databases made before search was enabled queued for indexing');
+    if (queued > 0) ctx.logger.info({ databases: queued }, 'databases, spaces and documents made before search was enabled queued for indexing');
   },
 });

@@ -1,6 +1,5 @@
 import type { Logger } from 'pino';
-import { inTransaction, type Db } from '../../core/db.ts';
-import type { TableCatalog } from '../databases/public.ts';
+import { inTransaction } from '../../core/db.ts';
 import type { RecordService } from '../records/public.ts';
 import { unlessGone } from './gone.ts';
 import { indexedField } from './record-text.ts';
@@ -56,20 +55,4 @@ async function rebuildDatabase(r: Rebuilder, workspaceId: string, databaseId: st
   }
   const finished = await r.index.finishRebuild(databaseId, requests);
   r.logger.info({ databaseId, records: count, ms: Date.now() - started, finished }, 'search entries of a database rebuilt');
-}
-
-/**
- * The plugin enabled on an instance that already has databases: each is named in the index and queued for a
- * rebuild, in one transaction with the end of the backfill (run again, it finds nothing to do). Spaces and
- * documents made before are found once they next change.
- */
-export async function backfill(index: SearchIndex, catalog: TableCatalog, enqueue: (trx: Db) => Promise<unknown>): Promise<number> {
-  if (!(await index.backfillDue())) return 0;
-  return inTransaction(index.db, async (trx) => {
-    const tables = await catalog.tables(trx);
-    for (const { id, workspace_id } of tables) await index.requestRebuild(trx, workspace_id, id);
-    if (tables.length > 0) await enqueue(trx);
-    await index.backfillDone(trx);
-    return tables.length;
-  });
 }
