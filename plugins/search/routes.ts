@@ -15,7 +15,7 @@ export function searchRoutes(): AnyRouteDef[] {
         'Ranked by relevance, best first; only what the caller can see (a guest: its spaces and its grants). Records match on their title and every ' +
         'text-like field (text, long text, email, URL, phone, select labels); links, lookups and people are not searched. Words are matched whole, ' +
         'without stemming, in any language; the last word also as a prefix. Records are found as soon as their write commits; a database whose ' +
-        `fields changed is read again in the background: until then \`${PENDING_HEADER}\` counts such databases and \`${PENDING_SINCE_HEADER}\` ` +
+        `fields changed is read again in the background: until then \`${PENDING_HEADER}\` counts such databases (of those the caller sees) and \`${PENDING_SINCE_HEADER}\` ` +
         'says since when the oldest waits (its records are still found by their previous text).',
       tags: ['search'],
       auth: 'user',
@@ -27,7 +27,7 @@ export function searchRoutes(): AnyRouteDef[] {
           description: 'One page of hits',
           schema: SearchPage,
           headers: {
-            [PENDING_HEADER]: { description: 'Databases of the workspace whose entries are being rebuilt (0: the index is current).' },
+            [PENDING_HEADER]: { description: 'Databases the caller sees whose entries are being rebuilt (0: the index is current for it).' },
             [PENDING_SINCE_HEADER]: { description: 'When the oldest pending rebuild was asked for (ISO 8601); absent when none is pending.' },
           },
         },

@@ -127,9 +127,17 @@ export class SearchIndex {
     await db(BACKFILL).delete();
   }
 
-  /** Databases of the workspace whose entries are being rebuilt, and since when the oldest waits. */
-  async pending(workspaceId: string): Promise<{ count: number; since: Date | null }> {
-    const row = await this.db(REBUILDS).where({ workspace_id: workspaceId }).first(this.db.raw('count(*)::int AS count'), this.db.raw('min(requested_at) AS since'));
+  /**
+   * Databases of the workspace whose entries are being rebuilt, among those the caller sees (`visible`: all, or its
+   * spaces' and its grants'), and since when the oldest waits: a hidden database's rebuild is not even counted.
+   */
+  async pending(workspaceId: string, visible: 'all' | { spaces: string[]; databases: string[] }): Promise<{ count: number; since: Date | null }> {
+    const q = this.db(REBUILDS).where({ workspace_id: workspaceId });
+    if (visible !== 'all') {
+      const inSpaces = this.db(ENTRIES).where({ workspace_id: workspaceId, type: 'database' }).whereIn('space_id', visible.spaces).select('id');
+      q.where((w) => w.whereIn('database_id', visible.databases).orWhereIn('database_id', inSpaces));
+    }
+    const row = await q.first(this.db.raw('count(*)::int AS count'), this.db.raw('min(requested_at) AS since'));
     return { count: row?.count ?? 0, since: row?.since ? new Date(row.since) : null };
   }
 }

@@ -76,7 +76,7 @@ export class SearchService {
     return {
       data: rows.map((r) => ({ type: r.type, id: r.id, title: r.title, snippet: r.snippet, database_id: r.database_id, space_id: r.space_id, score: Number(r.score) })),
       next_cursor: more && last ? encodeCursor([last.score, last.id], fingerprint) : null,
-      pending: await this.index.pending(access.workspaceId),
+      pending: await this.index.pending(access.workspaceId, scopes),
     };
   }
 }
