@@ -27,6 +27,19 @@ export interface SearchLimits {
   minPrefix: number;
 }
 
+const hex = (id: string) => id.replace(/-/g, '');
+
+/**
+ * The scope lexemes (see the migration) of what the caller sees: its workspace, and there all, or its spaces and
+ * databases. A caller seeing nothing gets a lexeme no row has.
+ */
+function scopeQuery(workspaceId: string, scopes: 'all' | { spaces: string[]; databases: string[] }): string {
+  const workspace = `w${hex(workspaceId)}`;
+  if (scopes === 'all') return workspace;
+  const seen = [...scopes.spaces.map((id) => `s${hex(id)}`), ...scopes.databases.map((id) => `d${hex(id)}`)];
+  return `${workspace} & (${seen.length > 0 ? seen.join(' | ') : 'snothing'})`;
+}
+
 /**
  * Searches the index as the caller may see it: the visible spaces and databases are a condition of the statement,
  * never a filter over its page, so a page is full and its timing says nothing of what is hidden.
@@ -44,10 +57,11 @@ export class SearchService {
     const limit = query.limit ?? 50;
     const fingerprint = queryFingerprint({ q: query.q, types: [...types].sort() });
     const after = query.cursor ? decodeCursor(query.cursor, CURSOR_KEYS, { fingerprint }) : null;
-    const bindings: Knex.RawBinding[] = [query.q, this.limits.minPrefix, access.workspaceId, types];
-    let visible = '';
     const scopes = this.authz.visibleScopes(principal, access);
+    const bindings: Knex.RawBinding[] = [query.q, this.limits.minPrefix, scopeQuery(access.workspaceId, scopes), access.workspaceId, types];
+    let visible = '';
     if (scopes !== 'all') {
+      // The scope lexemes narrow the index scan; these conditions decide (text typed into a cell can forge a lexeme).
       visible = `AND (e.space_id = ANY(?::uuid[]) OR (e.type <> 'space' AND e.database_id = ANY(?::uuid[])))`;
       bindings.push(scopes.spaces, scopes.databases);
     }
@@ -61,7 +75,7 @@ export class SearchService {
     const { rows } = (await this.db.raw(
       `WITH ${QUERY},
        hits AS (SELECT e.id, e.type, e.title, e.body, e.database_id, e.space_id, e.words FROM ${ENTRIES} e, q
-                 WHERE e.workspace_id = ?::uuid AND e.words @@ q.query AND e.type = ANY(?::text[]) ${visible} LIMIT ?),
+                 WHERE e.words @@ (q.query && ?::tsquery) AND e.workspace_id = ?::uuid AND e.type = ANY(?::text[]) ${visible} LIMIT ?),
        ranked AS (SELECT h.*, round(ts_rank('{0.1, 0.2, 0.4, 1.0}', h.words, q.query)::numeric, 6) AS score FROM hits h, q)
        SELECT r.id, r.type, r.title, r.database_id, r.space_id, r.score::text AS score,
               ts_headline('simple'::regconfig, CASE WHEN r.body = '' THEN r.title ELSE r.body END, q.query,

@@ -25,8 +25,13 @@ export async function up(knex: Knex): Promise<void> {
     t.index(['space_id']);
   });
   await knex.raw("ALTER TABLE search_entries ADD CONSTRAINT search_entries_type CHECK (type IN ('record','database','space','document'))");
+  // Beside the words, one lexeme per scope the row sits in (`w` workspace, `s` space, `d` database, each followed by the
+  // id's hex): a search ANDs the caller's scopes into its query, so the GIN index itself keeps to the workspace and to
+  // what the caller sees, instead of fetching every match of the instance and dropping most.
   await knex.raw(`ALTER TABLE search_entries ADD COLUMN words tsvector GENERATED ALWAYS AS (
-    setweight(to_tsvector('simple'::regconfig, title), 'A') || setweight(to_tsvector('simple'::regconfig, body), 'B')) STORED`);
+    setweight(to_tsvector('simple'::regconfig, title), 'A') || setweight(to_tsvector('simple'::regconfig, body), 'B')
+    || to_tsvector('simple'::regconfig, 'w' || replace(workspace_id::text, '-', '') || ' s' || replace(space_id::text, '-', '')
+                                        || coalesce(' d' || replace(database_id::text, '-', ''), ''))) STORED`);
   await knex.raw('CREATE INDEX search_entries_words ON search_entries USING gin (words)');
 
   await knex.schema.createTable('search_rebuilds', (t) => {
