@@ -30,12 +30,12 @@ export async function signUp(api: string, name: string): Promise<Person> {
   return { id: body.user.id, session: { Authorization: `Bearer ${body.token}` } };
 }
 
-/** A user signed up, invited by `admin` with `role` and accepted, all through the API. */
-export async function addMember(api: string, admin: Headers, ws: string, role: string): Promise<Person> {
+/** A user signed up, invited by `admin` with `role` (a guest: into `spaceIds`) and accepted, all through the API. */
+export async function addMember(api: string, admin: Headers, ws: string, role: string, spaceIds?: string[]): Promise<Person> {
   const email = `bench-${role}-${randomUUID()}@example.test`;
   const signedUp = await expect(201, 'member sign-up', `${api}/auth/sign-up`, 'POST', {}, { email, name: `Bench ${role}`, password: 'bench password 123' });
   const session = { Authorization: `Bearer ${signedUp.token}` };
-  const invite = await expect(201, 'invite', `${api}/workspaces/${ws}/invites`, 'POST', admin, { email, role });
+  const invite = await expect(201, 'invite', `${api}/workspaces/${ws}/invites`, 'POST', admin, { email, role, ...(spaceIds ? { space_ids: spaceIds } : {}) });
   await expect(200, 'invite acceptance', `${api}/invites/${String(invite.accept_url).split('/').pop()}/accept`, 'POST', session);
   return { id: signedUp.user.id, session };
 }

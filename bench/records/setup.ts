@@ -20,6 +20,7 @@ export type FieldKey = 'title' | 'status' | 'priority' | 'amount' | 'due' | 'don
 
 export interface BenchDatabase {
   workspaceId: string;
+  spaceId: string;
   /** `/api/v1/workspaces/{ws}/databases/{db}/records`, the `R` of API.md. */
   records: string;
   table: string;
@@ -32,16 +33,15 @@ export interface BenchDatabase {
   pat: Headers;
 }
 
-/**
- * Everything through the API, as a user would: sign-up, workspace, space, database, the fields,
- * an editor invited and accepted, and the editor's token.
- */
-export async function createBenchDatabase(server: string): Promise<BenchDatabase> {
-  const api = `${server}/api/v1`;
-  const admin = await signUp(api, 'Bench admin');
-  const ws = (await expect(201, 'workspace', `${api}/workspaces`, 'POST', admin.session, { name: 'Bench' })).id;
-  const space = (await expect(201, 'space', `${api}/workspaces/${ws}/spaces`, 'POST', admin.session, { name: 'Bench space' })).id;
-  const database = await expect(201, 'database', `${api}/workspaces/${ws}/databases`, 'POST', admin.session, { name: 'Tasks', space_id: space });
+/** A database of the bench's fields (and title renamed `title`), made by `admin` in a space of workspace `ws`. */
+export async function addBenchDatabase(
+  api: string,
+  admin: Person,
+  ws: string,
+  space: string,
+  name: string,
+): Promise<Pick<BenchDatabase, 'records' | 'table' | 'columns' | 'statusIds'> & { id: string }> {
+  const database = await expect(201, 'database', `${api}/workspaces/${ws}/databases`, 'POST', admin.session, { name, space_id: space });
   const fieldsUrl = `${api}/workspaces/${ws}/databases/${database.id}/fields`;
   const title = database.fields.find((f: { is_title: boolean }) => f.is_title);
   await expect(200, 'title field rename', `${fieldsUrl}/${title.id}`, 'PATCH', admin.session, { name: 'Title', api_name: 'title' });
@@ -53,16 +53,20 @@ export async function createBenchDatabase(server: string): Promise<BenchDatabase
     columns[created.api_name as FieldKey] = columnNameOf(created.id);
     if (field.type === 'single_select') statusIds = created.options.choices.map((c: { id: string }) => c.id);
   }
+  return { id: database.id, records: `/api/v1/workspaces/${ws}/databases/${database.id}/records`, table: tableNameOf(database.id), columns, statusIds };
+}
+
+/**
+ * Everything through the API, as a user would: sign-up, workspace, space, database, the fields,
+ * an editor invited and accepted, and the editor's token.
+ */
+export async function createBenchDatabase(server: string): Promise<BenchDatabase> {
+  const api = `${server}/api/v1`;
+  const admin = await signUp(api, 'Bench admin');
+  const ws = (await expect(201, 'workspace', `${api}/workspaces`, 'POST', admin.session, { name: 'Bench' })).id;
+  const space = (await expect(201, 'space', `${api}/workspaces/${ws}/spaces`, 'POST', admin.session, { name: 'Bench space' })).id;
+  const { records, table, columns, statusIds } = await addBenchDatabase(api, admin, ws, space, 'Tasks');
   const editor = await addMember(api, admin.session, ws, 'editor');
   const pat = (await createToken(api, editor, ws, 'write')).header;
-  return {
-    workspaceId: ws,
-    records: `/api/v1/workspaces/${ws}/databases/${database.id}/records`,
-    table: tableNameOf(database.id),
-    columns,
-    statusIds,
-    admin,
-    editor,
-    pat,
-  };
+  return { workspaceId: ws, spaceId: space, records, table, columns, statusIds, admin, editor, pat };
 }

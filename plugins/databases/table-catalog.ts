@@ -28,6 +28,7 @@ export type CatalogFieldRow = Record<string, any>;
 
 export interface StoredTable {
   id: string;
+  workspace_id: string;
   table_name: string;
 }
 
@@ -55,9 +56,9 @@ export class TableCatalog {
     return this.fieldsStatement([databaseId], trx);
   }
 
-  /** Every database's table, or those of one workspace. */
+  /** Every database's table (with its workspace), or those of one workspace. */
   async tables(db: Db = this.storage.knex, workspaceId?: string): Promise<StoredTable[]> {
-    const q = db('databases').select('id', 'table_name').orderBy('id');
+    const q = db('databases').select('id', 'workspace_id', 'table_name').orderBy('id');
     if (workspaceId) q.where({ workspace_id: workspaceId });
     return (await q) as StoredTable[];
   }
@@ -76,6 +77,6 @@ export class TableCatalog {
     const q = trx('databases').where({ id: databaseId });
     if (lock === 'key') q.forKeyShare();
     else q.forShare();
-    return (await q.first('id', 'table_name')) as StoredTable | undefined;
+    return (await q.first('id', 'workspace_id', 'table_name')) as StoredTable | undefined;
   }
 }

@@ -141,6 +141,16 @@ export class DocumentService {
     }, inTrx);
   }
 
+  /**
+   * Every standalone document of the instance in id order with its content, `limit` after `after` (null: from the
+   * first): for indexes built in the background (search).
+   */
+  async pageById(after: string | null, limit: number): Promise<Array<{ document: Document; content: DocumentContent }>> {
+    const q = this.db(TABLE).orderBy('id').limit(limit).select([...COLUMNS, 'content', 'text']);
+    if (after) q.where('id', '>', after);
+    return ((await q) as ContentRow[]).map((row) => ({ document: toDocument(row), content: toContent(row) }));
+  }
+
   /** Titles and spaces of documents, for those (mentions) that name them. */
   async summaries(db: Db, workspaceId: string, ids: string[]): Promise<Map<string, { title: string; space_id: string }>> {
     if (ids.length === 0) return new Map();

@@ -96,6 +96,17 @@ export class RecordTable {
     return (await (lock ? query.forUpdate() : query).first(this.columns)) as RecordRow | undefined;
   }
 
+  /**
+   * Live records in id order after `after` (null: from the first), `limit` of them, with the columns of `fields`, held
+   * FOR SHARE until `trx` ends, those a writer holds skipped: for readers walking a whole table in the background (the
+   * search index), one primary-key range per page, that neither wait for writers nor make them wait long.
+   */
+  async pageById(trx: Db, after: string | null, limit: number, fields: LiveField[]): Promise<RecordRow[]> {
+    const query = this.live(trx).orderBy('id').limit(limit).forShare().skipLocked();
+    if (after) query.where('id', '>', after);
+    return (await query.select(this.columnsOf(fields))) as RecordRow[];
+  }
+
   /** A live record. */
   async read(db: Db, where: { id: string } | { number: number }): Promise<RecordRow | undefined> {
     return (await this.live(db).where(where).first(this.columns)) as RecordRow | undefined;

@@ -239,6 +239,20 @@ export class RecordService {
     return decoded;
   }
 
+  /**
+   * One page of a database's live records in id order, with the values of the fields `pick` keeps, as stored (no
+   * reader's view applied), read in `trx` and held FOR SHARE until it ends, records being written skipped: for
+   * indexes rebuilt in the background (search), which write what they derive in the same transaction, so that an edit
+   * or a delete of those records lands after it, never before (and the skipped ones are told by their own write's
+   * `records.changes`). The database is held as writers hold it (its fields cannot change meanwhile). 404 once the
+   * database is gone.
+   */
+  async pageById(trx: Db, workspaceId: string, databaseId: string, after: string | null, limit: number, pick: (field: LiveField) => boolean): Promise<{ fields: LiveField[]; records: ApiRecord[] }> {
+    const table = await this.open(trx, workspaceId, databaseId);
+    const fields = table.fields.filter(pick);
+    return { fields, records: await this.present(trx, table, await table.pageById(trx, after, limit, fields), fields) };
+  }
+
   async present(db: Db, table: RecordTable, rows: RecordRow[], fields: LiveField[] = table.fields): Promise<ApiRecord[]> {
     await table.fillComputed(db, rows, fields);
     const ctx = await this.names.context(usersShown(rows, fields), db);

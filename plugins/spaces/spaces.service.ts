@@ -73,6 +73,13 @@ export class SpaceService {
     return { data: result.data.map(toSpace), next_cursor: result.next_cursor };
   }
 
+  /** Every space of the instance in id order, `limit` after `after` (null: from the first): for indexes built in the background (search). */
+  async pageById(after: string | null, limit: number): Promise<Space[]> {
+    const q = this.db('spaces').orderBy('id').limit(limit).select(COLUMNS);
+    if (after) q.where('id', '>', after);
+    return (await q).map(toSpace);
+  }
+
   async get(workspaceId: string, id: string, trx: Db = this.db): Promise<Space | null> {
     const row = await trx('spaces').where({ id, workspace_id: workspaceId }).first(COLUMNS);
     return row ? toSpace(row) : null;
