@@ -2,8 +2,8 @@ import { Transform, type Readable, type TransformCallback } from 'node:stream';
 import { parse, CsvError } from 'csv-parse';
 
 /**
- * CSV records streamed out of a blob: bytes → strict UTF-8 text (a BOM dropped) → `csv-parse`, one record at
- * a time, so memory holds a chunk and a record whatever the file's size.
+ * CSV records streamed out of a blob: bytes → strict UTF-8 text (a BOM dropped) → `csv-parse`, a chunk's records
+ * at a time, so memory holds a chunk and its records whatever the file's size.
  */
 
 /** The longest record accepted, in characters: an unclosed quote would otherwise buffer the rest of the file. */
@@ -60,22 +60,72 @@ class Utf8Text extends Transform {
   }
 }
 
-/** Every record of the CSV read from `input` (the header row first), as arrays of strings. */
-export async function* csvRecords(input: Readable): AsyncGenerator<string[]> {
+/**
+ * The records of the CSV read from `input` (the header row first), as arrays of strings, in batches: those the parser
+ * has ready each time it is read (a chunk of the file's worth), so that the cost of waiting for them (promises, an
+ * async step) is paid per batch and not per record — per record it was a tenth of an import's time.
+ */
+export async function* csvBatches(input: Readable): AsyncGenerator<string[][]> {
   const text = new Utf8Text();
   // Any line ending, even mixed in one file (spreadsheets write CRLF, a row pasted in later may end in LF).
   const parser = parse({ relax_column_count: true, skip_empty_lines: true, max_record_size: MAX_RECORD_CHARS, record_delimiter: ['\r\n', '\n', '\r'] });
+  let failure: unknown;
+  let ended = false;
+  let wake: (() => void) | undefined;
+  const signal = () => {
+    wake?.();
+    wake = undefined;
+  };
+  // Listened to from the start, not only while waiting: an error with no listener would end the process.
+  parser.on('readable', signal);
+  parser.on('end', () => {
+    ended = true;
+    signal();
+  });
+  parser.on('error', (err) => {
+    failure ??= err;
+    signal();
+  });
   input.on('error', (err) => parser.destroy(err));
   text.on('error', (err) => parser.destroy(err));
   input.pipe(text).pipe(parser);
   try {
-    for await (const record of parser) yield record as string[];
+    for (;;) {
+      if (failure) throw failure;
+      const batch: string[][] = [];
+      for (let record = parser.read() as string[] | null; record !== null; record = parser.read() as string[] | null) batch.push(record);
+      if (batch.length > 0) yield batch;
+      else if (ended) return;
+      else await new Promise<void>((resolve) => (wake = resolve));
+    }
   } catch (err) {
     if (err instanceof CsvError) throw new MalformedCsv(`The file is not valid CSV: ${err.message}`);
     throw err;
   } finally {
     input.destroy();
     text.destroy();
+    parser.destroy();
+  }
+}
+
+/** The data records of `batches` (the CSV's records in batches): every record but the first, the header row. */
+export async function* dataRecords(batches: AsyncIterable<string[][]>): AsyncGenerator<string[][]> {
+  let header = true;
+  for await (const batch of batches) {
+    if (header && batch.length > 0) {
+      header = false;
+      if (batch.length > 1) yield batch.slice(1);
+    } else if (batch.length > 0) yield batch;
+  }
+}
+
+/** The header row of the CSV read from `input`; undefined when it has no record. */
+export async function headerRow(input: Readable): Promise<string[] | undefined> {
+  const batches = csvBatches(input);
+  try {
+    return (await batches.next()).value?.[0];
+  } finally {
+    await batches.return(undefined);
   }
 }
 
