@@ -145,7 +145,7 @@ function asBinding(value: unknown): Knex.RawBinding {
  * element by element into nested concatenations, the largest allocation of an import of 100,000 rows.
  */
 function textArray(values: Array<string | null>): string {
-  return `{${values.map((v) => (v === null ? 'NULL' : `"${v.replace(ARRAY_ESCAPED, '\\$&')}"`)).join(',')}}`;
+  return `{${values.map((v) => (v === null ? 'NULL' : `"${v.includes('"') || v.includes('\\') ? v.replace(ARRAY_ESCAPED, '\\$&') : v}"`)).join(',')}}`;
 }
 
 /** What a quoted array element escapes with a backslash. */
