@@ -27,7 +27,8 @@ export interface UnknownUser {
  * A batch's history (presenting its records, `records.changes`, events) follows its INSERT without
  * holding up the next batch: the next INSERT is queued on the transaction's connection while this
  * process presents and encodes the previous batch, so the database and this process work side by
- * side instead of waiting for each other. Every statement still runs in the caller's transaction;
+ * side instead of waiting for each other; a batch's INSERT waits for the history of the batch before
+ * the previous one, so memory holds two batches at most. Every statement still runs in the caller's transaction;
  * `finish` waits for the last batch's history and must be awaited before the transaction ends,
  * whatever happened.
  */
@@ -35,6 +36,8 @@ export class RecordBatchWriter {
   private last: string | null;
   /** The history of the batches written so far: settled when the last one's `records.changes` and events are stored. */
   private history: Promise<void> = Promise.resolve();
+  /** The history of every batch but the last: a batch's INSERT waits for it, so history is never more than one batch behind. */
+  private behind: Promise<void> = Promise.resolve();
 
   constructor(
     private readonly trx: Db,
@@ -71,6 +74,9 @@ export class RecordBatchWriter {
     const { trx, table } = this;
     const userId = this.principal.user.id;
     const ctx = { workspaceId: table.workspaceId, userId };
+    // Without this wait the history would fall further behind with every batch (it takes several statements to a
+    // batch's one INSERT), holding every batch not yet told in memory.
+    await this.behind;
     const positions = positionsAfter(this.last, batch.length);
     this.last = positions[positions.length - 1];
     let rows: RecordRow[];
@@ -89,6 +95,7 @@ export class RecordBatchWriter {
       throw err;
     }
     const previous = this.history;
+    this.behind = previous;
     this.history = previous.then(() => this.tell(rows));
     // Awaited by the next write or by `finish`; marked handled now so that a failure does not count as unhandled meanwhile.
     this.history.catch(() => undefined);
