@@ -58,7 +58,7 @@ class Utf8Text {
 /**
  * The records of the CSV read from `input` (the header row first), as arrays of strings, in batches: those each chunk
  * of the file completes, so that the cost of waiting for them (promises, an async step) is paid per chunk and not per
- * record — per record it was a tenth of an import's time.
+ * record: per record, those promises and iterator steps allocated ~230 MB in an import of 100,000 rows.
  */
 export async function* csvBatches(input: Readable): AsyncGenerator<string[][]> {
   const text = new Utf8Text();
@@ -102,7 +102,7 @@ const CR = 0x0d;
 
 /**
  * How many data rows `input` has, counting no further than `limit` + 1 (enough to know it is more). A scan of the
- * bytes for line ends outside quotes, as `csvRecords` splits records (blank lines skipped), without parsing cells:
+ * bytes for line ends outside quotes, as csv-split.ts splits records (blank lines skipped), without parsing cells:
  * a hundredth of the time. Malformed CSV is left for the import's own read to report.
  */
 export async function countRows(input: Readable, limit = Infinity): Promise<number> {
