@@ -9,12 +9,11 @@
  * Environment: DATABASE_URL (default postgres://postgres@127.0.0.1:5432/test); BENCH_EXPORT_RECORDS (1000000);
  * BENCH_PROF, a directory where the server writes a V8 CPU profile when it stops.
  */
-import fs from 'node:fs';
 import http from 'node:http';
 import os from 'node:os';
-import pg from 'pg';
 import { fmt } from './lib/format.ts';
 import { expect } from './lib/api.ts';
+import { cpuOf, rssOf, withBackendsCpu } from './lib/proc.ts';
 import { startServer, type Server } from './lib/server.ts';
 import { PG_URL, postgresStorage } from './lib/storage.ts';
 import { Report, type Timings } from './records/report.ts';
@@ -23,42 +22,6 @@ import { createBenchDatabase, STATUS_LABELS } from './records/setup.ts';
 
 const COUNT = Number(process.env.BENCH_EXPORT_RECORDS ?? 1_000_000);
 const MB = 1024 * 1024;
-
-/** The server process's resident memory in bytes (Linux), or null where /proc is not there. */
-function rssOf(pid: number): number | null {
-  try {
-    const kb = /VmRSS:\s+(\d+) kB/.exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1];
-    return kb ? Number(kb) * 1024 : null;
-  } catch {
-    return null;
-  }
-}
-
-/** CPU seconds (user + system) the process has used so far (Linux), or null where /proc is not there. */
-function cpuOf(pid: number): number | null {
-  try {
-    const fields = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
-    // utime and stime, fields 14 and 15 of stat (11 and 12 after the command), in clock ticks of 1/100 s.
-    return (Number(fields[11]) + Number(fields[12])) / 100;
-  } catch {
-    return null;
-  }
-}
-
-/** The PostgreSQL backends of the database (their process ids) whose current or last statement mentions `table`. */
-async function backendsOf(client: pg.Client, table: string): Promise<number[]> {
-  const { rows } = await client.query<{ pid: number }>('SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid() AND strpos(query, $1) > 0', [table]);
-  return rows.map((r) => r.pid);
-}
-
-/** CPU seconds of every backend of the database so far (Linux, PostgreSQL on this machine), by process id. */
-async function backendsCpu(client: pg.Client): Promise<Map<number, number>> {
-  const { rows } = await client.query<{ pid: number }>('SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()');
-  return new Map(rows.flatMap((r) => {
-    const cpu = cpuOf(r.pid);
-    return cpu === null ? [] : [[r.pid, cpu]];
-  }));
-}
 
 interface Download {
   seconds: number;
@@ -78,30 +41,8 @@ interface Download {
 
 /** Reads the whole answer as fast as it comes, counting bytes and line ends, with the server's RSS sampled meanwhile. */
 async function download(server: Server, path: string, headers: Record<string, string>, table = ''): Promise<Download> {
-  const client = new pg.Client({ connectionString: PG_URL });
-  await client.connect();
-  try {
-    const before = await backendsCpu(client);
-    const readers = new Set<number>();
-    let sampling = Promise.resolve();
-    const sampler = setInterval(() => {
-      sampling = sampling.then(async () => {
-        for (const pid of await backendsOf(client, table)) readers.add(pid);
-      });
-    }, 100);
-    const d = await transfer(server, path, headers).finally(() => clearInterval(sampler));
-    await sampling;
-    const after = await backendsCpu(client);
-    let dbCpu: number | null = null;
-    for (const pid of table ? readers : []) {
-      const then = before.get(pid);
-      const now = after.get(pid);
-      if (then !== undefined && now !== undefined) dbCpu = (dbCpu ?? 0) + now - then;
-    }
-    return { ...d, dbCpu };
-  } finally {
-    await client.end();
-  }
+  const { result, dbCpu } = await withBackendsCpu(PG_URL, table, () => transfer(server, path, headers));
+  return { ...result, dbCpu };
 }
 
 function transfer(server: Server, path: string, headers: Record<string, string>): Promise<Omit<Download, 'dbCpu'>> {

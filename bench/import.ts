@@ -4,14 +4,17 @@
  * records benchmark: it runs as a job, timed from the POST to the job's `succeeded` (target ≥ 20,000 rows/s). Then
  * where the time goes: the upload and row count (the POST's answer), a dry run of the same file (read, convert and
  * check every cell, no write), the floor of the machine (as many rows inserted into the same table by one SQL
- * statement), and the import on a second server with the history plugins (activity, record-versions) off.
+ * statement), and the import on a second server with the history plugins (activity, record-versions) off. Under
+ * each import, the CPU seconds of the server and of the PostgreSQL backends writing the table.
  * Environment: DATABASE_URL; BENCH_IMPORT_ROWS (default 100000); BENCH_IMPORT_OFF, the plugins off in the last line
- * (default activity,record-versions).
+ * (default activity,record-versions); BENCH_PROF, a directory where the first server (history on) writes a V8 CPU
+ * profile when it stops.
  */
 import os from 'node:os';
 import { fmt } from './lib/format.ts';
-import { startServer } from './lib/server.ts';
-import { postgresStorage } from './lib/storage.ts';
+import { cpuOf, withBackendsCpu } from './lib/proc.ts';
+import { startServer, type Server } from './lib/server.ts';
+import { PG_URL, postgresStorage } from './lib/storage.ts';
 import type { Headers } from './lib/api.ts';
 import { createBenchDatabase, STATUS_LABELS, type BenchDatabase } from './records/setup.ts';
 
@@ -43,22 +46,38 @@ async function send(server: string, bench: BenchDatabase, pat: Headers, file: Bu
   return { status: res.status, body, ms: performance.now() - started };
 }
 
-/** POST, then the job's status until it ends: milliseconds to the answer and to `succeeded`. */
-async function importOnce(server: string, file: Buffer): Promise<{ answered: number; total: number; bench: BenchDatabase }> {
-  const bench = await createBenchDatabase(server);
-  const started = performance.now();
-  const posted = await send(server, bench, bench.pat, file, false);
-  if (posted.status !== 202) throw new Error(`import answered ${posted.status}: ${JSON.stringify(posted.body).slice(0, 300)}`);
-  const statusUrl = `${server}${bench.records.replace(/\/records$/, `/imports/${posted.body.import_id}`)}`;
-  for (;;) {
-    await new Promise((resolve) => setTimeout(resolve, 50));
-    const status = await (await fetch(statusUrl, { headers: bench.pat })).json();
-    if (status.status === 'failed') throw new Error(`import failed: ${JSON.stringify(status.errors).slice(0, 300)}`);
-    if (status.status === 'succeeded') {
-      if (status.created !== ROWS) throw new Error(`import created ${status.created} of ${ROWS}`);
-      return { answered: posted.ms, total: performance.now() - started, bench };
+/**
+ * POST, then the job's status until it ends: milliseconds to the answer and to `succeeded`, and the CPU seconds the
+ * server and the PostgreSQL backends writing the table spent meanwhile (the machine is shared: its wall times vary
+ * with the other load, its CPU seconds much less).
+ */
+async function importOnce(server: Server, file: Buffer): Promise<{ answered: number; total: number; cpu: number | null; dbCpu: number | null; bench: BenchDatabase }> {
+  const bench = await createBenchDatabase(server.url);
+  const cpuBefore = cpuOf(server.pid);
+  const { result, dbCpu } = await withBackendsCpu(PG_URL, bench.table, async () => {
+    const started = performance.now();
+    const posted = await send(server.url, bench, bench.pat, file, false);
+    if (posted.status !== 202) throw new Error(`import answered ${posted.status}: ${JSON.stringify(posted.body).slice(0, 300)}`);
+    const statusUrl = `${server.url}${bench.records.replace(/\/records$/, `/imports/${posted.body.import_id}`)}`;
+    for (;;) {
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      const status = await (await fetch(statusUrl, { headers: bench.pat })).json();
+      if (status.status === 'failed') throw new Error(`import failed: ${JSON.stringify(status.errors).slice(0, 300)}`);
+      if (status.status === 'succeeded') {
+        if (status.created !== ROWS) throw new Error(`import created ${status.created} of ${ROWS}`);
+        return { answered: posted.ms, total: performance.now() - started };
+      }
     }
-  }
+  });
+  const cpuAfter = cpuOf(server.pid);
+  return { ...result, cpu: cpuBefore === null || cpuAfter === null ? null : cpuAfter - cpuBefore, dbCpu, bench };
+}
+
+/** Where the CPU went: the server's and the PostgreSQL backends' seconds, as rows per CPU-second of both. */
+function cpuLine(run: { cpu: number | null; dbCpu: number | null }): string {
+  if (run.cpu === null) return '';
+  const db = run.dbCpu === null ? '' : `, PostgreSQL ${fmt(run.dbCpu, 1)} s (${fmt(ROWS / (run.cpu + run.dbCpu))} rows per CPU-second of both)`;
+  return `      CPU: server ${fmt(run.cpu, 1)} s${db}`;
 }
 
 console.log(`Tessera import benchmark — node ${process.version}, ${os.cpus().length} CPUs (${os.cpus()[0]?.model ?? 'unknown'})`);
@@ -71,18 +90,19 @@ let status = 0;
 let table: BenchDatabase | undefined;
 /** The import's time with history on, compared with the floor of the same run: the machine is shared, its speed varies. */
 let imported = 0;
-const server = await startServer(storage);
+const server = await startServer(storage, process.env.BENCH_PROF ?? null);
 try {
   const dry = await createBenchDatabase(server.url);
   const checked = await send(server.url, dry, dry.pat, file, true);
   if (checked.status !== 200 || checked.body.valid !== ROWS) throw new Error(`dry run answered ${checked.status}: ${JSON.stringify(checked.body).slice(0, 300)}`);
   line('dry run (read, convert, check; no write)', checked.ms);
-  const on = await importOnce(server.url, file);
+  const on = await importOnce(server, file);
   table = on.bench;
   line('upload + count (the POST, 202)', on.answered);
   imported = on.total;
   const pass = ROWS / (on.total / 1000) >= TARGET;
   line('import, POST to succeeded (history on)', on.total, `  (target ≥ ${fmt(TARGET)}) ${pass ? 'PASS' : 'MISS'}`);
+  console.log(cpuLine(on));
   if (!pass) status = 1;
 } finally {
   await server.stop();
@@ -109,8 +129,9 @@ try {
 }
 const without = await startServer(storage, null, 'server.ts', { BENCH_PLUGINS_OFF: OFF });
 try {
-  const off = await importOnce(without.url, file);
+  const off = await importOnce(without, file);
   line(`import, POST to succeeded (${OFF} off)`, off.total);
+  console.log(cpuLine(off));
 } finally {
   await without.stop();
   await storage.cleanup();

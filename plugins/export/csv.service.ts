@@ -36,7 +36,8 @@ export class CsvExports {
     private readonly reader: RecordExportReader,
     private readonly databases: DatabaseService,
     private readonly views: () => ViewService | undefined,
-    private readonly pageSize: number,
+    /** Records per page: in manual order, and through a view (whose sort or filter may be served by no index and run again for every page). */
+    private readonly pageSize: { records: number; view: number },
   ) {}
 
   async open(principal: UserPrincipal, workspaceId: string, databaseId: string, input: CsvQuery): Promise<CsvFile> {
@@ -49,7 +50,7 @@ export class CsvExports {
     const pages = await this.reader.open(principal, table, {
       ...(input.view_id ? { viewId: input.view_id } : {}),
       fields,
-      pageSize: this.pageSize,
+      pageSize: input.view_id ? this.pageSize.view : this.pageSize.records,
       base: '/query',
       cell: cellText,
       cellSql: (field, col) => field.fieldType.csv.formatSql?.(col, field),

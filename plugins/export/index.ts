@@ -32,7 +32,7 @@ export default definePlugin<ExportOptions>({
     if (ctx.has('gdpr')) tapGdpr(ctx);
     const hooks = ctx.defineHooks('workspace', createWorkspaceExportHooks());
     const views = ctx.has('views') ? () => ctx.resolve('views.service') : () => undefined;
-    ctx.provide('csv', (r) => new CsvExports(r('records.exportReader'), r('databases.service'), views, ctx.options.pageSize ?? 2000));
+    ctx.provide('csv', (r) => new CsvExports(r('records.exportReader'), r('databases.service'), views, { records: ctx.options.pageSize ?? 500, view: ctx.options.viewPageSize ?? 2000 }));
     ctx.provide('workspaces', (r) => new WorkspaceExports({
       db: r('db'),
       blobs: r('blobs'),

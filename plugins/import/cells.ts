@@ -8,12 +8,30 @@ import type { Target } from './mapping.ts';
  */
 const EXACT_DIGITS = 15;
 
+/** The digits of `text` (other characters skipped) from its first non-zero one to its last non-zero one after the point. */
 function significantDigits(text: string): number {
-  const [int = '', frac = ''] = text.replace(/[^0-9.]/g, '').split('.');
-  const whole = int.replace(/^0+/, '');
-  const fraction = frac.replace(/0+$/, '');
-  return whole.length > 0 ? whole.length + fraction.length : fraction.replace(/^0+/, '').length;
+  // One pass over the characters: this runs for every numeric cell of an import.
+  let digits = 0;
+  let leading = true;
+  let fraction = false;
+  let trailingZeros = 0;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c === DOT) {
+      if (fraction) break;
+      fraction = true;
+    } else if (c >= ZERO && c <= ZERO + 9) {
+      if (leading && c === ZERO) continue;
+      leading = false;
+      digits++;
+      trailingZeros = fraction && c === ZERO ? trailingZeros + 1 : 0;
+    }
+  }
+  return digits - trailingZeros;
 }
+
+const ZERO = 0x30;
+const DOT = 0x2e;
 
 /**
  * A CSV cell → the API value its field takes (the type's `csv.parse`, `""` is empty), or why it cannot be one.

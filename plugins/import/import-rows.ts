@@ -36,12 +36,12 @@ interface Pending {
 }
 
 /**
- * Reads the data rows (the header already taken from `records`), converting each cell with its field type's
+ * Reads the data rows (`records`, in batches, the header row already taken), converting each cell with its field type's
  * CSV grammar and checking it as an API write would. Writes go in batches while no row has failed; after the
  * first bad row nothing more is written (the caller rolls back) but rows are still checked, so the answer lists
  * the first 100 problems and counts every bad row.
  */
-export async function importRows(records: AsyncIterator<string[]>, run: RowsRun): Promise<RowsOutcome> {
+export async function importRows(records: AsyncIterable<string[][]>, run: RowsRun): Promise<RowsOutcome> {
   const { plan, writer } = run;
   const width = plan.headers.length;
   const headerOf = new Map(plan.targets.filter((t) => !t.create || run.write).map((t) => [`/values/${escapePointer(t.field.api_name)}`, t.header]));
@@ -52,7 +52,7 @@ export async function importRows(records: AsyncIterator<string[]>, run: RowsRun)
   };
   let batch: Pending[] = [];
   // One batch is written while the next is read and converted: the database and this process work side by side.
-  // The transaction runs one statement at a time, so a batch waits for the previous write before its own queries.
+  // A batch waits for the previous one's INSERT before its own queries; the writer keeps the batches' history behind them.
   let writing: Promise<void> = Promise.resolve();
   const flush = async () => {
     const pending = batch;
@@ -70,30 +70,39 @@ export async function importRows(records: AsyncIterator<string[]>, run: RowsRun)
     // Awaited by the next flush or at the end; marked handled now so a failure does not count as unhandled meanwhile.
     writing.catch(() => undefined);
   };
-  for (let next = await records.next(); !next.done; next = await records.next()) {
-    const record = next.value;
-    const row = ++out.rows;
-    const found: RowError[] = [];
-    if (record.length !== width) found.push({ row, column: null, detail: `The row has ${record.length} cells; the header row has ${width}.` });
-    if (out.detectors) for (let i = 0; i < width; i++) out.detectors[i].see(record[i] ?? '');
-    const values: Record<string, unknown> = {};
-    for (const target of plan.targets) {
-      const cell = cellValue(target, record[target.index] ?? '');
-      if ('error' in cell) found.push({ row, column: target.header, detail: cell.error });
-      else if (target.create && !run.write) {
-        const problem = checkNewCell(target, cell.value);
-        if (problem) found.push({ row, column: target.header, detail: problem });
-      } else values[target.field.api_name] = cell.value;
+  try {
+    for await (const chunk of records) {
+      for (const record of chunk) {
+        const row = ++out.rows;
+        const found: RowError[] = [];
+        if (record.length !== width) found.push({ row, column: null, detail: `The row has ${record.length} cells; the header row has ${width}.` });
+        if (out.detectors) for (let i = 0; i < width; i++) out.detectors[i].see(record[i] ?? '');
+        const values: Record<string, unknown> = {};
+        for (const target of plan.targets) {
+          const cell = cellValue(target, record[target.index] ?? '');
+          if ('error' in cell) found.push({ row, column: target.header, detail: cell.error });
+          else if (target.create && !run.write) {
+            const problem = checkNewCell(target, cell.value);
+            if (problem) found.push({ row, column: target.header, detail: problem });
+          } else values[target.field.api_name] = cell.value;
+        }
+        const problems: ErrorDetail[] = [];
+        const decoded = writer.decode(values, problems);
+        for (const p of problems) found.push({ row, column: headerOf.get(p.pointer) ?? null, detail: p.detail });
+        if (found.length > 0) fail(found);
+        else batch.push({ row, decoded });
+        if (batch.length >= run.batchRows) await flush();
+        if (row % run.batchRows === 0) await run.progress?.(row);
+      }
     }
-    const problems: ErrorDetail[] = [];
-    const decoded = writer.decode(values, problems);
-    for (const p of problems) found.push({ row, column: headerOf.get(p.pointer) ?? null, detail: p.detail });
-    if (found.length > 0) fail(found);
-    else batch.push({ row, decoded });
-    if (batch.length >= run.batchRows) await flush();
-    if (row % run.batchRows === 0) await run.progress?.(row);
+    if (batch.length > 0) await flush();
+    await writing;
+    await writer.finish();
+  } catch (err) {
+    // The caller rolls the transaction back: the writes under way end first, so that none reaches it afterwards.
+    await writing.catch(() => undefined);
+    await writer.finish().catch(() => undefined);
+    throw err;
   }
-  if (batch.length > 0) await flush();
-  await writing;
   return out;
 }

@@ -9,7 +9,8 @@ import type { UserPrincipal } from '../../core/principal.ts';
 import type { Upload } from '../../core/streamed-uploads.ts';
 import type { FieldService, FieldTypeRegistry } from '../databases/public.ts';
 import type { RecordService, RecordTable } from '../records/public.ts';
-import { csvRecords, countRows, MalformedCsv, notTextHead, NotText } from './csv-source.ts';
+import { countRows, csvBatches, dataRecords, headerRow, notTextHead, NotText } from './csv-source.ts';
+import { MalformedCsv } from './csv-split.ts';
 import { rowsInvalid } from './errors.ts';
 import { importRows, type RowsOutcome } from './import-rows.ts';
 import { parseMapping, planImport, type Plan } from './mapping.ts';
@@ -129,10 +130,7 @@ export class ImportService {
         }
         const writer = await this.records.batchWriter(trx, principal, workspaceId, databaseId, { type: 'import', id });
         const plan = withLiveFields(planned, writer.table);
-        const outcome = await this.read(key, (source) => {
-          const records = csvRecords(source);
-          return records.next().then(() => importRows(records, { plan, writer, write: true, batchRows: this.options.batchRows, progress }));
-        });
+        const outcome = await this.read(key, (source) => importRows(dataRecords(csvBatches(source)), { plan, writer, write: true, batchRows: this.options.batchRows, progress }));
         if (outcome.invalid > 0) throw new Refused(outcome);
         await done(trx, outcome);
         return outcome;
@@ -147,10 +145,7 @@ export class ImportService {
   private async dryRun(input: StartInput, plan: Plan): Promise<DryRunResult> {
     const outcome = await inTransaction(this.db, async (trx) => {
       const writer = await this.records.batchWriter(trx, input.principal, input.workspaceId, input.databaseId, { type: 'import', id: null });
-      return this.read(input.upload.key, (source) => {
-        const records = csvRecords(source);
-        return records.next().then(() => importRows(records, { plan: withLiveFields(plan, writer.table), writer, write: false, batchRows: this.options.batchRows }));
-      });
+      return this.read(input.upload.key, (source) => importRows(dataRecords(csvBatches(source)), { plan: withLiveFields(plan, writer.table), writer, write: false, batchRows: this.options.batchRows }));
     });
     const mapped = new Map(plan.targets.map((t) => [t.header, t.field.api_name]));
     return {
@@ -174,7 +169,7 @@ export class ImportService {
 
   /** The header row of the uploaded file (422 when there is none). */
   private async headersOf(key: string): Promise<string[]> {
-    const first = await this.read(key, async (source) => (await csvRecords(source).next()).value as string[] | undefined);
+    const first = await this.read(key, headerRow);
     if (!first || first.length === 0) throw validationFailed([{ pointer: '/file', detail: 'The file is empty: a CSV import needs a header row.' }]);
     return first;
   }

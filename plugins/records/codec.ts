@@ -28,7 +28,9 @@ export interface DecodedValues {
  */
 export function decodeValues(table: RecordTable, values: Record<string, unknown>, base: string, errors: ErrorDetail[]): DecodedValues {
   const decoded: DecodedValues = { columns: {}, cells: [], users: [] };
-  for (const [apiName, value] of Object.entries(values)) {
+  for (const apiName in values) {
+    if (!Object.hasOwn(values, apiName)) continue;
+    const value = values[apiName];
     const field = table.byApiName.get(apiName);
     if (!field) {
       errors.push({ pointer: cellPointer(base, apiName), detail: `No field "${apiName}" in this database.` });

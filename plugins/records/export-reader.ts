@@ -100,9 +100,11 @@ export class RecordExportReader {
       q.orderByRaw(orderBy(keys)).limit(read.pageSize + 1);
       return this.storage.repeated(q, `export:${table.databaseId}:${table.schemaVersion}`) as Promise<Array<Record<string, string | null>>>;
     };
+    // Named once, not per cell: a large export reads ten million cells.
+    const sqlColumns = read.fields.map((_, i) => `__c${i}`);
     const present = async (rows: Array<Record<string, unknown>>): Promise<ExportPage> => {
       const values = presented.length > 0 ? await this.records.presentValues(this.db, table, rows as RecordRow[], presented) : [];
-      return rows.map((row, r) => read.fields.map((field, i) => (inSql[i] === undefined ? read.cell(field, values[r][field.api_name]) : (row[`__c${i}`] as string))));
+      return rows.map((row, r) => read.fields.map((field, i) => (inSql[i] === undefined ? read.cell(field, values[r][field.api_name]) : (row[sqlColumns[i]] as string))));
     };
     const first = await page(undefined);
     return (async function* pages() {

@@ -45,7 +45,7 @@ export async function insertRecords(trx: Db, storage: Storage, table: RecordTabl
     SELECT ${columns.map((c, i) => `v${i}::${types.get(c)}`).join(', ')}
       FROM unnest(${columns.map((_, i) => `$${i + 1}::text[]`).join(', ')}) AS u(${columns.map((_, i) => `v${i}`).join(', ')})
     RETURNING ${table.columns.map(quote).join(', ')}`;
-  const bindings = columns.map((c) => rows.map((row) => asText(row[c])));
+  const bindings = columns.map((c) => textArray(rows.map((row) => asText(row[c]))));
   const inserted = await storage.repeated<RecordRow>({ sql, bindings, options: TEXT_DATES }, `${table.databaseId}:${table.schemaVersion}`, trx);
   return inserted.sort((a, b) => (a.position < b.position ? -1 : a.position > b.position ? 1 : 0));
 }
@@ -137,8 +137,19 @@ export async function updateRecords(trx: Db, table: RecordTable, updates: Array<
  */
 function asBinding(value: unknown): Knex.RawBinding {
   if (!Array.isArray(value)) return value as Knex.RawBinding;
-  return `{${value.map((v) => `"${String(v).replace(/["\\]/g, '\\$&')}"`).join(',')}}`;
+  return textArray(value.map(String));
 }
+
+/**
+ * Texts as one PostgreSQL array literal (`{"a","b",NULL}`), built by one join: node-postgres encodes a JS array
+ * element by element into nested concatenations, the largest allocation of an import of 100,000 rows.
+ */
+function textArray(values: Array<string | null>): string {
+  return `{${values.map((v) => (v === null ? 'NULL' : `"${v.includes('"') || v.includes('\\') ? v.replace(ARRAY_ESCAPED, '\\$&') : v}"`)).join(',')}}`;
+}
+
+/** What a quoted array element escapes with a backslash. */
+const ARRAY_ESCAPED = /["\\]/g;
 
 /** A column value as the text PostgreSQL reads it back as (arrays as array literals). */
 function asText(value: unknown): string | null {

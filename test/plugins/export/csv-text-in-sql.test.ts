@@ -34,7 +34,7 @@ describe('export: cells written by PostgreSQL are the ones JS writes', () => {
   };
 
   before(async () => {
-    w = await exportWorld(await startTestKernel({ config: { plugins: { export: { options: { pageSize: 100 } } } } }));
+    w = await exportWorld(await startTestKernel({ config: { plugins: { export: { options: { pageSize: 100, viewPageSize: 100 } } } } }));
     await field({ name: 'Plain', type: 'text' });
     await field({ name: 'Long', type: 'long_text' });
     await field({ name: 'Mail', type: 'email' });

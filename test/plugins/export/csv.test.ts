@@ -18,7 +18,7 @@ describe('export: CSV of a database or a view', () => {
   const rows = (text: string) => parse(text, { bom: false, relax_column_count: false }) as string[][];
 
   before(async () => {
-    w = await exportWorld(await startTestKernel({ config: { plugins: { export: { options: { pageSize: 100 } } } } }));
+    w = await exportWorld(await startTestKernel({ config: { plugins: { export: { options: { pageSize: 100, viewPageSize: 100 } } } } }));
     csvUrl = w.api(`/databases/${w.db}/export.csv`);
     await field({ name: 'Code', type: 'text' });
     await field({ name: 'Amount', type: 'number', options: { precision: 2 } });
@@ -140,7 +140,7 @@ describe('export: CSV of a database or a view', () => {
       const records = Array.from({ length: 100 }, (_, j) => ({ values: { name: `r${String(i * 100 + j).padStart(4, '0')}` } }));
       await w.t.request.post(w.api(`/databases/${big}/records`)).set(w.editor.auth).send({ records }).expect(201);
     }
-    // pageSize is 100 in this kernel: five full pages.
+    // pageSize and viewPageSize are 100 in this kernel: five full pages.
     const res = await w.t.request.get(w.api(`/databases/${big}/export.csv`)).query({ fields: 'name' }).set(w.member.auth).expect(200);
     const names = rows(res.text).slice(1).map((r) => r[0]);
     assert.equal(names.length, 500);

@@ -87,7 +87,12 @@ describe('import: large files run as a job', function () {
       assert.equal(seen.length, 5);
       assert.deepEqual(seen.map((s) => ({ status: s.status, rows: s.rows, created: s.created })), seen.map(() => ({ status: 'running', rows: 23, created: 0 })));
       seen.forEach((s, k) => assert.ok(s.done >= 5 * k && s.done <= 23 && s.done % 5 === 0 && (k === 0 || s.done >= seen[k - 1].done), `batch ${k}: done ${s.done}`));
-      if (postgres) assert.deepEqual(stored, seen.map((s) => s.done));
+      // The table's figure is written after the process's (an UPDATE on another connection, while the batch's history
+      // is being written): at most one batch behind it, never ahead, never going back.
+      if (postgres) {
+        assert.ok(stored.some((done) => done > 0), `stored progress ${stored.join(', ')}`);
+        stored.forEach((done, k) => assert.ok(done % 5 === 0 && done <= seen[k].done && done >= seen[k].done - 5 && (k === 0 || done >= stored[k - 1]), `batch ${k}: stored ${done}, in the process ${seen[k].done}`));
+      }
       const end = await w.t.request.get(w.url(`/imports/${id}`)).set(w.member.auth).expect(200);
       assert.deepEqual({ status: end.body.status, rows: end.body.rows, done: end.body.done, created: end.body.created }, { status: 'succeeded', rows: 23, done: 23, created: 23 });
       assert.ok(end.body.finished_at);
