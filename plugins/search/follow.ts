@@ -45,6 +45,13 @@ export function follow(ctx: PluginContext<SearchOptions>): void {
   const index = () => ctx.resolve('search.index');
 
   ctx.hooksOf('records.changes').changed.tapPromise('search', async (w) => {
+    // An import's records are read in by a background rebuild once it commits, not entry by entry inside it: inline,
+    // the index's GIN updates took the import of 100,000 rows from 2.8 s of PostgreSQL CPU to 4.9 s.
+    if (w.origin.type === 'import' && w.changes.every((c) => c.kind === 'created')) {
+      await index().requestRebuild(w.trx, w.workspaceId, w.databaseId);
+      await ctx.sendJob(REBUILD_JOB, {}, w.trx);
+      return;
+    }
     const indexed = new Set(w.fields.filter(indexedField).map((f) => f.id));
     const gone = w.changes.filter((c) => !c.after || c.kind === 'deleted').map((c) => c.recordId);
     // An update of numbers, dates or people changes no entry, unless the database is being rebuilt: the rebuild skips

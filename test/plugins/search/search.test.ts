@@ -167,6 +167,21 @@ describe('search', () => {
     assert.deepEqual(ids(res.body.data), [r.id]);
   });
 
+  it("finds an import's records once the background read that its commit queued has run, and nothing of a failed import", async () => {
+    const upload = (csv: string) =>
+      w.t.request.post(w.api(`/databases/${w.db}/import`)).set(w.admin.auth).attach('file', Buffer.from(csv), { filename: 'deals.csv', contentType: 'text/csv' }).field('mapping', '{"Name":"name","Notes":"notes"}').field('dry_run', 'false');
+    await upload('Name,Notes\nQuokka deal,imported zeugma\nWombat deal,second row\n').expect(201);
+    await waitUntil('the imported records found', async () => (await w.search(w.member, { q: 'zeugma' })).length === 1);
+    assert.deepEqual((await w.search(w.member, { q: 'wombat' })).map((h) => h.title), ['Wombat deal']);
+    // All or nothing: a refused import queues nothing and indexes nothing.
+    await upload('Name,Notes\nNarwhal deal,refused\nBad,"unterminated\n').expect(422);
+    await waitUntil('no rebuild pending', async () => {
+      const page = await w.t.request.get(w.api('/search')).query({ q: 'narwhal' }).set(w.member.auth).expect(200);
+      return page.headers['search-rebuilds-pending'] === '0';
+    });
+    assert.deepEqual(await w.search(w.member, { q: 'narwhal' }), []);
+  });
+
   it('counts pending rebuilds only of databases the caller sees', async () => {
     // A rebuild waiting for Payroll (space T), as a field change there would leave it before its job runs.
     await w.t.db('search_rebuilds').insert({ database_id: w.hidden, workspace_id: w.ws });
