@@ -29,6 +29,7 @@ import attachments from './attachments/index.ts';
 import blobsS3 from './blobs-s3/index.ts';
 import importPlugin from './import/index.ts';
 import exportPlugin from './export/index.ts';
+import webhooks from './webhooks/index.ts';
 
 /** Built-in plugins, on unless the config disables them (or, like blobs-s3, off unless it enables them). */
-export const builtinPlugins: Plugin[] = [system, gdpr, auth, tokens, users, mail, workspaces, packs, spaces, access, databases, records, favorites, documents, comments, mentions, notifications, views, relations, activity, recordVersions, files, blobsS3, attachments, importPlugin, exportPlugin, indexes, starterPacks, admin, referrals];
+export const builtinPlugins: Plugin[] = [system, gdpr, auth, tokens, users, mail, workspaces, packs, spaces, access, databases, records, favorites, documents, comments, mentions, notifications, views, relations, activity, recordVersions, files, blobsS3, attachments, importPlugin, exportPlugin, webhooks, indexes, starterPacks, admin, referrals];
