@@ -2,7 +2,8 @@
  * The server under load, in its own process(es) so the load generator does not share its core.
  * Storage from the environment: BENCH_DATABASE_URL + BENCH_SCHEMA (PostgreSQL) or BENCH_DATA_DIR (PGlite);
  * BENCH_WORKERS > 1 serves with that many cluster workers, as `WORKERS` does for `npm start`; BENCH_PLUGINS_OFF
- * (comma-separated ids) turns those built-in plugins off, for a run with and without them.
+ * (comma-separated ids) turns those built-in plugins off, for a run with and without them; BENCH_PLUGIN_OPTIONS (JSON,
+ * `{ "<plugin>": { <option>: … } }`) sets plugins' options (the webhooks suite lets them reach its loopback receiver).
  * Tells the parent `{ port }` once listening; stops gracefully on the message "stop".
  */
 import cluster from 'node:cluster';
@@ -20,7 +21,10 @@ const config = loadConfig({
     dataDir: process.env.BENCH_DATA_DIR!,
     workers: Number(process.env.BENCH_WORKERS || 1),
     jobs: { enabled: true },
-    plugins: Object.fromEntries((process.env.BENCH_PLUGINS_OFF ?? '').split(',').filter(Boolean).map((id) => [id, { enabled: false }])),
+    plugins: {
+      ...Object.fromEntries(Object.entries(JSON.parse(process.env.BENCH_PLUGIN_OPTIONS || '{}') as Record<string, Record<string, unknown>>).map(([id, options]) => [id, { options }])),
+      ...Object.fromEntries((process.env.BENCH_PLUGINS_OFF ?? '').split(',').filter(Boolean).map((id) => [id, { enabled: false }])),
+    },
   },
 });
 const served = await serve({ config, plugins: builtinPlugins, schema: process.env.BENCH_SCHEMA || undefined });
