@@ -4,6 +4,8 @@ import { definePlugin, type Plugin } from '../../core/plugin.ts';
 import type { Db } from '../../core/db.ts';
 import { DeliveryService } from './deliveries.service.ts';
 import { systemResolver, WebhookClient, type Resolver } from './http-client.ts';
+import { tapGdpr } from './gdpr.ts';
+import { tapPacks } from './pack.ts';
 import { webhookRoutes } from './routes.ts';
 import { WebhooksOptions } from './schemas.ts';
 import { DeliverySender } from './sender.ts';
@@ -33,8 +35,9 @@ export function createWebhooksPlugin(seams: WebhooksSeams = {}): Plugin<Webhooks
     kernel: '^1.0.0',
     // Webhooks belong to workspaces (whose admins are told when one is disabled) and may be narrowed to a database.
     dependsOn: { auth: '^1.0.0', workspaces: '^1.0.0', databases: '^1.0.0' },
-    // Admins are notified of a disabled webhook through the notifications plugin when it is on.
-    optionalDependsOn: { notifications: '^1.0.0' },
+    // Admins are notified of a disabled webhook through the notifications plugin when it is on; packs carry webhooks;
+    // an erasure (gdpr) forgets who created one.
+    optionalDependsOn: { notifications: '^1.0.0', packs: '^1.0.0', gdpr: '^1.0.0' },
     optionsSchema: WebhooksOptions,
     migrations: path.join(path.dirname(fileURLToPath(import.meta.url)), 'migrations'),
     register(ctx) {
@@ -65,6 +68,8 @@ export function createWebhooksPlugin(seams: WebhooksSeams = {}): Plugin<Webhooks
       ctx.provide('service', (r) => new WebhookService({ db: r('db'), databases: () => r('databases.service'), resolver, allowPrivateNetworks: options.allowPrivateNetworks }));
       ctx.provide('deliveries', (r) => new DeliveryService({ db: r('db'), wake: () => r('webhooks.sender').wake(), retryScale: options.retryScale, disableAfterFailures: options.disableAfterFailures, disabled }));
       ctx.tapFanOut({ name: 'deliveries', events: ['*'], handler: async (trx, events) => void (await ctx.resolve('webhooks.deliveries').enqueue(trx, events)) });
+      if (ctx.has('gdpr')) tapGdpr(ctx);
+      if (ctx.has('packs')) tapPacks(ctx.hooksOf('packs.kinds'), { webhooks: () => ctx.resolve('webhooks.service') });
       ctx.routes(webhookRoutes());
     },
     boot: (ctx) => ctx.resolve('webhooks.sender').start(),

@@ -48,9 +48,18 @@ interface Deps {
 export class WebhookService {
   constructor(private readonly deps: Deps) {}
 
-  async create(principal: UserPrincipal, workspaceId: string, body: CreateWebhookBody, trx: Db = this.deps.db): Promise<CreatedWebhook> {
-    await this.checkUrl(body.url);
+  async create(principal: UserPrincipal, workspaceId: string, body: CreateWebhookBody): Promise<CreatedWebhook> {
     if (body.database_id) await this.checkDatabase(workspaceId, body.database_id);
+    return this.insert(this.deps.db, principal, workspaceId, body);
+  }
+
+  /** A webhook made by a pack install, in its transaction: its database, if any, is one the install just resolved. */
+  async install(trx: Db, principal: UserPrincipal, workspaceId: string, body: CreateWebhookBody): Promise<CreatedWebhook> {
+    return this.insert(trx, principal, workspaceId, body);
+  }
+
+  private async insert(trx: Db, principal: UserPrincipal, workspaceId: string, body: CreateWebhookBody): Promise<CreatedWebhook> {
+    await this.checkUrl(body.url);
     const secret = newSecret();
     const [row] = await trx(TABLE)
       .insert({ workspace_id: workspaceId, url: body.url, events: body.events, database_id: body.database_id ?? null, enabled: body.enabled ?? true, secret, created_by: principal.user.id })
@@ -79,8 +88,8 @@ export class WebhookService {
     return present(row);
   }
 
-  async delete(workspaceId: string, id: string): Promise<void> {
-    const deleted = await this.deps.db(TABLE).where({ workspace_id: workspaceId, id }).del();
+  async delete(workspaceId: string, id: string, trx: Db = this.deps.db): Promise<void> {
+    const deleted = await trx(TABLE).where({ workspace_id: workspaceId, id }).del();
     if (!deleted) throw notFound('No such webhook in this workspace.');
   }
 
@@ -101,8 +110,16 @@ export class WebhookService {
     };
   }
 
-  async forgetWorkspace(trx: Db, workspaceId: string): Promise<void> {
-    await trx(TABLE).where({ workspace_id: workspaceId }).del();
+  /** The workspace's webhooks narrowed to one of `databaseIds`, oldest first: what a pack of those databases carries. */
+  async inDatabases(trx: Db, workspaceId: string, databaseIds: string[]): Promise<WebhookRow[]> {
+    if (databaseIds.length === 0) return [];
+    return trx(TABLE).where({ workspace_id: workspaceId }).whereIn('database_id', databaseIds).orderBy([{ column: 'created_at' }, { column: 'id' }]).select(COLUMNS);
+  }
+
+  /** What a pack install remembers of a webhook to tell, at uninstall, whether someone changed it; null once gone. */
+  async stamp(db: Db, workspaceId: string, id: string): Promise<string | null> {
+    const row = await db(TABLE).where({ workspace_id: workspaceId, id }).first('url', 'events', 'database_id', 'updated_at');
+    return row ? `${row.url}|${row.events.join(',')}|${row.database_id}|${row.updated_at.toISOString()}` : null;
   }
 
   private async row(workspaceId: string, id: string, trx: Db, extra: string[] = []): Promise<WebhookRow & { secret: string }> {
