@@ -150,6 +150,20 @@ describe('webhooks: deliveries', function () {
     await w.t.request.delete(w.api(`/webhooks/${hook.id}`)).set(w.admin.auth).expect(204);
   });
 
+  it('disables a webhook after disableAfterFailures (20) failed attempts in a row, across deliveries', async () => {
+    receiver.answer = () => ({ status: 503 });
+    const hook = await webhook();
+    await w.t.request.post(records()).set(w.editor.auth).send({ records: Array.from({ length: 25 }, (_, i) => ({ values: { name: `F${i}` } })) }).expect(201);
+    const got = await waitUntil('the webhook disabled', async () => {
+      const res = (await w.t.request.get(w.api(`/webhooks/${hook.id}`)).set(w.admin.auth).expect(200)).body;
+      return res.enabled ? null : res;
+    });
+    assert.match(got.disabled_reason, /^20 consecutive failed attempts \(last: HTTP 503\)/);
+    const log = await deliveries(hook.id);
+    assert.ok(log.some((d) => d.status === 'pending'), 'the deliveries not yet given up on wait for the webhook to be enabled again');
+    await w.t.request.delete(w.api(`/webhooks/${hook.id}`)).set(w.admin.auth).expect(204);
+  });
+
   it('disables a webhook at once on 410 Gone', async () => {
     receiver.answer = () => ({ status: 410 });
     const hook = await webhook();
@@ -175,6 +189,16 @@ describe('webhooks: deliveries', function () {
     const [delivery] = await waitUntil('success', async () => ((await deliveries(hook.id))[0]?.status === 'succeeded' ? deliveries(hook.id) : null));
     assert.equal(delivery.attempt, 3);
     assert.equal(receiver.got.length, 3, 'the redirect was not followed');
+    await w.t.request.delete(w.api(`/webhooks/${hook.id}`)).set(w.admin.auth).expect(204);
+  });
+
+  it('reads at most 64 KB of an answer: an endless 200 still settles as a success at once', async () => {
+    receiver.answer = () => ({ status: 200, endless: true });
+    const hook = await webhook();
+    await w.t.request.post(records()).set(w.editor.auth).send({ values: { name: 'Chatty' } }).expect(201);
+    const [delivery] = await waitUntil('success', async () => ((await deliveries(hook.id))[0]?.status === 'succeeded' ? deliveries(hook.id) : null), 5000);
+    assert.equal(delivery.response_code, 200);
+    assert.ok(delivery.duration_ms < 5000, `${delivery.duration_ms} ms`);
     await w.t.request.delete(w.api(`/webhooks/${hook.id}`)).set(w.admin.auth).expect(204);
   });
 

@@ -7,7 +7,8 @@ export interface Received {
   at: number;
 }
 
-export type Answer = { status: number; headers?: Record<string, string>; body?: string };
+/** `endless`: after the headers, 16 KB chunks until the client goes away. */
+export type Answer = { status: number; headers?: Record<string, string>; body?: string; endless?: boolean };
 
 /** A real HTTP receiver on loopback: records what it gets, answers what the test says, counts every connection. */
 export interface Receiver {
@@ -29,7 +30,13 @@ export async function startReceiver(answer: Receiver['answer'] = () => ({ status
       receiver.got.push(got);
       const reply = receiver.answer(got);
       res.writeHead(reply.status, reply.headers ?? {});
-      res.end(reply.body ?? '');
+      if (!reply.endless) return void res.end(reply.body ?? '');
+      const chunk = Buffer.alloc(16 * 1024, 'x');
+      const more = () => {
+        while (!res.destroyed && res.write(chunk));
+        if (!res.destroyed) res.once('drain', more);
+      };
+      more();
     });
   });
   server.on('connection', () => void receiver.connections++);
