@@ -64,17 +64,18 @@ export async function checkTarget(raw: string, opts: Pick<ClientOptions, 'resolv
  * it checked, so a DNS answer that changed since the webhook was saved cannot get through.
  */
 function guardedLookup(opts: ClientOptions): LookupFunction {
+  const checked = async (hostname: string) => {
+    const addresses = await opts.resolver(hostname);
+    if (addresses.length === 0) throw Object.assign(new Error(`${hostname} does not resolve`), { code: 'ENOTFOUND' });
+    const bad = opts.allowPrivateNetworks ? undefined : addresses.find((a) => isForbiddenAddress(a.address));
+    if (bad) throw new RefusedTarget(`refused: ${hostname} resolves to ${bad.address}, a loopback, private, link-local or multicast address`);
+    return addresses;
+  };
   return (hostname, options, callback) => {
-    opts.resolver(hostname).then(
-      (addresses) => {
-        if (addresses.length === 0) throw Object.assign(new Error(`${hostname} does not resolve`), { code: 'ENOTFOUND' });
-        const bad = opts.allowPrivateNetworks ? undefined : addresses.find((a) => isForbiddenAddress(a.address));
-        if (bad) throw new RefusedTarget(`refused: ${hostname} resolves to ${bad.address}, a loopback, private, link-local or multicast address`);
-        if (options.all) callback(null, addresses);
-        else callback(null, addresses[0].address, addresses[0].family);
-      },
+    checked(hostname).then(
+      (addresses) => (options.all ? callback(null, addresses) : callback(null, addresses[0].address, addresses[0].family)),
       (err: NodeJS.ErrnoException) => callback(err, '', 0),
-    ).catch((err: NodeJS.ErrnoException) => callback(err, '', 0));
+    );
   };
 }
 
