@@ -68,6 +68,7 @@ export function createWebhooksPlugin(seams: WebhooksSeams = {}): Plugin<Webhooks
       ctx.provide('service', (r) => new WebhookService({ db: r('db'), databases: () => r('databases.service'), resolver, allowPrivateNetworks: options.allowPrivateNetworks }));
       ctx.provide('deliveries', (r) => new DeliveryService({ db: r('db'), wake: () => r('webhooks.sender').wake(), retryScale: options.retryScale, disableAfterFailures: options.disableAfterFailures, disabled }));
       ctx.tapFanOut({ name: 'deliveries', events: ['*'], handler: async (trx, events) => void (await ctx.resolve('webhooks.deliveries').enqueue(trx, events)) });
+      ctx.hooksOf('databases.databases').deleting.tapPromise('webhooks', ({ trx, workspaceId, databaseId }) => ctx.resolve('webhooks.service').forgetDatabase(trx, workspaceId, databaseId));
       if (ctx.has('gdpr')) tapGdpr(ctx);
       if (ctx.has('packs')) tapPacks(ctx.hooksOf('packs.kinds'), { webhooks: () => ctx.resolve('webhooks.service') });
       ctx.routes(webhookRoutes());

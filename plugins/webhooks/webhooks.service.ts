@@ -122,6 +122,11 @@ export class WebhookService {
     return row ? `${row.url}|${row.events.join(',')}|${row.database_id}|${row.updated_at.toISOString()}` : null;
   }
 
+  /** A deleted database takes the webhooks narrowed to it (they could never fire again) and their logs. */
+  async forgetDatabase(trx: Db, workspaceId: string, databaseId: string): Promise<void> {
+    await trx(TABLE).where({ workspace_id: workspaceId, database_id: databaseId }).del();
+  }
+
   private async row(workspaceId: string, id: string, trx: Db, extra: string[] = []): Promise<WebhookRow & { secret: string }> {
     const row = await trx(TABLE).where({ workspace_id: workspaceId, id }).first([...COLUMNS, ...extra]);
     if (!row) throw notFound('No such webhook in this workspace.');
