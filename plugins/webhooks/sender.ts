@@ -4,15 +4,15 @@ import type { WebhookClient } from './http-client.ts';
 import { signedHeaders } from './signing.ts';
 
 /**
- * Sends due deliveries: woken after a commit that queued some, and every `pollMs` for retries that fell due. A pass
- * claims a batch, sends it `concurrency` at a time, settles each attempt, and goes on while batches come back full.
- * Concurrent wakes coalesce into one more pass.
+ * Sends due deliveries through up to `concurrency` lanes. A lane claims one delivery, sends it, settles it, and goes on
+ * until nothing is due; a lane that found work starts another (up to the limit), so a burst fans out at once while an
+ * idle instance asks once per wake. One slow receiver holds one lane, never the others. Woken after a commit that
+ * queued deliveries, and every `pollMs` for retries that fell due.
  */
 export class DeliverySender {
   private running = false;
-  private draining: Promise<void> | null = null;
-  private again = false;
   private timer: NodeJS.Timeout | null = null;
+  private readonly lanes = new Set<Promise<void>>();
 
   constructor(
     private readonly deliveries: () => DeliveryService,
@@ -30,45 +30,28 @@ export class DeliverySender {
   async stop(): Promise<void> {
     this.running = false;
     if (this.timer) clearInterval(this.timer);
-    await this.draining;
+    await Promise.all(this.lanes);
     this.client.close();
   }
 
   wake(): void {
-    if (!this.running) return;
-    if (this.draining) {
-      this.again = true;
-      return;
-    }
-    this.draining = this.drain().finally(() => {
-      this.draining = null;
-      if (this.again && this.running) {
-        this.again = false;
-        this.wake();
-      }
-    });
+    if (!this.running || this.lanes.size >= this.opts.concurrency) return;
+    const lane: Promise<void> = this.lane().finally(() => this.lanes.delete(lane));
+    this.lanes.add(lane);
   }
 
-  private async drain(): Promise<void> {
-    const batch = this.opts.concurrency * 4;
+  private async lane(): Promise<void> {
     try {
-      while (this.running && (await this.pass(batch)) === batch);
-    } catch (err) {
-      this.opts.logger.error({ err }, 'webhook delivery pass failed; will retry');
-    }
-  }
-
-  private async pass(batch: number): Promise<number> {
-    const claimed = await this.deliveries().claim(batch);
-    let next = 0;
-    const lane = async () => {
-      while (next < claimed.length) {
-        const delivery = claimed[next++];
+      while (this.running) {
+        const [delivery] = await this.deliveries().claim(1);
+        if (!delivery) return;
+        this.wake();
         const result = await this.client.post(delivery.url, signedHeaders(delivery.secret, delivery.message_id, delivery.body), delivery.body);
         await this.deliveries().settle(delivery, result);
       }
-    };
-    await Promise.all(Array.from({ length: Math.min(this.opts.concurrency, claimed.length) }, lane));
-    return claimed.length;
+    } catch (err) {
+      // The claimed delivery's lease runs out and another lane takes it again.
+      this.opts.logger.error({ err }, 'webhook delivery failed; will retry');
+    }
   }
 }

@@ -202,6 +202,21 @@ describe('webhooks: deliveries', function () {
     await w.t.request.delete(w.api(`/webhooks/${hook.id}`)).set(w.admin.auth).expect(204);
   });
 
+  it('gives up on a receiver that does not answer after 10 s, and retries it', async function () {
+    this.timeout(30000);
+    receiver.answer = () => ({ status: 200, silent: true });
+    const hook = await webhook();
+    const sent = Date.now();
+    await w.t.request.post(records()).set(w.editor.auth).send({ values: { name: 'Silence' } }).expect(201);
+    const [delivery] = await waitUntil('the timed-out attempt', async () => ((await deliveries(hook.id))[0]?.attempt >= 1 ? deliveries(hook.id) : null), 20000);
+    assert.equal(delivery.error, 'timed out after 10 s');
+    assert.equal(delivery.response_code, null);
+    assert.ok(delivery.duration_ms >= 9900 && delivery.duration_ms < 12000, `${delivery.duration_ms} ms`);
+    assert.ok(Date.now() - sent >= 9900);
+    assert.equal(delivery.status, 'pending', 'retried later');
+    await w.t.request.delete(w.api(`/webhooks/${hook.id}`)).set(w.admin.auth).expect(204);
+  });
+
   it('redelivers an event as a new delivery with the same webhook-id and body; 404 for another webhook\'s delivery', async () => {
     const hook = await webhook();
     const second = await webhook();

@@ -7,8 +7,8 @@ export interface Received {
   at: number;
 }
 
-/** `endless`: after the headers, 16 KB chunks until the client goes away. */
-export type Answer = { status: number; headers?: Record<string, string>; body?: string; endless?: boolean };
+/** `endless`: after the headers, 16 KB chunks until the client goes away; `silent`: no answer at all. */
+export type Answer = { status: number; headers?: Record<string, string>; body?: string; endless?: boolean; silent?: boolean };
 
 /** A real HTTP receiver on loopback: records what it gets, answers what the test says, counts every connection. */
 export interface Receiver {
@@ -29,6 +29,7 @@ export async function startReceiver(answer: Receiver['answer'] = () => ({ status
       const got = { headers: req.headers, body: Buffer.concat(chunks).toString('utf8'), at: Date.now() };
       receiver.got.push(got);
       const reply = receiver.answer(got);
+      if (reply.silent) return;
       res.writeHead(reply.status, reply.headers ?? {});
       if (!reply.endless) return void res.end(reply.body ?? '');
       const chunk = Buffer.alloc(16 * 1024, 'x');
