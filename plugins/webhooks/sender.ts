@@ -1,18 +1,28 @@
 import type { Logger } from 'pino';
-import type { DeliveryService } from './deliveries.service.ts';
-import type { WebhookClient } from './http-client.ts';
+import type { Claimed, DeliveryService } from './deliveries.service.ts';
+import type { AttemptResult, WebhookClient } from './http-client.ts';
 import { signedHeaders } from './signing.ts';
 
+/** How long a success waits to be recorded with others. */
+const FLUSH_MS = 20;
+
 /**
- * Sends due deliveries through up to `concurrency` lanes. A lane claims one delivery, sends it, settles it, and goes on
- * until nothing is due; a lane that found work starts another (up to the limit), so a burst fans out at once while an
- * idle instance asks once per wake. One slow receiver holds one lane, never the others. Woken after a commit that
- * queued deliveries, and every `pollMs` for retries that fell due.
+ * Sends due deliveries, at most `concurrency` at once. Deliveries are claimed in batches to fill the free slots and
+ * each one is sent on its own, so one slow receiver holds one slot, never the others; the slots are refilled once half
+ * of them are free, and successes are recorded together every few milliseconds: under load the database sees a few
+ * statements per batch rather than several per delivery, and the writes that made the events keep their pace. A
+ * success not yet recorded when the process dies is sent again after its lease (at least once). Woken after a commit
+ * that queued deliveries, and every `pollMs` for retries that fell due.
  */
 export class DeliverySender {
   private running = false;
   private timer: NodeJS.Timeout | null = null;
-  private readonly lanes = new Set<Promise<void>>();
+  private readonly inFlight = new Set<Promise<void>>();
+  private filling: Promise<void> | null = null;
+  private again = false;
+  private successes: Array<{ claimed: Claimed; result: AttemptResult }> = [];
+  private flushing: Promise<void> = Promise.resolve();
+  private flushTimer: NodeJS.Timeout | null = null;
 
   constructor(
     private readonly deliveries: () => DeliveryService,
@@ -30,28 +40,72 @@ export class DeliverySender {
   async stop(): Promise<void> {
     this.running = false;
     if (this.timer) clearInterval(this.timer);
-    await Promise.all(this.lanes);
+    await this.filling;
+    await Promise.all(this.inFlight);
+    this.flush();
+    await this.flushing;
     this.client.close();
   }
 
   wake(): void {
-    if (!this.running || this.lanes.size >= this.opts.concurrency) return;
-    const lane: Promise<void> = this.lane().finally(() => this.lanes.delete(lane));
-    this.lanes.add(lane);
+    if (!this.running) return;
+    if (this.filling) {
+      this.again = true;
+      return;
+    }
+    this.filling = this.fill().finally(() => {
+      this.filling = null;
+      if (this.again) {
+        this.again = false;
+        this.wake();
+      }
+    });
   }
 
-  private async lane(): Promise<void> {
+  private async fill(): Promise<void> {
     try {
       while (this.running) {
-        const [delivery] = await this.deliveries().claim(1);
-        if (!delivery) return;
-        this.wake();
-        const result = await this.client.post(delivery.url, signedHeaders(delivery.secret, delivery.message_id, delivery.body), delivery.body);
-        await this.deliveries().settle(delivery, result);
+        const free = this.opts.concurrency - this.inFlight.size;
+        if (free <= 0) return;
+        const claimed = await this.deliveries().claim(free);
+        for (const delivery of claimed) this.send(delivery);
+        if (claimed.length < free) return;
       }
     } catch (err) {
-      // The claimed delivery's lease runs out and another lane takes it again.
-      this.opts.logger.error({ err }, 'webhook delivery failed; will retry');
+      this.opts.logger.error({ err }, 'claiming webhook deliveries failed; will retry');
     }
+  }
+
+  private send(delivery: Claimed): void {
+    const sending: Promise<void> = (async () => {
+      const result = await this.client.post(delivery.url, signedHeaders(delivery.secret, delivery.message_id, delivery.body), delivery.body);
+      if (result.ok) this.succeeded(delivery, result);
+      else await this.deliveries().failed(delivery, result);
+    })()
+      // The delivery's lease runs out and it is claimed again.
+      .catch((err: unknown) => this.opts.logger.error({ err, delivery: delivery.id }, 'settling a webhook delivery failed; will retry'))
+      .finally(() => {
+        this.inFlight.delete(sending);
+        if (this.inFlight.size <= this.opts.concurrency / 2) this.wake();
+      });
+    this.inFlight.add(sending);
+  }
+
+  private succeeded(claimed: Claimed, result: AttemptResult): void {
+    this.successes.push({ claimed, result });
+    if (this.successes.length >= this.opts.concurrency) this.flush();
+    else this.flushTimer ??= setTimeout(() => this.flush(), FLUSH_MS);
+  }
+
+  private flush(): void {
+    if (this.flushTimer) clearTimeout(this.flushTimer);
+    this.flushTimer = null;
+    const batch = this.successes;
+    this.successes = [];
+    if (batch.length === 0) return;
+    this.flushing = this.flushing
+      .then(() => this.deliveries().succeeded(batch))
+      // Their leases run out and they are sent again: at least once.
+      .catch((err: unknown) => this.opts.logger.error({ err, deliveries: batch.length }, 'recording webhook deliveries failed; they will be sent again'));
   }
 }
