@@ -4,7 +4,7 @@
  * delivery goes to a receiver on loopback in this process (`webhooks.allowPrivateNetworks`). Prints the write
  * latencies of both halves, how long after the last write the 3,000th delivery arrived, and how many were lost or
  * duplicated. Targets: all 3,000 within 10 s of the last write, none lost, none duplicated, the writes' mean at most
- * 10 % slower with the webhooks on. BENCH_WEBHOOK_WRITES (1000).
+ * 10 % slower with the webhooks on. BENCH_WEBHOOK_WRITES (1000), BENCH_WEBHOOK_CONCURRENCY (the option `webhooks.concurrency`, 16).
  */
 import http from 'node:http';
 import os from 'node:os';
@@ -40,7 +40,7 @@ const port = (receiver.address() as AddressInfo).port;
 
 const storage = postgresStorage(1);
 console.log(`\n${storage.label} — ${fmt(WRITES)} writes without, then with, ${HOOKS} webhooks`);
-const server = await startServer(storage, null, 'server.ts', { BENCH_PLUGIN_OPTIONS: JSON.stringify({ webhooks: { allowPrivateNetworks: true } }) });
+const server = await startServer(storage, null, 'server.ts', { BENCH_PLUGIN_OPTIONS: JSON.stringify({ webhooks: { allowPrivateNetworks: true, ...(process.env.BENCH_WEBHOOK_CONCURRENCY ? { concurrency: Number(process.env.BENCH_WEBHOOK_CONCURRENCY) } : {}) } }) });
 let failed = false;
 try {
   const bench = await createBenchDatabase(server.url);
