@@ -10,7 +10,7 @@ const FLUSH_MS = 20;
  * Sends due deliveries, at most `concurrency` at once. Deliveries are claimed in batches to fill the free slots and
  * each one is sent on its own, so one slow receiver holds one slot, never the others; the slots are refilled once half
  * of them are free, and successes are recorded together every few milliseconds: under load the database sees a few
- * statements per batch rather than several per delivery, and the writes that made the events keep their pace. A
+ * statements per batch rather than several per delivery, leaving more of it to the writes. A
  * success not yet recorded when the process dies is sent again after its lease (at least once). Woken after a commit
  * that queued deliveries, and every `pollMs` for retries that fell due.
  */
