@@ -3,7 +3,8 @@
  * Storage from the environment: BENCH_DATABASE_URL + BENCH_SCHEMA (PostgreSQL) or BENCH_DATA_DIR (PGlite);
  * BENCH_WORKERS > 1 serves with that many cluster workers, as `WORKERS` does for `npm start`; BENCH_PLUGINS_OFF
  * (comma-separated ids) turns those built-in plugins off, for a run with and without them; BENCH_PLUGIN_OPTIONS (JSON,
- * `{ <plugin id>: options }`) sets plugins' options, such as a rate limit a benchmark would otherwise run into.
+ * `{ <plugin id>: options }`) sets plugins' options: a rate limit a benchmark would otherwise run into, the webhooks
+ * suite's loopback receiver.
  * Tells the parent `{ port }` once listening; stops gracefully on the message "stop".
  */
 import cluster from 'node:cluster';
@@ -22,7 +23,7 @@ const config = loadConfig({
     workers: Number(process.env.BENCH_WORKERS || 1),
     jobs: { enabled: true },
     plugins: {
-      ...Object.fromEntries(Object.entries(JSON.parse(process.env.BENCH_PLUGIN_OPTIONS ?? '{}') as Record<string, Record<string, unknown>>).map(([id, options]) => [id, { options }])),
+      ...Object.fromEntries(Object.entries(JSON.parse(process.env.BENCH_PLUGIN_OPTIONS || '{}') as Record<string, Record<string, unknown>>).map(([id, options]) => [id, { options }])),
       ...Object.fromEntries((process.env.BENCH_PLUGINS_OFF ?? '').split(',').filter(Boolean).map((id) => [id, { enabled: false }])),
     },
   },

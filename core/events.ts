@@ -30,6 +30,20 @@ export interface Subscriber {
   expireInSeconds?: number;
 }
 
+/**
+ * A plugin's share of the fan-out itself: `handler` runs inside the transaction that marks a batch dispatched, with
+ * the batch's events its `events` match. What it writes there commits with the fan-out or not at all, and a failing
+ * tap leaves the whole batch undispatched for the next pass: a tap must be idempotent over repeated batches only in
+ * that it may see the same events again after a failure (never after a commit).
+ */
+export interface FanOutTap {
+  /** Unique within the plugin; names the tap in logs. */
+  name: string;
+  /** Event names; `record.*` matches a prefix, `*` everything. */
+  events: string[];
+  handler: (trx: Db, events: DomainEvent[]) => Promise<void>;
+}
+
 const BATCH = 500;
 export const EVENTS_TABLE = 'kernel_events';
 /** Events per INSERT: five parameters each, far below PostgreSQL's 65,535. */
@@ -58,12 +72,13 @@ function matches(patterns: string[], name: string): boolean {
 /**
  * Domain events: recorded in `kernel_events` inside the writer's transaction (an outbox),
  * then fanned out after commit to one pg-boss queue per subscriber, in one transaction
- * that also marks them dispatched. A crash before fan-out leaves them undispatched for
+ * that also marks them dispatched (and runs the plugins' fan-out taps). A crash before fan-out leaves them undispatched for
  * the next dispatcher (any instance); a crash during delivery leaves the job to pg-boss,
  * which retries it. Delivery is at least once; subscribers must be idempotent.
  */
 export class EventBus {
   private readonly subscribers: Array<Subscriber & { owner: string; queue: string }> = [];
+  private readonly taps: Array<FanOutTap & { owner: string }> = [];
   private running = false;
   private draining: Promise<void> | null = null;
   private again = false;
@@ -92,12 +107,17 @@ export class EventBus {
     });
   }
 
+  /** Adds `tap` to every fan-out transaction (register only: events emitted before it are not offered to it). */
+  tapFanOut(owner: string, tap: FanOutTap): void {
+    this.taps.push({ ...tap, owner });
+  }
+
   /** Records events in `trx`; they are delivered only if it commits. */
   async emit(trx: Db, events: EmitInput | EmitInput[]): Promise<void> {
     const list = Array.isArray(events) ? events : [events];
     if (list.length === 0) return;
     // An event no subscriber listens to is recorded as already dispatched: no fan-out pass after commit.
-    const heard = list.map((e) => this.subscribers.some((sub) => matches(sub.events, e.name)));
+    const heard = list.map((e) => this.subscribers.some((sub) => matches(sub.events, e.name)) || this.taps.some((tap) => matches(tap.events, e.name)));
     for (let start = 0; start < list.length; start += INSERT_CHUNK) {
       const chunk = list.slice(start, start + INSERT_CHUNK);
       const bindings = chunk.flatMap((e, i) => [e.name, JSON.stringify(e.payload ?? null), e.workspaceId ?? null, e.actorId ?? null, heard[start + i]]);
@@ -188,6 +208,10 @@ export class EventBus {
         }
       }
       await this.jobs.insert(jobs, trx);
+      for (const tap of this.taps) {
+        const heard = rows.filter((row) => matches(tap.events, row.name));
+        if (heard.length > 0) await tap.handler(trx, heard);
+      }
       await trx(EVENTS_TABLE)
         .whereIn('id', rows.map((r) => r.id))
         .update({ dispatched_at: trx.fn.now() });

@@ -44,6 +44,7 @@ export function createPluginContext(kernel: Kernel, lp: LoadedPlugin): PluginCon
       return set.hooks as PluginHookMap[K];
     },
     subscribe: (sub) => kernel.events.subscribe(id, sub),
+    tapFanOut: (tap) => kernel.events.tapFanOut(id, tap),
     emit: (trx, events) => kernel.events.emit(trx, events),
     job: (def) => kernel.jobs.define(id, def),
     sendJob: (name, data, trx) => kernel.jobs.send(qualify(name), data, trx),

@@ -4,7 +4,7 @@ import type { TSchema } from './schema.ts';
 import type { KernelHooks, PluginHookMap } from './hooks.ts';
 import type { Resolve, ServiceFactory } from './container.ts';
 import type { AnyRouteDef } from './routes.ts';
-import type { EmitInput, Subscriber } from './events.ts';
+import type { EmitInput, FanOutTap, Subscriber } from './events.ts';
 import type { JobDefinition } from './jobs.ts';
 import type { Db, DatabaseKind } from './db.ts';
 import type { KernelConfig } from './config.ts';
@@ -76,6 +76,8 @@ export interface PluginContext<O = Record<string, unknown>> {
   /** A hook set defined by a plugin this one depends on. */
   hooksOf<K extends keyof PluginHookMap & string>(key: K): PluginHookMap[K];
   subscribe(sub: Subscriber): void;
+  /** Runs `tap.handler` inside each fan-out transaction with the batch's matching events (see `FanOutTap`). */
+  tapFanOut(tap: FanOutTap): void;
   emit(trx: Db, events: EmitInput | EmitInput[]): Promise<void>;
   job<T>(def: JobDefinition<T>): void;
   sendJob<T extends object>(name: string, data: T, trx?: Db): Promise<string | null>;

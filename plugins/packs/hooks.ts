@@ -80,6 +80,8 @@ export interface Installed {
   /** `reused`: the resource was mapped onto something that existed before (a space named by `space_id`). */
   action: 'create' | 'reuse';
   containers: Array<{ kind: string; ref: string }>;
+  /** A secret made for the new resource (a webhook's signing secret): shown once in the install answer, never kept by the ledger. */
+  secret?: string;
 }
 
 export interface StampRequest {

@@ -50,7 +50,7 @@ export class InstallService {
     if (opts.spaceId) await this.checkTarget(actor, grant, opts.spaceId);
     try {
       return await inTransaction(this.db, async (trx) => {
-        const { items, plan, problems } = await this.installAll(trx, actor, grant, pack, opts);
+        const { items, plan, problems, secrets } = await this.installAll(trx, actor, grant, pack, opts);
         if (opts.dryRun || problems.length > 0) throw new RollBack({ plan, problems });
         const installId = await this.ledger.record(trx, grant.workspaceId, actor.user.id, pack, opts.source, items);
         await opts.onInstalled?.(trx);
@@ -60,7 +60,7 @@ export class InstallService {
           actorId: actor.user.id,
           payload: { install_id: installId, name: pack.name, version: pack.version, source: opts.source },
         });
-        return { install_id: installId, created: createdByKind(items) };
+        return { install_id: installId, created: createdByKind(items), ...(secrets.length > 0 ? { secrets } : {}) };
       });
     } catch (err) {
       if (err instanceof RollBack) return this.refuse(err.outcome.problems, opts.dryRun, err.outcome.plan);
@@ -89,6 +89,7 @@ export class InstallService {
     const items: LedgerItem[] = [];
     const plan: DryRun['plan'] = [];
     const problems: Problem[] = [];
+    const secrets: Array<{ kind: string; ref: string; id: string; secret: string }> = [];
 
     for (const { kind } of this.kinds.all()) {
       const resources = pack.resources[kind] ?? [];
@@ -114,6 +115,7 @@ export class InstallService {
         refs.set(kind, resource.ref, installed.id);
         plan.push({ kind, ref: resource.ref, action: installed.action });
         if (installed.action === 'create') items.push({ kind, ref: resource.ref, id: installed.id, containers: installed.containers });
+        if (installed.secret) secrets.push({ kind, ref: resource.ref, id: installed.id, secret: installed.secret });
       }
     }
     try {
@@ -122,7 +124,7 @@ export class InstallService {
       if (!(err instanceof AppError) || err.status === 403 || err.status === 404) throw err;
       problems.push(...problemsOf(err, ''));
     }
-    return { items, plan, problems };
+    return { items, plan, problems, secrets };
   }
 }
 

@@ -69,7 +69,15 @@ export const DryRun = Type.Object({ plan: Type.Array(PlanStep), problems: Type.A
 export type DryRun = Static<typeof DryRun>;
 
 export const CreatedByKind = Type.Record(Type.String(), Type.Array(Type.Object({ ref: Type.String(), id: Uuid() })));
-export const InstallResult = Type.Object({ install_id: Uuid(), created: CreatedByKind });
+export const InstallResult = Type.Object({
+  install_id: Uuid(),
+  created: CreatedByKind,
+  secrets: Type.Optional(
+    Type.Array(Type.Object({ kind: Type.String(), ref: Type.String(), id: Uuid(), secret: Type.String() }), {
+      description: 'Secrets made for resources of the install (a webhook travels without its secret and gets a new one): shown here only, never again.',
+    }),
+  ),
+});
 export type InstallResult = Static<typeof InstallResult>;
 
 export const PackInstall = Type.Object({

@@ -55,6 +55,11 @@ export class MemberService {
     return row ? ((await this.withContacts([row], trx))[0] ?? null) : null;
   }
 
+  /** The workspace's admins' user ids: whom a plugin tells about what only admins can act on (a disabled webhook). */
+  async adminIds(workspaceId: string, trx: Db = this.db): Promise<string[]> {
+    return (await trx('workspace_members').where({ workspace_id: workspaceId, role: 'admin' }).select('user_id')).map((r: { user_id: string }) => r.user_id);
+  }
+
   /**
    * Which of `userIds` are members of the workspace, their membership rows held FOR SHARE until `trx` ends: a
    * removal waits for the write that named them (and then takes with it what that write left). One statement.

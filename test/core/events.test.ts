@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { startTestKernel, type TestKernel } from '../../core/testing.ts';
 import type { DomainEvent, Subscriber } from '../../core/events.ts';
+import type { Db } from '../../core/db.ts';
 import { eventProbePlugin } from '../fixtures/event-probe.ts';
 import { captureLogs } from '../fixtures/log-capture.ts';
 import { sleep, waitUntil } from '../fixtures/wait.ts';
@@ -179,5 +180,62 @@ describe('domain events past their retention', () => {
     assert.equal(await t.kernel.events.purgeDispatched(3), 10005);
     assert.deepEqual(await stored(), ['young.dispatched']);
     assert.equal(await t.kernel.events.purgeDispatched(3), 0, 'a second pass finds nothing');
+  });
+});
+
+describe('fan-out taps', () => {
+  let t: TestKernel;
+  let failing = false;
+  const seen: DomainEvent[][] = [];
+  const taps = [
+    {
+      name: 'writer',
+      events: ['tapped.*'],
+      handler: async (trx: Db, events: DomainEvent[]) => {
+        seen.push(events);
+        await trx('tap_probe').insert(events.map((e) => ({ event_id: e.id })));
+      },
+    },
+    {
+      name: 'breaker',
+      events: ['tapped.*'],
+      handler: async () => {
+        if (failing) throw new Error('tap failed');
+      },
+    },
+  ];
+
+  before(async () => {
+    t = await startTestKernel({ plugins: [eventProbePlugin([], taps)] });
+    await t.db.schema.createTable('tap_probe', (tb) => tb.bigInteger('event_id'));
+  });
+  after(() => t.stop());
+
+  const emit = (names: string[]) => t.request.post('/api/v1/event-probe/emit').send({ events: names.map((name) => ({ name })) }).expect(201);
+  const tapped = async () => (await t.db('tap_probe').select('event_id')).map((r) => Number(r.event_id));
+  const owed = async () => Number((await t.db('kernel_events').whereNull('dispatched_at').count<{ n: string }[]>({ n: '*' }))[0].n);
+
+  it('counts a tap as a listener and writes in the fan-out transaction, once per matching event', async () => {
+    await emit(['tapped.one', 'untapped', 'tapped.two']);
+    await waitUntil('the tap to write', async () => (await tapped()).length === 2);
+    const events = await t.db('kernel_events').whereIn('name', ['tapped.one', 'tapped.two']).orderBy('id');
+    assert.deepEqual((await tapped()).sort(), events.map((e) => Number(e.id)));
+    assert.deepEqual(seen.flat().map((e) => e.name).sort(), ['tapped.one', 'tapped.two'], 'only matching events are handed over');
+    assert.equal(await owed(), 0);
+  });
+
+  it("rolls back the taps' writes when a tap fails, and leaves the batch undispatched for the next pass", async () => {
+    failing = true;
+    await t.db('tap_probe').del();
+    await emit(['tapped.three']);
+    await waitUntil('a failed pass', () => seen.some((batch) => batch.some((e) => e.name === 'tapped.three')));
+    await t.kernel.events.dispatchBatch().catch(() => undefined);
+    assert.deepEqual(await tapped(), [], 'the failed fan-out wrote nothing');
+    assert.equal(await owed(), 1, 'the event is still owed');
+
+    failing = false;
+    await t.kernel.events.dispatchBatch();
+    assert.equal((await tapped()).length, 1, 'the next pass writes it once');
+    assert.equal(await owed(), 0);
   });
 });
