@@ -43,11 +43,15 @@ export async function nameDatabase(ctx: PluginContext<SearchOptions>, workspaceI
  */
 export function follow(ctx: PluginContext<SearchOptions>): void {
   const index = () => ctx.resolve('search.index');
+  /** Import transactions whose rebuild is already asked for: one request and one job per import, not per batch. */
+  const rebuildAsked = new WeakSet<object>();
 
   ctx.hooksOf('records.changes').changed.tapPromise('search', async (w) => {
     // An import's records are read in by a background rebuild once it commits, not entry by entry inside it: inline,
     // the index's GIN updates took the import of 100,000 rows from 2.8 s of PostgreSQL CPU to 4.9 s.
     if (w.origin.type === 'import' && w.changes.every((c) => c.kind === 'created')) {
+      if (rebuildAsked.has(w.trx)) return;
+      rebuildAsked.add(w.trx);
       await index().requestRebuild(w.trx, w.workspaceId, w.databaseId);
       await ctx.sendJob(REBUILD_JOB, {}, w.trx);
       return;
