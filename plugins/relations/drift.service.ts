@@ -7,6 +7,7 @@ import type { UserPrincipal } from '../../core/principal.ts';
 import { choicesOf, findField, sqlTrim, tableNameOf, trimText, type FieldRow, type ManagedFields } from '../databases/public.ts';
 import type { RecordService } from '../records/public.ts';
 import { junctionNameOf } from './junction.ts';
+import { linkedRows } from './linked-fields.ts';
 import { linkEnds, titleSql, type LinkOptions } from './link-type.ts';
 import type { RelationRow, RelationService } from './relations.service.ts';
 import type { BulkLinkBody, BulkLinkResult, Drift, DriftItem, DriftQuery, SkippedLink } from './schemas.ts';
@@ -52,7 +53,6 @@ export class DriftService {
     const cmp = await this.compare(this.db, relation, query.field_id, '/query/field_id');
     const [after] = query.cursor ? decodeCursor(query.cursor, [{ type: 'bigint' }]) : ['0'];
     const limit = query.limit ?? 50;
-    const { mine: mineEnd, theirs: theirEnd } = linkEnds(cmp.link.options);
     const { rows } = await this.db.raw(
       `${CHOICES_CTE}
        SELECT r.id, r.number::text AS number, lab.labels, lnk.linked
@@ -61,11 +61,11 @@ export class DriftService {
                               FROM c WHERE c.id = ANY(${cmp.ids})) lab
         CROSS JOIN LATERAL (SELECT coalesce(json_agg(json_build_object('id', t.id, 'title', ${titleSql(cmp.link.options)}) ORDER BY j.created_at, t.id), '[]'::json) AS linked,
                                    coalesce(array_agg(DISTINCT ${cmp.titleKey('t')}) FILTER (WHERE ${cmp.titleKey('t')} IS NOT NULL), '{}') AS keys
-                              FROM ?? j JOIN ?? t ON t.id = j.${theirEnd} AND t.deleted_at IS NULL WHERE j.${mineEnd} = r.id) lnk
+                              ${linkedRows(cmp.link, 'r')}) lnk
         WHERE r.deleted_at IS NULL AND r.number > ?::bigint AND lab.keys IS DISTINCT FROM lnk.keys
         ORDER BY r.number
         LIMIT ?`,
-      [...cmp.choices, tableNameOf(cmp.mine), junctionNameOf(relation.id), tableNameOf(cmp.theirs), after, limit + 1],
+      [...cmp.choices, tableNameOf(cmp.mine), after, limit + 1],
     );
     const page = (rows as Array<{ id: string; number: string; labels: string[]; linked: Array<{ id: string; title: string | null }> }>).slice(0, limit);
     const targets = await this.targetsByLabel(this.db, cmp, page.flatMap((r) => r.labels));
