@@ -4,7 +4,7 @@ import type { Logger } from 'pino';
 import type { Authz } from '../../core/authz.ts';
 import type { BlobStore } from '../../core/blobs.ts';
 import { afterCommit, inTransaction, type Db } from '../../core/db.ts';
-import { AppError, notFound } from '../../core/errors.ts';
+import { notFound, unlessGone } from '../../core/errors.ts';
 import { keysetPage, type Page } from '../../core/pagination.ts';
 import type { UserPrincipal } from '../../core/principal.ts';
 import { safeSegment, writeZipBlob, ZipLimitError, type ZipWriter } from '../../core/zip-writer.ts';
@@ -231,16 +231,6 @@ async function contentOf(entry: WorkspaceExportEntry, blobs: BlobStore): Promise
   if ('content' in entry) return entry.content;
   if ('open' in entry) return entry.open();
   return (await blobs.get(entry.blobKey)) ?? undefined;
-}
-
-/** `read`'s answer, or undefined when what it reads is gone (404). */
-async function unlessGone<T>(read: () => Promise<T>): Promise<T | undefined> {
-  try {
-    return await read();
-  } catch (err) {
-    if (err instanceof AppError && err.status === 404) return undefined;
-    throw err;
-  }
 }
 
 /** What a failed export tells the admin: our own reasons, never a stack, a path or SQL. */

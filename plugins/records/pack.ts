@@ -1,4 +1,4 @@
-import { AppError, invalidField, limitExceeded } from '../../core/errors.ts';
+import { AppError, invalidField, limitExceeded, unlessGone } from '../../core/errors.ts';
 import { escapePointer, Type, type Static } from '../../core/schema.ts';
 import type { Db } from '../../core/db.ts';
 import { Ref, type PackHooks, type PackProblem, type PackResource, type InstallRefs } from '../packs/public.ts';
@@ -115,12 +115,7 @@ export function tapPacks(hooks: PackHooks, deps: Deps): void {
 
 async function tableOf(deps: Deps, db: Db, workspaceId: string, databaseId: string | undefined): Promise<string | undefined> {
   if (!databaseId) return undefined;
-  try {
-    return (await deps.records().open(db, workspaceId, databaseId)).table;
-  } catch (err) {
-    if (err instanceof AppError && err.status === 404) return undefined;
-    throw err;
-  }
+  return (await unlessGone(() => deps.records().open(db, workspaceId, databaseId)))?.table;
 }
 
 /**

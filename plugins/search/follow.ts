@@ -1,7 +1,7 @@
 import type { DomainEvent } from '../../core/events.ts';
 import type { PluginContext } from '../../core/plugin.ts';
 import type { RecordChange } from '../records/public.ts';
-import { unlessGone } from './gone.ts';
+import { unlessGone } from '../../core/errors.ts';
 import { documentEntry, spaceEntry } from './named-entries.ts';
 import { indexedField } from './record-text.ts';
 import type { SearchOptions } from './schemas.ts';

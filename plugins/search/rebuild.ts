@@ -1,7 +1,7 @@
 import type { Logger } from 'pino';
 import { inTransaction } from '../../core/db.ts';
 import type { RecordService } from '../records/public.ts';
-import { unlessGone } from './gone.ts';
+import { unlessGone } from '../../core/errors.ts';
 import { indexedField } from './record-text.ts';
 import type { SearchIndex } from './search-index.ts';
 
