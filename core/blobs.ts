@@ -56,11 +56,16 @@ export class LocalDiskBlobStore implements BlobStore {
     const file = this.pathOf(key);
     await fsp.mkdir(path.dirname(file), { recursive: true });
     const tmp = `${file}.${randomUUID()}.tmp`;
+    let out: fs.WriteStream | undefined;
     try {
       if (Buffer.isBuffer(data)) await fsp.writeFile(tmp, data);
-      else await pipeline(data, fs.createWriteStream(tmp));
+      else await pipeline(data, (out = fs.createWriteStream(tmp)));
       await fsp.rename(tmp, file);
     } catch (err) {
+      // A source that fails at once can fail while the write stream is still opening its file: removed before the
+      // stream has made it, the temp file would stay behind.
+      const opening = out;
+      if (opening && !opening.closed) await new Promise<void>((closed) => opening.once('close', closed));
       await fsp.rm(tmp, { force: true });
       throw err;
     }
