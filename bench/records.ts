@@ -104,28 +104,73 @@ async function measureQuery(run: Run, name: string, body: object, targets: Laten
 
 /**
  * Adaptive indexes (issue 21): the first ad-hoc query, then the rest of TEACHING_QUERIES of its shape, the wait for the
- * indexes they taught, the same query measured, and what those indexes cost a bulk create of 100 (measured before
- * the first query and after the indexes, so both see the same table).
+ * indexes they taught, the same query measured against `target`, and what those indexes cost a bulk create of 100
+ * (measured before the first query and after the indexes, so both see the same table). On PostgreSQL the first query
+ * is also compared with one sequential scan of the table, timed beside the server (target: at most 20 % more).
+ * The records it created.
  */
-async function measureAdaptive(run: Run): Promise<void> {
+async function measureAdaptive(run: Run, target: LatencyTarget[]): Promise<number> {
   const query = { method: 'POST', path: `${run.bench.records}/query`, body: JSON.stringify(AD_HOC) };
   const bodies = Array.from({ length: 10 }, (_, b) => JSON.stringify({ records: Array.from({ length: 100 }, (_, k) => ({ values: newRecordValues(run.bench, b * 100 + k) })) }));
   const create = (i: number): Request => ({ method: 'POST', path: run.bench.records, body: bodies[i % bodies.length] });
   const writes = { ...options(201), iterations: Math.min(ITERATIONS, 100) };
   const before = await sample(run.client, writes, create);
+  const scan = run.storage.kind === 'postgres' ? await sequentialScanMs(run) : null;
   const first = await run.client.request(query.method, query.path, query.body);
   if (first.status !== 200) throw new Error(`ad-hoc query: ${first.status} ${first.text.slice(0, 300)}`);
   for (let i = 1; i < TEACHING_QUERIES; i++) await run.client.request(query.method, query.path, query.body);
   const waited = await untilIndexed(run, ['rating', 'done', 'due']);
   run.report.note(`${'adaptive: the first ad-hoc query'.padEnd(44)} ${fmt(first.ms, 1)} ms (rating ≥ 4 and not done, sorted by due; no index on them)`);
+  if (scan !== null) {
+    const ratio = first.ms / scan;
+    run.report.note(
+      // The issue's target is for 1,000,000 records, where a scan is long enough to compare with one request.
+      `${'adaptive: the first query / one seq scan'.padEnd(44)} ${fmt(ratio, 2)}× (${fmt(scan, 1)} ms, best of 3, beside the server` +
+        (run.count >= LARGE ? `; target ≤ 1.2×) ${ratio <= 1.2 ? 'PASS' : 'MISS'}` : ')'),
+    );
+  }
   run.report.note(`${'adaptive: indexes ready'.padEnd(44)} ${fmt(waited, 1)} s after the ${TEACHING_QUERIES}th query (rating, done, due)`);
-  run.report.latency(`adaptive: the same query, after ${TEACHING_QUERIES} of its shape`, await sample(run.client, options(), () => query), ms(6));
+  run.report.latency(`adaptive: the same query, after ${TEACHING_QUERIES} of its shape`, await sample(run.client, options(), () => query), target, true);
   const after = await sample(run.client, writes, create);
   const ratio = percentile(after.ms, 50) / percentile(before.ms, 50);
   run.report.note(
     `${'adaptive: POST R (100) with the 3 indexes'.padEnd(44)} p50 ${fmt(percentile(after.ms, 50), 1)} ms against ${fmt(percentile(before.ms, 50), 1)} ms without: ` +
-      `${fmt(ratio, 2)}× (target ≤ 1.25×) ${ratio <= 1.25 ? 'PASS' : 'MISS'}`,
+      `${fmt(ratio, 2)}×${run.storage.targeted ? ` (target ≤ 1.25×) ${ratio <= 1.25 ? 'PASS' : 'MISS'}` : ''}`,
   );
+  return (2 * writes.warmup + before.ms.length + after.ms.length - before.bad - after.bad) * 100;
+}
+
+/**
+ * Issue 21: a cursor page of 1,000 sorted by a field nothing indexed (`email`), the first and the 50th, target p50 ≤
+ * 12 ms at any depth. Its queries may teach an index on `email` while they are measured: p99 shows the ones before.
+ */
+async function measureDeepUnindexed(run: Run): Promise<void> {
+  const sorts = [{ field: 'email', direction: 'desc' }];
+  const page = (cursor?: string) => ({ method: 'POST', path: `${run.bench.records}/query`, body: JSON.stringify({ sorts, limit: 1000, ...(cursor ? { cursor } : {}) }) });
+  run.report.latency('query: page of 1,000 sorted by email, first', await sample(run.client, options(), () => page()), ms(12));
+  let cursor: string | undefined;
+  for (let i = 1; i < 50; i++) {
+    const answer = await run.client.request('POST', page(cursor).path, page(cursor).body);
+    if (answer.status !== 200) throw new Error(`page ${i} sorted by email: ${answer.status} ${answer.text.slice(0, 300)}`);
+    cursor = (JSON.parse(answer.text) as { next_cursor: string }).next_cursor;
+  }
+  run.report.latency('query: page of 1,000 sorted by email, 50th', await sample(run.client, options(), () => page(cursor)), ms(12));
+}
+
+/** One sequential scan of the records table (every live row read, none sent), best of three, in milliseconds. */
+async function sequentialScanMs(run: Run): Promise<number> {
+  const db = await run.storage.open();
+  try {
+    let best = Infinity;
+    for (let i = 0; i < 3; i++) {
+      const started = performance.now();
+      await db.knex.raw('SELECT count(*) FROM ?? WHERE deleted_at IS NULL', [run.bench.table]);
+      best = Math.min(best, performance.now() - started);
+    }
+    return best;
+  } finally {
+    await db.close();
+  }
 }
 
 /** Seconds until the database's indexes on `fields` are ready, asked as its admin (GET …/indexes). */
@@ -187,7 +232,10 @@ async function measureSmall(run: Run): Promise<void> {
   await measureQuery(run, 'query: filter status+priority, sort amount', FILTER_SORT, ms(10));
   await measureRead(run, `search: GET R?q=${q}&limit=100`, { method: 'GET', path: `${R}?q=${q}&limit=100` }, ms(15), Math.min(100, run.seeded.qMatches));
 
-  await measureAdaptive(run);
+  // PGlite: the issue's target for the embedded database is 20 ms.
+  await measureAdaptive(run, ms(run.storage.kind === 'postgres' ? 6 : 20));
+
+  await measureDeepUnindexed(run);
 
   await probe(run, { method: 'GET', path: `${R}/${ids[0]}` }, 200, (b) => (b.id === ids[0] ? null : 'another record'));
   const one = await sample(run.client, options(), (i) => ({ method: 'GET', path: `${R}/${ids[(i * 7919) % ids.length]}` }));
@@ -256,6 +304,8 @@ async function measureLarge(run: Run): Promise<void> {
   const R = run.bench.records;
   const { q } = run.seeded;
   await measureQuery(run, 'query: filter status+priority, sort amount', FILTER_SORT, [{ stat: 'p50', ms: 15 }, { stat: 'p99', ms: 40 }]);
+  // Before the sort by due, which would teach an index on due itself: the first ad-hoc query is the untaught one.
+  run.count += await measureAdaptive(run, ms(15));
   await measureQuery(run, 'query: sort by due (no index), no filter', UNINDEXED_SORT, ms(150));
   await measureRead(run, `search: GET R?q=${q}&limit=100`, { method: 'GET', path: `${R}?q=${q}&limit=100` }, ms(25), Math.min(100, run.seeded.qMatches));
   await measurePaging(run);

@@ -1,14 +1,17 @@
 /**
  * `npm run bench -- webhooks`: the outbound webhooks figures on PostgreSQL. 1,000 record writes (sequential POSTs with
  * the editor's token) with three webhooks disabled, then 1,000 with the three enabled, in the same server; every
- * delivery goes to a receiver on loopback in this process (`webhooks.allowPrivateNetworks`). Prints the write
- * latencies of both halves, how long after the last write the 3,000th delivery arrived, and how many were lost or
- * duplicated. Targets: all 3,000 within 10 s of the last write, none lost, none duplicated, the writes' mean at most
- * 10 % slower with the webhooks on. BENCH_WEBHOOK_WRITES (1000), BENCH_WEBHOOK_CONCURRENCY (the option `webhooks.concurrency`, 16).
+ * delivery goes to a receiver on loopback (`webhooks.allowPrivateNetworks`) in a process of its own
+ * (bench/webhook-receiver.ts). Prints the write latencies of both halves, how long after the last write the 3,000th
+ * delivery arrived, and how many were lost or duplicated. Targets: all 3,000 within 10 s of the last write, none lost,
+ * none duplicated, the writes' mean at most 10 % slower with the webhooks on. BENCH_WEBHOOK_WRITES (1000),
+ * BENCH_WEBHOOK_CONCURRENCY (the option `webhooks.concurrency`, 16), BENCH_WEBHOOK_MAX_DELAY_MS (`webhooks.maxDelayMs`,
+ * 10,000; 0 sends at once).
  */
-import http from 'node:http';
+import { fork } from 'node:child_process';
 import os from 'node:os';
-import type { AddressInfo } from 'node:net';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { expect } from './lib/api.ts';
 import { fmt } from './lib/format.ts';
 import { startServer } from './lib/server.ts';
@@ -17,30 +20,28 @@ import { Client } from './records/client.ts';
 import { percentile } from './records/report.ts';
 import { createBenchDatabase } from './records/setup.ts';
 
+/** A webhooks option set from the environment, or nothing (the plugin's default). */
+const numberOption = (name: string, variable: string) => (process.env[variable] ? { [name]: Number(process.env[variable]) } : {});
 const WRITES = Number(process.env.BENCH_WEBHOOK_WRITES ?? 1000);
 const HOOKS = 3;
 
 console.log(`Tessera webhooks benchmark — node ${process.version}, ${os.cpus().length} CPUs (${os.cpus()[0]?.model ?? 'unknown'})`);
 
-const seen = new Map<string, number>();
-let received = 0;
-let lastAt = 0;
-const receiver = http.createServer((req, res) => {
-  req.resume();
-  req.on('end', () => {
-    const key = `${req.url}|${req.headers['webhook-id']}`;
-    seen.set(key, (seen.get(key) ?? 0) + 1);
-    received++;
-    lastAt = Date.now();
-    res.writeHead(204).end();
-  });
+interface Report {
+  distinct: number;
+  received: number;
+  lastAt: number;
+}
+const receiver = fork(path.join(path.dirname(fileURLToPath(import.meta.url)), 'webhook-receiver.ts'), [], { execArgv: ['--import', 'tsx'] });
+const port = await new Promise<number>((resolve) => receiver.once('message', (m: { port: number }) => resolve(m.port)));
+const report = () => new Promise<Report>((resolve) => {
+  receiver.once('message', (m: Report) => resolve(m));
+  receiver.send('report');
 });
-await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
-const port = (receiver.address() as AddressInfo).port;
 
 const storage = postgresStorage(1);
 console.log(`\n${storage.label} — ${fmt(WRITES)} writes without, then with, ${HOOKS} webhooks`);
-const server = await startServer(storage, null, 'server.ts', { BENCH_PLUGIN_OPTIONS: JSON.stringify({ webhooks: { allowPrivateNetworks: true, ...(process.env.BENCH_WEBHOOK_CONCURRENCY ? { concurrency: Number(process.env.BENCH_WEBHOOK_CONCURRENCY) } : {}) } }) });
+const server = await startServer(storage, null, 'server.ts', { BENCH_PLUGIN_OPTIONS: JSON.stringify({ webhooks: { allowPrivateNetworks: true, ...numberOption('concurrency', 'BENCH_WEBHOOK_CONCURRENCY'), ...numberOption('maxDelayMs', 'BENCH_WEBHOOK_MAX_DELAY_MS') } }) });
 let failed = false;
 try {
   const bench = await createBenchDatabase(server.url);
@@ -69,13 +70,18 @@ try {
     const lastWrite = Date.now();
     const expected = WRITES * HOOKS;
     const deadline = lastWrite + 30_000;
-    while (seen.size < expected && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+    let got = await report();
+    while (got.distinct < expected && Date.now() < deadline) {
+      await new Promise((r) => setTimeout(r, 20));
+      got = await report();
+    }
     await new Promise((r) => setTimeout(r, 1000));
-    const after = seen.size >= expected ? (lastAt - lastWrite) / 1000 : Infinity;
-    const duplicated = received - seen.size;
-    const lost = expected - seen.size;
+    got = await report();
+    const after = got.distinct >= expected ? (got.lastAt - lastWrite) / 1000 : Infinity;
+    const duplicated = got.received - got.distinct;
+    const lost = expected - got.distinct;
     const slower = (withHooks / without - 1) * 100;
-    console.log(`  deliveries: ${fmt(seen.size)} of ${fmt(expected)} distinct, the last ${fmt(after, 2)} s after the last write (target ≤ 10 s)`);
+    console.log(`  deliveries: ${fmt(got.distinct)} of ${fmt(expected)} distinct, the last ${fmt(after, 2)} s after the last write (target ≤ 10 s)`);
     console.log(`  lost ${fmt(lost)} (target 0), duplicated ${fmt(duplicated)} (target 0)`);
     console.log(`  write path with webhooks: ${slower >= 0 ? '+' : ''}${fmt(slower, 1)} % mean (target ≤ +10 %)`);
     failed = after > 10 || lost > 0 || duplicated > 0 || slower > 10;
@@ -86,6 +92,6 @@ try {
 } finally {
   await server.stop();
   await storage.cleanup();
-  receiver.close();
+  receiver.send('stop');
 }
 process.exitCode = failed ? 1 : 0;

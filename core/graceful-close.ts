@@ -16,8 +16,8 @@ export function trackConnections(server: http.Server): Set<Socket> {
   return sockets;
 }
 
-/** At most this long is spent accepting connections already queued before the listener closes. */
-const ACCEPT_QUEUED_MAX_MS = 1000;
+/** At most this long is spent accepting connections already queued before the listener closes (a loaded machine takes seconds for 40). */
+const ACCEPT_QUEUED_MAX_MS = 5000;
 
 /**
  * Connections the OS completed before the shutdown wait in the listen backlog, unseen by Node: closing the
@@ -47,11 +47,20 @@ export async function closeGracefully(server: http.Server, sockets: Set<Socket>,
   const started = Date.now();
   let timer!: NodeJS.Timeout;
   const deadline = new Promise<void>((resolve) => (timer = setTimeout(resolve, timeoutMs)));
+  // A connection is cut only when two sweeps in a row found it silent: timers run before the poll phase, so after the
+  // event loop was blocked a while, a request already in the socket's buffer has not been read at the first sweep.
+  let silent = new Set<Socket>();
   const sweep = () => {
     // Node's "idle" is between two requests on a keep-alive connection; a connection yet to send its first request is not idle.
     server.closeIdleConnections();
     if (Date.now() - started < SILENT_GRACE_MS) return;
-    for (const socket of sockets) if (socket.bytesRead === 0) socket.destroy();
+    const stillSilent = new Set<Socket>();
+    for (const socket of sockets) {
+      if (socket.bytesRead !== 0) continue;
+      if (silent.has(socket)) socket.destroy();
+      else stillSilent.add(socket);
+    }
+    silent = stillSilent;
   };
   let interval: NodeJS.Timeout | undefined;
   try {

@@ -8,6 +8,7 @@ import { notFound, unauthenticated } from './errors.ts';
 import { ANONYMOUS, isUser } from './principal.ts';
 import type { KernelHooks, MiddlewareEntry, MiddlewareStage } from './hooks.ts';
 import { API_PREFIX, type RouteState } from './router.ts';
+import type { RequestLoad } from './request-load.ts';
 import type { HttpMetrics } from './metrics.ts';
 import type { KernelConfig } from './config.ts';
 import { securityHeaders } from './security-headers.ts';
@@ -22,6 +23,7 @@ export interface AppOptions {
   logger: Logger;
   hooks: KernelHooks;
   metrics?: HttpMetrics;
+  load: RequestLoad;
   routes: Koa.Middleware;
   /** Answers OPTIONS, and marks a known path asked with another method 405 (with Allow) or an unknown method 501. */
   allowedMethods?: Koa.Middleware;
@@ -111,6 +113,7 @@ function authenticate(hooks: KernelHooks) {
 export function createApp(opts: AppOptions): Koa {
   const app = new Koa({ proxy: opts.config.http.trustProxy });
   app.silent = true;
+  app.use(opts.load.middleware());
   app.use(closeUnreadBodies());
   app.use(securityHeaders());
   // Small answers are sent as they are: below ~1 KB compressing costs more than it saves. Quality 4 keeps brotli cheap.

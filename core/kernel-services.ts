@@ -9,6 +9,7 @@ import { EventBus } from './events.ts';
 import { Idempotency } from './idempotency.ts';
 import { BlobStoreSlot, LocalDiskBlobStore, type BlobStore } from './blobs.ts';
 import { HttpMetrics } from './metrics.ts';
+import { RequestLoad } from './request-load.ts';
 import { Authz } from './authz.ts';
 import { CacheSignals } from './cache.ts';
 import { KernelPrivacy } from './privacy.ts';
@@ -29,6 +30,7 @@ declare module './container.ts' {
     authz: Authz;
     caches: CacheSignals;
     privacy: KernelPrivacy;
+    load: RequestLoad;
   }
 }
 
@@ -42,6 +44,7 @@ export interface KernelServices {
   events: EventBus;
   idempotency: Idempotency;
   privacy: KernelPrivacy;
+  load: RequestLoad;
   metrics?: HttpMetrics;
 }
 
@@ -101,6 +104,7 @@ export async function openKernelServices(config: KernelConfig, logger: Logger, h
       events,
       idempotency,
       privacy: new KernelPrivacy(jobsSchema, config.events.retentionDays),
+      load: new RequestLoad(),
       metrics: config.metrics.enabled ? new HttpMetrics() : undefined,
     };
   } catch (err) {
@@ -123,4 +127,5 @@ export function provideKernelServices(c: KernelContainer, config: KernelConfig, 
   c.provideKernel('authz', services.authz);
   c.provideKernel('caches', services.caches);
   c.provideKernel('privacy', services.privacy);
+  c.provideKernel('load', services.load);
 }

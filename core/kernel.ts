@@ -213,6 +213,7 @@ export class Kernel {
       logger: this.logger,
       hooks: this.hooks,
       metrics: this.metrics,
+      load: this.services!.load,
       routes: router.routes() as unknown as Koa.Middleware,
       allowedMethods: router.allowedMethods() as unknown as Koa.Middleware,
     });

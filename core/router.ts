@@ -93,6 +93,7 @@ function bodyParser(def: RouteDef, jsonLimit: number, blobs: BlobStore) {
   const parserFor = (sink?: ReturnType<typeof uploadSink>) => koaBody({
     json: !multipart,
     jsonLimit: limit,
+    includeUnparsed: def.rawBody === true,
     text: false,
     urlencoded: false,
     multipart,
@@ -215,6 +216,7 @@ export function buildRouter(routes: RegisteredRoute[], opts: MountOptions): Rout
         params,
         query,
         body,
+        rawBody: def.rawBody ? (ctx.request as { rawBody?: string }).rawBody : undefined,
         principal: state.principal,
         user: isUser(state.principal) ? state.principal.user : undefined,
         access,

@@ -33,6 +33,8 @@ export interface RouteRequest<P = any, Q = any, B = any, U = PrincipalUser | und
   params: P;
   query: Q;
   body: B;
+  /** The JSON body's text as received, on a route that declares `rawBody` (undefined without a body). */
+  rawBody?: string;
   /** Who is calling: a signed-in user (session or PAT) on every route that is not `public`. */
   principal: U extends PrincipalUser ? UserPrincipal : Principal;
   /** The signed-in user (session or PAT); always there unless the route is `public`. */
@@ -107,6 +109,8 @@ export interface RouteDef<
   bodyType?: 'json' | 'multipart' | 'upload';
   /** Per-route body limit in bytes (JSON or multipart). */
   bodyLimit?: number;
+  /** The handler also gets the JSON body's exact text as `rawBody`, e.g. to check a signature over its bytes. */
+  rawBody?: true;
   /** Success status when the handler returns a plain value (default 200, or 204 for undefined). */
   status?: number;
   /**

@@ -97,7 +97,7 @@ export async function startTestKernel(opts: TestKernelOptions = {}): Promise<Tes
   }
   const server = await kernel.listen(0, '127.0.0.1');
   const { port } = server.address() as { port: number };
-  return {
+  const t: TestKernel = {
     kernel,
     request: supertest.agent(server),
     container: kernel.container,
@@ -105,10 +105,32 @@ export async function startTestKernel(opts: TestKernelOptions = {}): Promise<Tes
     storage,
     url: `http://127.0.0.1:${port}`,
     async stop({ keep = false } = {}) {
+      running.delete(t);
       await kernel.stop();
       if (!keep) await cleanUp();
     },
   };
+  running.set(t, startedBy(new Error().stack ?? ''));
+  return t;
+}
+
+/** The test kernels started and not stopped yet, with the test file line that started each. */
+const running = new Map<TestKernel, string>();
+
+function startedBy(stack: string): string {
+  const frame = stack.split('\n').find((line) => /\/(test|examples)\//.test(line) && !line.includes('/core/'));
+  return frame?.trim().replace(/^at /, '') ?? 'an unknown caller';
+}
+
+/**
+ * Stops the test kernels still running and answers where each was started. A kernel a test forgot keeps polling its
+ * jobs and events for as long as the test process lives, taking CPU from every test after it: the suite's root hook
+ * calls this after each file.
+ */
+export async function stopForgottenKernels(): Promise<string[]> {
+  const forgotten = [...running];
+  await Promise.all(forgotten.map(([t]) => t.stop().catch(() => undefined)));
+  return forgotten.map(([, origin]) => origin);
 }
 
 /** One initialised PGlite cluster per test process: in-memory kernels without a template start from its dump. */

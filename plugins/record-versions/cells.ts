@@ -28,21 +28,27 @@ export function isEmpty(value: unknown): boolean {
   return value === null || value === undefined || value === '' || value === false || (Array.isArray(value) && value.length === 0);
 }
 
+/** The fields a version keeps, in the write's order: the writable ones (links included); computed and system fields follow from them. */
+export function keptFields(fields: ChangedField[]): ChangedField[] {
+  return fields.filter((f) => !f.read_only);
+}
+
 /**
- * What a version keeps of a record a write changed: its writable cells (links included) by field id, and which of
- * them changed. A user cell is kept as the user's id and named when read: versions keep nobody's name.
+ * What a version keeps of a record a write changed: its cells of `kept` (`keptFields`), in that order — the database
+ * keys them by field id — and which of them changed. A user cell is kept as the user's id and named when read:
+ * versions keep nobody's name.
  */
-export function versionOf(change: RecordChange, fields: ChangedField[]): { values: Record<string, unknown>; changed: string[] } | undefined {
+export function versionOf(change: RecordChange, kept: ChangedField[]): { values: unknown[]; changed: string[] } | undefined {
   const after = change.after;
   if (!after) return undefined;
-  const values: Record<string, unknown> = {};
+  const values: unknown[] = new Array(kept.length);
   const changed: string[] = [];
-  const differs = new Set(change.changed);
-  for (const f of fields) {
-    if (f.read_only) continue;
+  const differs = change.kind === 'created' ? undefined : new Set(change.changed);
+  for (let i = 0; i < kept.length; i++) {
+    const f = kept[i];
     const value = after.values[f.api_name] ?? null;
-    values[f.id] = f.type === 'user' ? writable(f.type, value) : value;
-    if (change.kind === 'created' ? !isEmpty(value) : differs.has(f.id)) changed.push(f.id);
+    values[i] = f.type === 'user' ? writable(f.type, value) : value;
+    if (differs ? differs.has(f.id) : !isEmpty(value)) changed.push(f.id);
   }
   if (change.kind === 'updated' && changed.length === 0) return undefined;
   return { values, changed };

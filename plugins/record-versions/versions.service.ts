@@ -6,7 +6,7 @@ import type { UserPrincipal } from '../../core/principal.ts';
 import type { UserService } from '../auth/public.ts';
 import type { TableCatalog } from '../databases/public.ts';
 import type { RecordService, RecordsChanged, WriteOrigin } from '../records/public.ts';
-import { sameCell, versionOf, writable } from './cells.ts';
+import { keptFields, sameCell, versionOf, writable } from './cells.ts';
 import type { RestoreBody, RestoreChanges, Version } from './schemas.ts';
 
 export const TABLE = 'record_versions';
@@ -15,15 +15,29 @@ const COLUMNS = ['seq', 'values', 'changed_fields', 'created_at', 'created_by', 
 const PURGE_CHUNK = 5000;
 const NO_RECORD = 'No such record in this database.';
 
+/** `jsonb_build_object` takes at most 100 arguments: a version's object is built 50 cells at a time. */
+const PAIRS_PER_CALL = 50;
+
 /**
- * One statement for every version of a write: each record's next number is one past its newest (the write holds the
- * record's row, so no other writer numbers it meanwhile); a new record's is 1, without a look. `$1` database, `$2`
- * workspace, `$3` origin, `$4` author, `$5` the versions as a JSON array.
+ * One statement for every version of a write, whose kept fields are `count` (`keptFields`): each record's next number
+ * is one past its newest (the write holds the record's row, so no other writer numbers it meanwhile); a new record's
+ * is 1, without a look. `$1` database, `$2` workspace, `$3` origin, `$4` author, `$5` the versions as a JSON array
+ * whose cells are arrays in the kept fields' order, `$6`… the kept fields' ids: the object keyed by field id is built
+ * here, so the ids are sent once per write, not once per cell (PostgreSQL's CPU for versions cut by a third to a half, in
+ * batches of 1,000 created records measured alone).
  */
-const CAPTURE = `INSERT INTO ${TABLE} (record_id, seq, database_id, workspace_id, "values", changed_fields, origin, created_by)
+function captureSql(count: number): string {
+  const calls: string[] = [];
+  for (let start = 0; start < count; start += PAIRS_PER_CALL) {
+    const pairs: string[] = [];
+    for (let i = start; i < Math.min(count, start + PAIRS_PER_CALL); i++) pairs.push(`$${6 + i}::text, r.cells->${i}`);
+    calls.push(`jsonb_build_object(${pairs.join(', ')})`);
+  }
+  return `INSERT INTO ${TABLE} (record_id, seq, database_id, workspace_id, "values", changed_fields, origin, created_by)
 SELECT r.record_id, CASE WHEN r.created THEN 1 ELSE COALESCE((SELECT max(v.seq) FROM ${TABLE} v WHERE v.record_id = r.record_id), 0) + 1 END,
-       $1::uuid, $2::uuid, r."values", r.changed_fields, $3::jsonb, $4::uuid
-  FROM jsonb_to_recordset($5::jsonb) AS r(record_id uuid, created boolean, "values" jsonb, changed_fields jsonb)`;
+       $1::uuid, $2::uuid, ${calls.length > 0 ? calls.join(' || ') : "'{}'::jsonb"}, r.changed_fields, $3::jsonb, $4::uuid
+  FROM jsonb_to_recordset($5::jsonb) AS r(record_id uuid, created boolean, cells jsonb, changed_fields jsonb)`;
+}
 
 interface VersionRow {
   seq: number;
@@ -44,27 +58,26 @@ interface ShownField {
 
 /** Record versions: captured in the writes' transactions, listed, and written back as new versions. */
 export class VersionService {
-  private readonly capture: (values: unknown[], trx: Db) => Promise<unknown[]>;
-
   constructor(
     private readonly db: Db,
-    storage: Database,
+    private readonly storage: Database,
     private readonly records: RecordService,
     private readonly catalog: TableCatalog,
     private readonly users: UserService,
-  ) {
-    this.capture = storage.prepared('record-versions.capture', CAPTURE);
-  }
+  ) {}
 
   /** The versions of one records write (created, updated with a cell changed, restored from the trash), in its transaction. */
   async captureWrite(write: RecordsChanged): Promise<void> {
+    const kept = keptFields(write.fields);
     const versions = write.changes.flatMap((change) => {
       if (change.kind === 'deleted') return [];
-      const version = versionOf(change, write.fields);
-      return version ? [{ record_id: change.recordId, created: change.kind === 'created', values: version.values, changed_fields: version.changed }] : [];
+      const version = versionOf(change, kept);
+      return version ? [{ record_id: change.recordId, created: change.kind === 'created', cells: version.values, changed_fields: version.changed }] : [];
     });
     if (versions.length === 0) return;
-    await this.capture([write.databaseId, write.workspaceId, JSON.stringify(write.origin), write.actor?.user.id ?? null, JSON.stringify(versions)], write.trx);
+    const bindings = [write.databaseId, write.workspaceId, JSON.stringify(write.origin), write.actor?.user.id ?? null, JSON.stringify(versions), ...kept.map((f) => f.id)];
+    // Prepared once its text repeats (one text per number of kept fields); no result, so no column types to go stale.
+    await this.storage.repeated({ sql: captureSql(kept.length), bindings }, 'record-versions', write.trx);
   }
 
   /** A record's versions, newest first; 404 for a record never seen in this database (neither live nor with versions). */

@@ -13,6 +13,7 @@ export type { LiveField, TargetField } from './live-fields.ts';
 export type { ChangedField, QueryRan, QueryView, RecordChange, RecordChangeHooks, RecordChangeInput, RecordsChanged, WriteOrigin, RecordLifecycle, RecordQueryHooks, RecordsPurged, RecordsTrashMoved, RecordViewHooks, ViewLookup } from './hooks.ts';
 export { originOf } from './hooks.ts';
 export { compileFilter, opsOf } from './filter-compiler.ts';
+export { mapFilterConditions, withOptionLabels } from './filter-walk.ts';
 export type { LinkedTables } from './filter-compiler.ts';
 export { columnSortKey, sortKeys, valueTypeOf } from './sort-keys.ts';
 export type { SortInput } from './sort-keys.ts';

@@ -1,9 +1,9 @@
 import { Type, UUID_PATTERN, type Static } from '../../core/schema.ts';
 import { Ref, type PackHooks, type PackResource, type ExportRefs } from '../packs/public.ts';
-import type { RecordService, RecordTable, LiveField } from '../records/public.ts';
+import { mapFilterConditions, withOptionLabels, type RecordService, type RecordTable, type LiveField } from '../records/public.ts';
 import type { ViewService } from './views.service.ts';
 import { selectViews, toView, type ViewRow } from './view-rows.ts';
-import { mapFilterConditions, renameFilterFields } from './view-config.ts';
+import { renameFilterFields } from './view-config.ts';
 import { Filter, Sorts, ViewOptions, VIEW_TYPES } from './schemas.ts';
 
 const FieldName = Type.String({ minLength: 1, maxLength: 200 });
@@ -27,7 +27,6 @@ export const ViewResource = Type.Object(
 );
 type ViewResource = Static<typeof ViewResource>;
 
-const SELECT_TYPES = new Set(['single_select', 'multi_select']);
 const PEOPLE_TYPES = new Set(['user', 'created_by', 'updated_by']);
 
 interface Deps {
@@ -132,9 +131,6 @@ function portableFilter(node: unknown, field: (name: string) => LiveField | unde
     if (!f || c.value === undefined) return c;
     const values = Array.isArray(c.value) ? c.value : [c.value];
     if (PEOPLE_TYPES.has(f.type) && values.some((v) => typeof v === 'string' && UUID_PATTERN.test(v))) return undefined;
-    if (!SELECT_TYPES.has(f.type)) return c;
-    const choices = (f.options as { choices?: Array<{ id: string; label: string }> }).choices ?? [];
-    const label = (v: unknown) => choices.find((choice) => choice.id === v)?.label ?? v;
-    return { ...c, value: Array.isArray(c.value) ? c.value.map(label) : label(c.value) };
+    return withOptionLabels(c, f);
   });
 }

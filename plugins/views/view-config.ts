@@ -1,5 +1,5 @@
 import type { ErrorDetail } from '../../core/errors.ts';
-import { compileFilter, sortKeys, type LinkedTables, type LiveField, type QueryView, type RecordTable, type SortInput } from '../records/public.ts';
+import { compileFilter, mapFilterConditions, sortKeys, type LinkedTables, type LiveField, type QueryView, type RecordTable, type SortInput } from '../records/public.ts';
 import type { ViewOptions, ViewType } from './schemas.ts';
 
 /**
@@ -45,26 +45,6 @@ export function refName(table: RecordTable, ref: string): string | undefined {
   const [head, rest] = ref.split('.', 2);
   const name = fieldRef(table, head)?.api_name;
   return name === undefined || rest === undefined ? name : `${name}.${rest}`;
-}
-
-/**
- * A filter AST with each condition (a node naming a `field`) replaced by `map`'s answer; a condition it answers
- * `undefined` for is dropped, and so is a group left empty by that (an empty group sent as such stays).
- */
-export function mapFilterConditions(node: unknown, map: (condition: Record<string, unknown> & { field: string }) => unknown): unknown {
-  if (!node || typeof node !== 'object' || Array.isArray(node)) return node;
-  const n = node as Record<string, unknown>;
-  for (const joiner of ['and', 'or'] as const) {
-    if (!Array.isArray(n[joiner])) continue;
-    const children = n[joiner] as unknown[];
-    const kept = children.map((c) => mapFilterConditions(c, map)).filter((c) => c !== undefined);
-    return kept.length === 0 && children.length > 0 ? undefined : { ...n, [joiner]: kept };
-  }
-  if ('not' in n) {
-    const inner = mapFilterConditions(n.not, map);
-    return inner === undefined ? undefined : { ...n, not: inner };
-  }
-  return typeof n.field === 'string' ? map(n as Record<string, unknown> & { field: string }) : node;
 }
 
 /** A filter AST with each condition's `field` mapped by `rename`; a condition whose field it cannot map is dropped. */

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { afterCommit, inTransaction, type Db } from '../../core/db.ts';
 import type { DomainEvent } from '../../core/events.ts';
 import { notFound } from '../../core/errors.ts';
@@ -10,10 +11,12 @@ import { TABLE as WEBHOOKS } from './webhooks.service.ts';
 
 export const TABLE = 'webhook_deliveries';
 const COLUMNS = ['id', 'webhook_id', 'event_id', 'event_type', 'message_id', 'status', 'attempt', 'response_code', 'error', 'duration_ms', 'next_retry_at', 'created_at'];
-/** Rows per INSERT: eight parameters each, far below PostgreSQL's 65,535. */
+/** Rows per INSERT: at most eight parameters each, far below PostgreSQL's 65,535. */
 const INSERT_CHUNK = 1000;
+/** Deliveries deleted per statement by the retention purge. */
+const PURGE_CHUNK = 5000;
 /** A claimed delivery not settled by then is presumed lost with its sender (a crash) and claimed again. */
-const LEASE_SECONDS = 60;
+export const LEASE_SECONDS = 60;
 
 interface DeliveryRow extends Omit<Delivery, 'event_id' | 'next_retry_at' | 'created_at'> {
   event_id: string | number;
@@ -47,6 +50,12 @@ interface Deps {
   db: Db;
   /** Called after a commit that made deliveries due now. */
   wake: () => void;
+  /**
+   * The sender of this instance: how many new deliveries it can take straight from the fan-out, and the hand-off of
+   * those after their commit (they are made already leased to it, so no claim query is needed and no other instance
+   * takes them; if this one dies, the lease runs out and they are claimed like any other).
+   */
+  sender: () => { room(): number; take(claimed: Claimed[]): void };
   retryScale: number;
   disableAfterFailures: number;
   /** Tells the workspace's admins that a webhook was disabled, in the transaction that disabled it. */
@@ -85,23 +94,30 @@ export class DeliveryService {
   async enqueue(trx: Db, events: DomainEvent[]): Promise<number> {
     const workspaces = [...new Set(events.map((e) => e.workspace_id).filter((ws): ws is string => !!ws))];
     if (workspaces.length === 0) return 0;
-    const hooks: Array<{ id: string; workspace_id: string; events: string[]; database_id: string | null }> = await trx(WEBHOOKS)
+    const hooks: Array<{ id: string; workspace_id: string; events: string[]; database_id: string | null; url: string; secret: string; consecutive_failures: number }> = await trx(WEBHOOKS)
       .whereIn('workspace_id', workspaces)
       .where({ enabled: true })
-      .select('id', 'workspace_id', 'events', 'database_id');
+      .select('id', 'workspace_id', 'events', 'database_id', 'url', 'secret', 'consecutive_failures');
     if (hooks.length === 0) return 0;
+    const room = this.deps.sender().room();
     const rows = [];
+    const handed: Claimed[] = [];
     for (const event of events) {
       if (changedNothing(event)) continue;
       let body: string | undefined;
       for (const hook of hooks) {
         if (hook.workspace_id !== event.workspace_id || !hears(hook, event)) continue;
         body ??= JSON.stringify({ type: event.name, timestamp: new Date(event.occurred_at).toISOString(), data: event.payload });
-        rows.push({ webhook_id: hook.id, event_id: event.id, event_type: event.name, message_id: messageId(hook.id, event.id), body, next_retry_at: trx.fn.now() });
+        const id = randomUUID();
+        const message_id = messageId(hook.id, event.id);
+        const leased = handed.length < room;
+        rows.push({ id, webhook_id: hook.id, event_id: event.id, event_type: event.name, message_id, body, next_retry_at: trx.fn.now(), locked_until: leased ? trx.raw('now() + make_interval(secs => ?)', [LEASE_SECONDS]) : null });
+        if (leased) handed.push({ id, webhook_id: hook.id, workspace_id: hook.workspace_id, event_type: event.name, message_id, body, attempt: 0, url: hook.url, secret: hook.secret, consecutive_failures: hook.consecutive_failures });
       }
     }
     for (let start = 0; start < rows.length; start += INSERT_CHUNK) await trx(TABLE).insert(rows.slice(start, start + INSERT_CHUNK));
-    if (rows.length > 0) afterCommit(trx, this.deps.wake);
+    if (handed.length > 0) afterCommit(trx, () => this.deps.sender().take(handed));
+    if (rows.length > handed.length) afterCommit(trx, this.deps.wake);
     return rows.length;
   }
 
@@ -126,18 +142,19 @@ export class DeliveryService {
 
   /**
    * Takes up to `limit` due deliveries of enabled webhooks under a lease: no lock outlives the statement, so a slow
-   * receiver holds nothing, and another instance skips what this one took.
+   * receiver holds nothing, and another instance skips what this one took. `dueForMs`: only those due for at least
+   * that long.
    */
-  async claim(limit: number): Promise<Claimed[]> {
+  async claim(limit: number, dueForMs = 0): Promise<Claimed[]> {
     const result = await this.deps.db.raw(
       `UPDATE ${TABLE} d SET locked_until = now() + make_interval(secs => ?)
        FROM ${WEBHOOKS} w
        WHERE w.id = d.webhook_id AND d.id IN (
          SELECT d2.id FROM ${TABLE} d2 JOIN ${WEBHOOKS} w2 ON w2.id = d2.webhook_id AND w2.enabled
-         WHERE d2.status = 'pending' AND d2.next_retry_at <= now() AND (d2.locked_until IS NULL OR d2.locked_until < now())
+         WHERE d2.status = 'pending' AND d2.next_retry_at <= now() - make_interval(secs => ?) AND (d2.locked_until IS NULL OR d2.locked_until < now())
          ORDER BY d2.next_retry_at LIMIT ? FOR UPDATE OF d2 SKIP LOCKED)
        RETURNING d.id, d.webhook_id, w.workspace_id, d.event_type, d.message_id, d.body, d.attempt, w.url, w.secret, w.consecutive_failures`,
-      [LEASE_SECONDS, limit],
+      [LEASE_SECONDS, dueForMs / 1000, limit],
     );
     return result.rows as Claimed[];
   }
@@ -187,6 +204,29 @@ export class DeliveryService {
       const disabled = await trx(WEBHOOKS).where({ id: claimed.webhook_id, enabled: true }).update({ enabled: false, disabled_reason: reason, updated_at: trx.fn.now() }).returning(['id', 'workspace_id', 'url']);
       if (disabled.length > 0) await this.deps.disabled(trx, disabled[0], reason);
     });
+  }
+
+  /**
+   * Deletes the settled deliveries (succeeded, or failed for good) older than `days`; pending ones stay whatever their
+   * age. Webhook by webhook, through the log's (webhook, created_at) index, in chunks that hold no lock for long.
+   */
+  async purge(days: number): Promise<number> {
+    const db = this.deps.db;
+    let total = 0;
+    for (const { id } of await db(WEBHOOKS).select('id')) {
+      for (;;) {
+        const old = db(TABLE)
+          .where('webhook_id', id)
+          .where('created_at', '<', db.raw('now() - make_interval(days => ?)', [days]))
+          .whereNot('status', 'pending')
+          .select('id')
+          .limit(PURGE_CHUNK);
+        const deleted = await db(TABLE).whereIn('id', old).delete();
+        total += deleted;
+        if (deleted < PURGE_CHUNK) break;
+      }
+    }
+    return total;
   }
 
   /** 404 unless the webhook is one of this workspace's. */

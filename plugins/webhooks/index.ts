@@ -4,6 +4,7 @@ import { definePlugin, type Plugin } from '../../core/plugin.ts';
 import type { Db } from '../../core/db.ts';
 import { DeliveryService } from './deliveries.service.ts';
 import { systemResolver, WebhookClient, type Resolver } from './http-client.ts';
+import { OutboundPoster } from './outbound.ts';
 import { tapGdpr } from './gdpr.ts';
 import { tapPacks } from './pack.ts';
 import { webhookRoutes } from './routes.ts';
@@ -16,6 +17,7 @@ declare module '../../core/container.ts' {
     'webhooks.service': WebhookService;
     'webhooks.deliveries': DeliveryService;
     'webhooks.sender': DeliverySender;
+    'webhooks.outbound': OutboundPoster;
   }
 }
 
@@ -33,6 +35,7 @@ export function createWebhooksPlugin(seams: WebhooksSeams = {}): Plugin<Webhooks
     id: 'webhooks',
     version: '1.0.0',
     kernel: '^1.0.0',
+    exports: ['webhooks.outbound'],
     // Webhooks belong to workspaces (whose admins are told when one is disabled) and may be narrowed to a database.
     dependsOn: { auth: '^1.0.0', workspaces: '^1.0.0', databases: '^1.0.0' },
     // Admins are notified of a disabled webhook through the notifications plugin when it is on; packs carry webhooks;
@@ -47,12 +50,14 @@ export function createWebhooksPlugin(seams: WebhooksSeams = {}): Plugin<Webhooks
         retryScale: ctx.options.retryScale ?? 1,
         pollMs: ctx.options.pollMs ?? 1000,
         concurrency: ctx.options.concurrency ?? 16,
+        maxDelayMs: ctx.options.maxDelayMs ?? 10_000,
       };
+      const retentionDays = ctx.options.deliveryRetentionDays ?? 30;
       const resolver = seams.resolver ?? systemResolver;
       // Services, not closures: one plugin object serves every kernel of a test process, each with its own sender.
       ctx.provide('sender', () => {
         const client = new WebhookClient({ resolver, allowPrivateNetworks: options.allowPrivateNetworks, timeoutMs: TIMEOUT_MS, maxResponseBytes: MAX_RESPONSE_BYTES });
-        return new DeliverySender(() => ctx.resolve('webhooks.deliveries'), client, { pollMs: options.pollMs, concurrency: options.concurrency, logger: ctx.logger });
+        return new DeliverySender(() => ctx.resolve('webhooks.deliveries'), client, () => ctx.resolve('load'), { ...options, timeoutMs: TIMEOUT_MS, logger: ctx.logger });
       });
 
       const disabled = async (trx: Db, webhook: { id: string; workspace_id: string; url: string }, reason: string) => {
@@ -65,16 +70,28 @@ export function createWebhooksPlugin(seams: WebhooksSeams = {}): Plugin<Webhooks
         );
       };
 
+      ctx.provide('outbound', () => new OutboundPoster({ resolver, allowPrivateNetworks: options.allowPrivateNetworks, timeoutMs: TIMEOUT_MS, maxResponseBytes: MAX_RESPONSE_BYTES }));
       ctx.provide('service', (r) => new WebhookService({ db: r('db'), databases: () => r('databases.service'), resolver, allowPrivateNetworks: options.allowPrivateNetworks }));
-      ctx.provide('deliveries', (r) => new DeliveryService({ db: r('db'), wake: () => r('webhooks.sender').wake(), retryScale: options.retryScale, disableAfterFailures: options.disableAfterFailures, disabled }));
+      ctx.provide('deliveries', (r) => new DeliveryService({ db: r('db'), wake: () => r('webhooks.sender').wake(), sender: () => r('webhooks.sender'), retryScale: options.retryScale, disableAfterFailures: options.disableAfterFailures, disabled }));
       ctx.tapFanOut({ name: 'deliveries', events: ['*'], handler: async (trx, events) => void (await ctx.resolve('webhooks.deliveries').enqueue(trx, events)) });
       ctx.hooksOf('databases.databases').deleting.tapPromise('webhooks', ({ trx, workspaceId, databaseId }) => ctx.resolve('webhooks.service').forgetDatabase(trx, workspaceId, databaseId));
       if (ctx.has('gdpr')) tapGdpr(ctx);
       if (ctx.has('packs')) tapPacks(ctx.hooksOf('packs.kinds'), { webhooks: () => ctx.resolve('webhooks.service') });
       ctx.routes(webhookRoutes());
+      ctx.job({
+        name: 'deliveries-purge',
+        schedule: '41 4 * * *',
+        handler: async () => {
+          const purged = await ctx.resolve('webhooks.deliveries').purge(retentionDays);
+          if (purged > 0) ctx.logger.info({ purged }, 'webhook deliveries older than the retention period deleted');
+        },
+      });
     },
     boot: (ctx) => ctx.resolve('webhooks.sender').start(),
-    shutdown: (ctx) => ctx.resolve('webhooks.sender').stop(),
+    shutdown: (ctx) => {
+      ctx.resolve('webhooks.outbound').close();
+      return ctx.resolve('webhooks.sender').stop();
+    },
   });
 }
 

@@ -12,6 +12,17 @@ export const WebhooksOptions = Type.Object(
     ),
     pollMs: Type.Optional(Type.Integer({ minimum: 10, maximum: 60000, default: 1000, description: 'How often the sender looks for due retries (new deliveries wake it at once).' })),
     concurrency: Type.Optional(Type.Integer({ minimum: 1, maximum: 256, default: 16, description: 'Deliveries sent at once by one instance.' })),
+    deliveryRetentionDays: Type.Optional(
+      Type.Integer({ minimum: 1, maximum: 3650, default: 30, description: 'Settled deliveries (succeeded, or failed for good) older than this many days are deleted from the log by a daily job.' }),
+    ),
+    maxDelayMs: Type.Optional(
+      Type.Integer({
+        minimum: 0,
+        maximum: 600000,
+        default: 10000,
+        description: 'How long a due delivery may wait while this instance answers requests (deliveries yield to requests and go once it has been quiet for 20 ms). 0: sent at once.',
+      }),
+    ),
   },
   { additionalProperties: false },
 );

@@ -1,10 +1,11 @@
 import { randomUUID } from 'node:crypto';
-import type { Db } from '../../core/db.ts';
+import { inTransaction, type Db } from '../../core/db.ts';
 import { AppError, invalidField, notFound } from '../../core/errors.ts';
 import { keysetPage, type Page } from '../../core/pagination.ts';
 import type { UserPrincipal } from '../../core/principal.ts';
 import type { DatabaseService } from '../databases/public.ts';
 import { checkTarget, RefusedTarget, type Resolver } from './http-client.ts';
+import { TABLE as DELIVERIES } from './deliveries.service.ts';
 import { newSecret, signedHeaders } from './signing.ts';
 import type { CreatedWebhook, CreateWebhookBody, PatchWebhookBody, Sample, Webhook } from './schemas.ts';
 
@@ -88,9 +89,18 @@ export class WebhookService {
     return present(row);
   }
 
-  async delete(workspaceId: string, id: string, trx: Db = this.deps.db): Promise<void> {
-    const deleted = await trx(TABLE).where({ workspace_id: workspaceId, id }).del();
-    if (!deleted) throw notFound('No such webhook in this workspace.');
+  async delete(workspaceId: string, id: string, trx?: Db): Promise<void> {
+    await inTransaction(
+      this.deps.db,
+      async (t) => {
+        // The sender locks a delivery, then its webhook (to count a failure). Deleting the webhook first would lock them
+        // the other way round (the cascade), and the two could deadlock: its deliveries go first.
+        await t(DELIVERIES).whereIn('webhook_id', t(TABLE).select('id').where({ workspace_id: workspaceId, id })).del();
+        const deleted = await t(TABLE).where({ workspace_id: workspaceId, id }).del();
+        if (!deleted) throw notFound('No such webhook in this workspace.');
+      },
+      trx,
+    );
   }
 
   /** A delivery as the webhook would receive it, signed with its secret, sent nowhere. */

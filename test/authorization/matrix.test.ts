@@ -73,7 +73,7 @@ describe('authorization matrix: every route × every kind of caller', function (
       const matches = templateRegex(template);
       const actual: string[] = [];
       for (const caller of CALLERS) {
-        const w = row.fresh === 'world' ? await buildWorld(t, people) : world;
+        const w = row.fresh === 'world' ? await buildWorld(t, people, { elsewhere: world }) : world;
         const req = await row.request(w, caller, t);
         assert.match(req.path, matches, `the row for ${row.route} calls ${req.path}`);
         const auth = row.fresh === 'credential' ? await freshCredential(t, w, caller) : credentialOf(w, caller);

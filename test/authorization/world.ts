@@ -21,9 +21,15 @@ export async function createPat(t: TestKernel, user: SignedUpUser, ws: string, s
   return (await call(t, user, 'post', '/me/tokens', { name: `matrix ${scope}`, workspace_id: ws, scope })).token;
 }
 
-export async function buildWorld(t: TestKernel, people: People, opts: { vault?: boolean } = {}): Promise<World> {
+/** The outsider's workspace and what it holds: what rows name to prove another workspace's resources stay unseen. */
+type Elsewhere = Pick<World, 'otherWs' | 'foreign'>;
+
+/**
+ * A workspace of everyone in their roles. `elsewhere`: the outsider's workspace of another world, shared rather than
+ * built again (a row that needs a fresh world per caller only reads it).
+ */
+export async function buildWorld(t: TestKernel, people: People, opts: { vault?: boolean; elsewhere?: Elsewhere } = {}): Promise<World> {
   const ws = (await createWorkspace(t, people.admin, 'Matrix')).id;
-  const otherWs = (await createWorkspace(t, people.outsider, 'Elsewhere')).id;
   await t.db('workspace_members').insert(
     (['creator', 'editor', 'member', 'guest_in', 'guest_out'] as const).map((p) => ({
       workspace_id: ws,
@@ -43,19 +49,22 @@ export async function buildWorld(t: TestKernel, people: People, opts: { vault?: 
   const stage = await call(t, people.creator, 'post', `/workspaces/${ws}/databases/${databaseD}/fields`, { name: 'Stage', type: 'single_select', options: { choices: [{ label: 'Open' }] } });
   const optionOpen = stage.options.choices[0].id;
   const vault = opts.vault ? await buildVault(t, people, ws, spaceT, databaseD) : undefined;
-  const pats = {
-    read: await createPat(t, people.admin, ws, 'read'),
-    write: await createPat(t, people.admin, ws, 'write'),
-    admin: await createPat(t, people.admin, ws, 'admin'),
-  };
+  const [read, write, admin] = await Promise.all(['read', 'write', 'admin'].map((scope) => createPat(t, people.admin, ws, scope)));
+  const pats = { read, write, admin };
+  const { otherWs, foreign } = opts.elsewhere ?? (await buildElsewhere(t, people));
+  return { ws, people, otherWs, spaceS, spaceT, folderF, databaseD, optionOpen, pats, vault, foreign };
+}
+
+async function buildElsewhere(t: TestKernel, people: People): Promise<Elsewhere> {
   const o = people.outsider;
+  const otherWs = (await createWorkspace(t, o, 'Elsewhere')).id;
   const space = (await call(t, o, 'post', `/workspaces/${otherWs}/spaces`, { name: 'Theirs' })).id;
   const folder = (await call(t, o, 'post', `/workspaces/${otherWs}/spaces/${space}/folders`, { name: 'Theirs' })).id;
   const invite = (await call(t, o, 'post', `/workspaces/${otherWs}/invites`, { email: `elsewhere-${otherWs}@example.test`, role: 'member' })).id;
   await t.db('workspace_members').insert({ workspace_id: otherWs, user_id: people.member.id, role: 'member' });
   const database = (await call(t, o, 'post', `/workspaces/${otherWs}/databases`, { name: 'Theirs', space_id: space })).id;
   const grant = (await call(t, o, 'put', `/workspaces/${otherWs}/access`, { scope_type: 'space', scope_id: space, user_id: people.member.id, role: 'editor' })).id;
-  return { ws, people, otherWs, spaceS, spaceT, folderF, databaseD, optionOpen, pats, vault, foreign: { space, folder, invite, grant, database } };
+  return { otherWs, foreign: { space, folder, invite, grant, database } };
 }
 
 /** Vault in T, linked from D with a lookup through the link, and a record of D linking Vault's record titled with a marker. */

@@ -171,7 +171,9 @@ describe('files: editor images', () => {
     await mint(randomUUID()).expect(404);
   });
 
-  it('answers 404 to a tampered, truncated or made-up token', async () => {
+  it('answers 404 to a tampered, truncated or made-up token', async function () {
+    // It starts a second kernel: on a loaded CI machine that alone can take most of a minute.
+    this.timeout(180_000);
     const file = (await upload(png).expect(201)).body;
     const token = pathOf((await mint(file.id).expect(201)).body.url).split('/').pop()!;
     await w.t.request.get(`/api/v1/files/signed/${token}`).expect(200);

@@ -64,7 +64,8 @@ describe('packs: the round trip', function () {
     const types = t.container.resolverFor('databases')('databases.fieldTypes') as FieldTypeRegistry;
     const plain = types.names().filter((name) => {
       const type = types.get(name)!;
-      return !type.managedBy && !['count', 'lookup', 'rollup', 'created_at', 'updated_at', 'created_by', 'updated_by'].includes(name);
+      // A button needs an automation to exist, and packs leave it out (plugins/buttons/README.md).
+      return !type.managedBy && !['count', 'lookup', 'rollup', 'created_at', 'updated_at', 'created_by', 'updated_by', 'button'].includes(name);
     });
     for (const type of plain) await post(`/databases/${tasks}/fields`, { name: `F ${type}`, api_name: `f_${type}`, type, options: OPTIONS[type] ?? {} });
     await post(`/databases/${projects}/fields`, { name: 'Budget', type: 'currency', options: { code: 'EUR' } });

@@ -75,6 +75,16 @@ describe('record versions', () => {
     assert.deepEqual(now.values.employers.map((l: { id: string }) => l.id), [acme]);
   });
 
+  it('keeps every cell of a database with more writable fields than one jsonb_build_object call takes (50 pairs)', async () => {
+    const names: string[] = [];
+    for (let i = 0; i < 52; i++) names.push((await w.t.request.post(fields()).set(w.admin.auth).send({ name: `Extra ${i}`, type: 'number' }).expect(201)).body.api_name);
+    const values = Object.fromEntries(names.map((name, i) => [name, i % 3 === 0 ? null : i]));
+    const r = await create({ name: 'Wide', ...values });
+    const [first] = await versions(r.id);
+    assert.deepEqual(first.values, { name: 'Wide', score: null, done: false, owner: null, stage: null, ...values });
+    assert.deepEqual(first.changed_fields.sort(), ['name', ...names.filter((_, i) => i % 3 !== 0)].sort());
+  });
+
   it('restores a version after a field was deleted and another renamed, as a new version with restored_from', async () => {
     const r = await create({ name: 'Draft', score: 1, stage: 'Open', done: true });
     await patch(r.id, { values: { name: 'Final', score: 2, stage: 'Closed', done: false } }).expect(200);

@@ -2,6 +2,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 
 export interface Received {
+  path: string;
   headers: http.IncomingHttpHeaders;
   body: string;
   at: number;
@@ -26,7 +27,7 @@ export async function startReceiver(answer: Receiver['answer'] = () => ({ status
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
-      const got = { headers: req.headers, body: Buffer.concat(chunks).toString('utf8'), at: Date.now() };
+      const got = { path: req.url ?? '', headers: req.headers, body: Buffer.concat(chunks).toString('utf8'), at: Date.now() };
       receiver.got.push(got);
       const reply = receiver.answer(got);
       if (reply.silent) return;

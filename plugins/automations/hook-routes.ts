@@ -1,0 +1,31 @@
+import { KernelErrors } from '../../core/errors.ts';
+import { defineRoute, type AnyRouteDef } from '../../core/routes.ts';
+import { AutomationErrors } from './errors.ts';
+import { HookBody, HookParams, RunStarted } from './schemas.ts';
+
+/** The inbound hook: public (the token is the credential), its body capped at `maxBytes`. */
+export function hookRoutes(maxBytes: number): AnyRouteDef[] {
+  return [
+    defineRoute({
+      method: 'POST',
+      path: '/hooks/{token}',
+      operationId: 'automations.hooks.receive',
+      summary: "Start an inbound_webhook automation's run with a JSON body",
+      description:
+        'No credential: the token in the URL names an enabled `inbound_webhook` automation (unknown, rotated or disabled → 404). ' +
+        'A post signed Standard-Webhooks style (`webhook-id`, `webhook-timestamp`, `webhook-signature`, with the hook secret) is checked: a bad signature or a timestamp more than 5 minutes off → 401; an unsigned post is accepted. ' +
+        'JSON only (415 otherwise), at most `hookMaxBytes` (413), `hookRequestsPerMinute` per token (429 with Retry-After). Actions read the body as `{{trigger.body.<path>}}`.',
+      tags: ['automations'],
+      auth: 'public',
+      params: HookParams,
+      body: HookBody,
+      rawBody: true,
+      bodyLimit: maxBytes,
+      example: { order: { id: 'A-1001', total: 42 } },
+      status: 202,
+      responses: { 202: { description: 'The run, queued', schema: RunStarted } },
+      errors: [AutomationErrors.bad_signature, KernelErrors.rate_limited],
+      handler: ({ params, body, rawBody, ctx, resolve }) => resolve('automations.hooks').receive(params.token, body, rawBody, ctx.headers),
+    }),
+  ];
+}
