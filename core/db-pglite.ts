@@ -53,11 +53,17 @@ export async function openPglite(opts: DatabaseOptions, schema: string, searchPa
 
 /**
  * A dump of a freshly initialised PGlite cluster. Loading it takes a fraction of initdb's
- * time, which dominates starting an in-memory database.
+ * time, which dominates starting an in-memory database. The cluster keeps only the `postgres`
+ * database PGlite connects to: the two templates (which nothing here copies) are half of its
+ * files, and loading them took half of every in-memory start (800 ms against 470 ms).
  */
 export async function emptyClusterDump(): Promise<Blob> {
   const pglite = await PGlite.create('memory://', { extensions: { pg_trgm } });
   try {
+    await pglite.exec(`UPDATE pg_database SET datistemplate = false WHERE datname IN ('template0', 'template1')`);
+    await pglite.exec('DROP DATABASE template0');
+    await pglite.exec('DROP DATABASE template1');
+    await pglite.exec('CHECKPOINT');
     return await pglite.dumpDataDir('none');
   } finally {
     await pglite.close();

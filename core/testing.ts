@@ -88,8 +88,11 @@ export async function startTestKernel(opts: TestKernelOptions = {}): Promise<Tes
     if (!storage.dataDir || !opts.storage) fs.rmSync(dataDir, { recursive: true, force: true });
   };
   let kernel: Kernel;
+  const started = performance.now();
   try {
     kernel = await startKernel(opts, storage, dataDir, pg);
+    kernelStarts.count++;
+    kernelStarts.ms += performance.now() - started;
   } catch (err) {
     // A kernel that failed to start must not leave its schema or directory behind, unless the caller owns them.
     if (!opts.storage) await cleanUp();
@@ -113,6 +116,9 @@ export async function startTestKernel(opts: TestKernelOptions = {}): Promise<Tes
   running.set(t, startedBy(new Error().stack ?? ''));
   return t;
 }
+
+/** How many test kernels this process started, and the time their starts took: what a slow test file spends it on. */
+export const kernelStarts = { count: 0, ms: 0 };
 
 /** The test kernels started and not stopped yet, with the test file line that started each. */
 const running = new Map<TestKernel, string>();
@@ -140,7 +146,7 @@ let clusterDump: Promise<Blob> | undefined;
 async function sharedEmptyCluster(): Promise<Blob> {
   const pglite = path.dirname(createRequire(import.meta.url).resolve('@electric-sql/pglite'));
   const { version } = JSON.parse(fs.readFileSync(path.join(pglite, '..', 'package.json'), 'utf8')) as { version: string };
-  const file = path.join(os.tmpdir(), `tessera-pglite-${version}-empty-cluster.tar`);
+  const file = path.join(os.tmpdir(), `tessera-pglite-${version}-lean-cluster.tar`);
   if (fs.existsSync(file)) return new Blob([fs.readFileSync(file)]);
   const dump = await emptyClusterDump();
   const partial = `${file}.${process.pid}`;

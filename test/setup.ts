@@ -1,10 +1,12 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { stopForgottenKernels, useTestPlugins } from '../core/testing.ts';
+import type { Context } from 'mocha';
+import { kernelStarts, stopForgottenKernels, useTestPlugins } from '../core/testing.ts';
 import { builtinPlugins } from '../plugins/index.ts';
 
 const PLUGINS_DIR = fileURLToPath(new URL('../plugins/', import.meta.url));
+const ROOT = fileURLToPath(new URL('../', import.meta.url));
 
 // Test kernels load the built-ins unless a test names its plugins; a named plugin's built-in dependencies come from plugins/<id>/index.ts.
 useTestPlugins({
@@ -14,12 +16,42 @@ useTestPlugins({
 });
 
 /**
+ * With TESSERA_TEST_TIMING set to a file, each test file's wall time and the kernel starts within it are appended
+ * there as `seconds<TAB>kernels<TAB>kernel seconds<TAB>file`: CI prints the slowest, so the suite's time has names.
+ * In a parallel run a file is timed whole; in a serial one from its first test to the next file's first test, so its
+ * `before` hooks count to the file before it.
+ */
+const timingLog = process.env.TESSERA_TEST_TIMING;
+let timed: { file: string; at: number; kernels: number; kernelMs: number } | undefined;
+
+function closeTimed(): void {
+  if (!timed || !timingLog) return;
+  const seconds = (performance.now() - timed.at) / 1000;
+  const kernels = kernelStarts.count - timed.kernels;
+  const kernelSeconds = (kernelStarts.ms - timed.kernelMs) / 1000;
+  fs.appendFileSync(timingLog, `${seconds.toFixed(1)}\t${kernels}\t${kernelSeconds.toFixed(1)}\t${path.relative(ROOT, timed.file)}\n`);
+  timed = undefined;
+}
+
+/**
  * After each file (in a parallel run; after the whole run otherwise), the kernels its tests left running are stopped
  * and named: one forgotten kernel polls its jobs for the rest of the process and slows every file after it.
  */
 export const mochaHooks = {
+  beforeAll() {
+    // A parallel run's worker starts each file here: its `before` hooks come next.
+    if (timingLog) timed = { file: '', at: performance.now(), kernels: kernelStarts.count, kernelMs: kernelStarts.ms };
+  },
+  beforeEach(this: Context) {
+    const file = this.currentTest?.file;
+    if (!timingLog || !file || timed?.file === file) return;
+    if (timed?.file) closeTimed();
+    if (timed) timed.file = file;
+    else timed = { file, at: performance.now(), kernels: kernelStarts.count, kernelMs: kernelStarts.ms };
+  },
   async afterAll() {
     const forgotten = await stopForgottenKernels();
+    closeTimed();
     const lines = forgotten.map((origin) => `A test kernel was left running; it was started at ${origin}\n`).join('');
     if (!lines) return;
     // A parallel run's workers do not pass on what they print: CI names a file to collect this in.
