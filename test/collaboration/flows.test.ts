@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { joinWorkspace, signUp, type SignedUpUser } from '../../core/testing.ts';
 import { recordsWorld, type RecordsWorld } from '../plugins/records/setup.ts';
+import { suiteKernel } from '../fixtures/suite-kernel.ts';
 
 /** Rich text with a paragraph of text and, optionally, mentions of users. */
 const doc = (text: string, ...mentioned: string[]) => ({
@@ -20,11 +21,11 @@ describe('collaboration: comments, mentions, notifications and history together'
   const inbox = async (user: SignedUpUser, query = '') => (await w.t.request.get(api(`/notifications${query}`)).set(user.auth).expect(200)).body.data as Array<Record<string, any>>;
   const unread = async (user: SignedUpUser) => (await w.t.request.get(api('/notifications/unread-count')).set(user.auth).expect(200)).body.count as number;
 
+  const kernel = suiteKernel();
   beforeEach(async () => {
-    w = await recordsWorld();
+    w = await recordsWorld(undefined, kernel());
     record = (await w.t.request.post(w.url()).set(w.editor.auth).send({ values: { name: 'Launch' } }).expect(201)).body.id;
   });
-  afterEach(() => w.t.stop());
 
   it('notifies a mention once, and on an edit only the people newly mentioned', async () => {
     const posted = (await w.t.request.post(comments()).set(w.editor.auth).send({ content: doc('Look, ', w.member.id) }).expect(201)).body;

@@ -3,6 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { signUp, type SignedUpUser } from '../../../core/testing.ts';
 import { recordsWorld, type RecordsWorld } from '../records/setup.ts';
 import { waitUntil } from '../../fixtures/wait.ts';
+import { suiteKernel } from '../../fixtures/suite-kernel.ts';
 
 interface Change {
   field: string | null;
@@ -34,12 +35,12 @@ describe('activity', () => {
   // Record entries only: the world's field entries arrive on their own time.
   const stored = () => w.t.db('activity_entries').whereNotNull('record_id').count<{ count: string }[]>('* as count').first().then((r) => Number(r!.count));
 
+  const kernel = suiteKernel();
   beforeEach(async () => {
-    w = await recordsWorld();
+    w = await recordsWorld(undefined, kernel());
     fieldId = {};
     for (const f of await w.t.db('fields').where({ database_id: w.db }).select('id', 'api_name')) fieldId[f.api_name] = f.id;
   });
-  afterEach(() => w.t.stop());
 
   it('tells a record created, patched (field by field, with the names the fields had then), deleted and restored', async () => {
     const r = await create({ name: 'First', score: 1.5, done: false });

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { recordsWorld, pointers, type RecordsWorld } from '../records/setup.ts';
 import { memberExport } from '../documents/member-export.ts';
+import { suiteKernel } from '../../fixtures/suite-kernel.ts';
 
 const doc = (t: string, ...extra: unknown[]) => ({ type: 'doc', content: [{ type: 'paragraph', content: [{ type: 'text', text: t }, ...extra] }] });
 const mention = (id: string) => ({ type: 'mention', attrs: { user_id: id } });
@@ -13,11 +14,11 @@ describe('comments', () => {
   const post = (content: unknown, auth = w.member.auth) => w.t.request.post(path()).set(auth).send({ content });
   const list = async (auth = w.member.auth, query = '') => (await w.t.request.get(path(query)).set(auth).expect(200)).body;
 
+  const kernel = suiteKernel();
   beforeEach(async () => {
-    w = await recordsWorld();
+    w = await recordsWorld(undefined, kernel());
     record = (await w.t.request.post(w.url()).set(w.editor.auth).send({ values: { name: 'Task' } }).expect(201)).body.id;
   });
-  afterEach(() => w.t.stop());
 
   it('lets members comment, lists oldest first with authors, text and mentions, and emits comment.created', async () => {
     const first = (await post(doc('Ask ', mention(w.editor.id))).expect(201)).body;
@@ -32,7 +33,7 @@ describe('comments', () => {
     const page = await list(w.member.auth, '?limit=1');
     assert.deepEqual(page.data, [first]);
     assert.deepEqual((await list(w.member.auth, `?limit=1&cursor=${page.next_cursor}`)).data, [second]);
-    const [event] = await w.t.db('kernel_events').where({ name: 'comment.created' }).orderBy('id').select('payload', 'actor_id');
+    const [event] = await w.t.db('kernel_events').where({ name: 'comment.created', workspace_id: w.ws }).orderBy('id').select('payload', 'actor_id');
     assert.deepEqual(event.payload, { database_id: w.db, record_id: record, comment: first });
     assert.equal(event.actor_id, w.member.id);
   });
@@ -50,7 +51,7 @@ describe('comments', () => {
     await w.t.request.delete(w.url(`/${record}`)).set(w.editor.auth).expect(204);
     await post(doc('x')).expect(404);
     await w.t.request.get(path()).set(w.member.auth).expect(404);
-    assert.equal((await w.t.db('comments').count({ n: '*' }))[0].n, 1);
+    assert.equal((await w.t.db('comments').where({ workspace_id: w.ws }).count({ n: '*' }))[0].n, 1);
   });
 
   it('lets only the author edit (edited set, before in the event), and the author or an admin delete', async () => {
@@ -62,7 +63,7 @@ describe('comments', () => {
     assert.equal(edited.edited, true);
     assert.equal(edited.text, 'First');
     assert.equal(edited.created_at, c.created_at);
-    const [updated] = await w.t.db('kernel_events').where({ name: 'comment.updated' }).select('payload');
+    const [updated] = await w.t.db('kernel_events').where({ name: 'comment.updated', workspace_id: w.ws }).select('payload');
     assert.equal(updated.payload.before.text, 'Frist');
     assert.equal(updated.payload.comment.text, 'First');
 
@@ -71,7 +72,7 @@ describe('comments', () => {
     const other = (await post(doc('Spam'), w.editor.auth).expect(201)).body;
     await w.t.request.delete(path(`/${other.id}`)).set(w.admin.auth).expect(204);
     assert.deepEqual((await list()).data, []);
-    assert.deepEqual(await w.t.db('kernel_events').where({ name: 'comment.deleted' }).count({ n: '*' }).then((r) => Number(r[0].n)), 2);
+    assert.deepEqual(await w.t.db('kernel_events').where({ name: 'comment.deleted', workspace_id: w.ws }).count({ n: '*' }).then((r) => Number(r[0].n)), 2);
   });
 
   it('go when their record is purged from the trash', async () => {
@@ -79,7 +80,7 @@ describe('comments', () => {
     await w.t.request.delete(w.url(`/${record}`)).set(w.editor.auth).expect(204);
     await w.t.db(w.table).where({ id: record }).update({ deleted_at: '2026-01-01T00:00:00Z' });
     await w.t.container.resolverFor('records')('records.trash').purge(new Date('2026-03-01T00:00:00Z'));
-    assert.equal((await w.t.db('comments').count({ n: '*' }))[0].n, 0);
+    assert.equal((await w.t.db('comments').where({ workspace_id: w.ws }).count({ n: '*' }))[0].n, 0);
   });
 
   it('keep their text when the author is erased, shown as a former member; the export lists them', async () => {

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import type { DocumentFileHooks } from '../../../plugins/documents/public.ts';
 import { recordsWorld, pointers, type RecordsWorld } from '../records/setup.ts';
+import { suiteKernel } from '../../fixtures/suite-kernel.ts';
 
 const doc = (t: string, ...extra: unknown[]) => ({ type: 'doc', content: [{ type: 'paragraph', content: [{ type: 'text', text: t }, ...extra] }] });
 
@@ -12,11 +13,11 @@ describe('documents: record descriptions', () => {
   const put = (body: object, auth = w.editor.auth, id = record) => w.t.request.put(path(id)).set(auth).send(body);
   const stored = () => w.t.db('document_descriptions').where({ record_id: record }).first();
 
+  const kernel = suiteKernel();
   beforeEach(async () => {
-    w = await recordsWorld();
+    w = await recordsWorld(undefined, kernel());
     record = (await w.t.request.post(w.url()).set(w.editor.auth).send({ values: { name: 'Task' } }).expect(201)).body.id;
   });
-  afterEach(() => w.t.stop());
 
   it('reads as version 0 until written, then each write adds one', async () => {
     const blank = (await w.t.request.get(path()).set(w.member.auth).expect(200)).body;
@@ -30,7 +31,7 @@ describe('documents: record descriptions', () => {
     assert.equal(second.updated_by, w.admin.id);
     assert.deepEqual((await w.t.request.get(path()).set(w.member.auth).expect(200)).body, second);
     assert.equal((await stored()).text, 'Hello again');
-    const events = await w.t.db('kernel_events').where({ name: 'description.updated' }).orderBy('id').select('payload');
+    const events = await w.t.db('kernel_events').where({ name: 'description.updated', workspace_id: w.ws }).orderBy('id').select('payload');
     assert.deepEqual(events.map((e) => e.payload.description.version), [1, 2]);
     assert.equal(events[0].payload.record_id, record);
   });

@@ -3,6 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { signUp, type SignedUpUser } from '../../../core/testing.ts';
 import { recordsWorld, pointers, type RecordsWorld } from '../records/setup.ts';
 import { memberExport } from './member-export.ts';
+import { suiteKernel } from '../../fixtures/suite-kernel.ts';
 
 const doc = (t: string) => ({ type: 'doc', content: [{ type: 'paragraph', content: [{ type: 'text', text: t }] }] });
 
@@ -16,8 +17,9 @@ describe('documents: standalone documents', () => {
   const create = (body: object, auth = creator.auth) => w.t.request.post(api('/documents')).set(auth).send(body);
   const list = async (auth: Record<string, string>, query = '') => (await w.t.request.get(api(`/documents${query}`)).set(auth).expect(200)).body;
 
+  const kernel = suiteKernel();
   beforeEach(async () => {
-    w = await recordsWorld();
+    w = await recordsWorld(undefined, kernel());
     space = (await w.t.request.post(api('/spaces')).set(w.admin.auth).send({ name: 'Docs' }).expect(201)).body.id;
     other = (await w.t.request.post(api('/spaces')).set(w.admin.auth).send({ name: 'Hidden' }).expect(201)).body.id;
     guest = await signUp(w.t, { name: 'Gus' });
@@ -27,7 +29,6 @@ describe('documents: standalone documents', () => {
       { workspace_id: w.ws, user_id: creator.id, role: 'creator' },
     ]);
   });
-  afterEach(() => w.t.stop());
 
   it('creates at version 0 in a space or a folder of it, and lists what each caller can see', async () => {
     const a = (await create({ title: ' Handbook ', space_id: space }).expect(201)).body;
@@ -49,7 +50,7 @@ describe('documents: standalone documents', () => {
     assert.deepEqual((await list(w.member.auth, `?limit=2&cursor=${page.next_cursor}`)).data.map((d: { id: string }) => d.id), [a.id]);
     await w.t.request.get(api(`/documents/${hidden.id}`)).set(guest.auth).expect(404);
     assert.deepEqual((await w.t.request.get(api(`/documents/${a.id}`)).set(guest.auth).expect(200)).body, a);
-    const created = await w.t.db('kernel_events').where({ name: 'document.created' }).count({ n: '*' });
+    const created = await w.t.db('kernel_events').where({ name: 'document.created', workspace_id: w.ws }).count({ n: '*' });
     assert.equal(Number(created[0].n), 3);
   });
 
@@ -60,7 +61,7 @@ describe('documents: standalone documents', () => {
     assert.deepEqual(pointers(await create({ title: 'No', space_id: space, folder_id: folder }).expect(422)), ['/folder_id']);
     await create({ title: 'No', space_id: space, version: 3 }).expect(422);
     await create({ title: '  ', space_id: space }).expect(422);
-    assert.equal((await w.t.db('documents').count({ n: '*' }))[0].n, 0);
+    assert.equal((await w.t.db('documents').where({ workspace_id: w.ws }).count({ n: '*' }))[0].n, 0);
   });
 
   it('writes content with the version rule: editors write, members read, one of two writers wins', async () => {
@@ -97,7 +98,7 @@ describe('documents: standalone documents', () => {
     await w.t.request.delete(api(`/documents/${d.id}`)).set(w.editor.auth).expect(403);
     await w.t.request.delete(api(`/documents/${d.id}`)).set(creator.auth).expect(204);
     await w.t.request.get(api(`/documents/${d.id}`)).set(creator.auth).expect(404);
-    assert.deepEqual(await w.t.db('kernel_events').where('name', 'like', 'document.%').orderBy('id').pluck('name'), ['document.created', 'document.updated', 'document.deleted']);
+    assert.deepEqual(await w.t.db('kernel_events').where({ workspace_id: w.ws }).where('name', 'like', 'document.%').orderBy('id').pluck('name'), ['document.created', 'document.updated', 'document.deleted']);
   });
 
   it('goes with its space', async () => {

@@ -3,17 +3,19 @@ import { createWorkspace, signUp, startTestKernel } from '../../../core/testing.
 import { captureLogs } from '../../fixtures/log-capture.ts';
 import { pointers } from '../records/setup.ts';
 import { formWorld, type FormWorld } from './setup.ts';
+import { suiteKernel } from '../../fixtures/suite-kernel.ts';
 
 describe('public: forms', () => {
   let w: FormWorld;
   const submit = (values: Record<string, unknown>, extra: object = {}, token?: string) => w.t.request.post(w.form(token)).send({ values, ...extra });
   const stored = async () => (await w.t.request.get(w.url()).set(w.admin.auth).expect(200)).body.data as Array<{ id: string; values: Record<string, unknown>; created_by: string | null }>;
-  const createdEvents = () => w.t.db('kernel_events').where({ name: 'record.created' }).select('actor_id', 'payload');
+  const createdEvents = () => w.t.db('kernel_events').where({ name: 'record.created', workspace_id: w.ws }).select('actor_id', 'payload');
 
+  // Every test submits from the same address: their attempts add up in one kernel (the limit has tests of its own).
+  const kernel = suiteKernel({ config: { plugins: { public: { options: { submissionsPerMinute: 1000 } } } } });
   beforeEach(async () => {
-    w = await formWorld();
+    w = await formWorld(undefined, kernel());
   });
-  afterEach(() => w.t.stop());
 
   it('describes the form without a credential: its heading, and the fields it shows in its order', async () => {
     const form = (await w.t.request.get(w.form()).expect(200)).body;

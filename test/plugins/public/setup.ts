@@ -1,4 +1,5 @@
 import type { ConfigInput } from '../../../core/config.ts';
+import type { TestKernel } from '../../../core/testing.ts';
 import { recordsWorld, type RecordsWorld } from '../records/setup.ts';
 
 /**
@@ -15,8 +16,9 @@ export interface FormWorld extends RecordsWorld {
   views: (path?: string) => string;
 }
 
-export async function formWorld(config?: ConfigInput): Promise<FormWorld> {
-  const w = await recordsWorld(config);
+/** `config` and `kernel`: as in recordsWorld. */
+export async function formWorld(config?: ConfigInput, kernel?: TestKernel): Promise<FormWorld> {
+  const w = await recordsWorld(config, kernel);
   const fields = `/api/v1/workspaces/${w.ws}/databases/${w.db}/fields`;
   for (const body of [
     { name: 'Email', type: 'email' },

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { pointers, recordsWorld, type RecordsWorld } from '../records/setup.ts';
+import { suiteKernel } from '../../fixtures/suite-kernel.ts';
 
 interface Version {
   version: number;
@@ -19,12 +20,12 @@ describe('record versions', () => {
   const patch = (id: string, body: object) => w.t.request.patch(w.url(`/${id}`)).set(w.editor.auth).send(body);
   const versions = async (id: string, query = '', user = w.member): Promise<Version[]> => (await w.t.request.get(w.url(`/${id}/versions${query}`)).set(user.auth).expect(200)).body.data;
   const restore = (id: string, v: number, body: object = {}, user = w.editor) => w.t.request.post(w.url(`/${id}/versions/${v}/restore`)).set(user.auth).send(body);
-  const count = async () => Number((await w.t.db('record_versions').count('* as n').first())!.n);
+  const count = async () => Number((await w.t.db('record_versions').where({ workspace_id: w.ws }).count('* as n').first())!.n);
 
+  const kernel = suiteKernel();
   beforeEach(async () => {
-    w = await recordsWorld();
+    w = await recordsWorld(undefined, kernel());
   });
-  afterEach(() => w.t.stop());
 
   it('captures a version per write that changes a record, numbered from 1, newest first', async () => {
     const r = await create({ name: 'One', score: 1 });

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { recordsWorld, type RecordsWorld } from './setup.ts';
+import { suiteKernel } from '../../fixtures/suite-kernel.ts';
 
 describe('records: duplicate', () => {
   let w: RecordsWorld;
@@ -8,12 +9,12 @@ describe('records: duplicate', () => {
   const duplicate = (id: string, auth = w.admin.auth) => w.t.request.post(w.url(`/${id}/duplicate`)).set(auth);
   const order = async () => (await w.t.request.get(w.url('?limit=1000')).set(w.member.auth).expect(200)).body.data.map((r: { id: string }) => r.id);
   const count = async () => Number((await w.t.db(w.table).count({ n: '*' }))[0].n);
-  const created = () => w.t.db('kernel_events').where({ name: 'record.created' }).orderBy('id').select('payload', 'actor_id', 'workspace_id');
+  const created = () => w.t.db('kernel_events').where({ name: 'record.created', workspace_id: w.ws }).orderBy('id').select('payload', 'actor_id', 'workspace_id');
 
+  const kernel = suiteKernel();
   beforeEach(async () => {
-    w = await recordsWorld();
+    w = await recordsWorld(undefined, kernel());
   });
-  afterEach(() => w.t.stop());
 
   it('copies every writable cell as stored and gives the copy its own number, version, creator and times', async () => {
     const fields = `/api/v1/workspaces/${w.ws}/databases/${w.db}/fields`;

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { pointers, recordsWorld, type RecordsWorld } from './setup.ts';
+import { suiteKernel } from '../../fixtures/suite-kernel.ts';
 
 describe('records: move', () => {
   let w: RecordsWorld;
@@ -13,12 +14,12 @@ describe('records: move', () => {
   const move = (id: string, body: object, auth = w.editor.auth) => w.t.request.post(w.url(`/${id}/move`)).set(auth).send(body);
   const order = async () => (await w.t.request.get(w.url('?limit=1000')).set(w.member.auth).expect(200)).body.data.map((r: { id: string }) => r.id);
   const row = (id: string) => w.t.db(w.table).where({ id }).first();
-  const updated = () => w.t.db('kernel_events').where({ name: 'record.updated' }).orderBy('id').select('payload', 'actor_id');
+  const updated = () => w.t.db('kernel_events').where({ name: 'record.updated', workspace_id: w.ws }).orderBy('id').select('payload', 'actor_id');
 
+  const kernel = suiteKernel();
   beforeEach(async () => {
-    w = await recordsWorld();
+    w = await recordsWorld(undefined, kernel());
   });
-  afterEach(() => w.t.stop());
 
   it('places a record right before or after another, bumping version and updated_by', async () => {
     const [a, b, c, d] = await createMany('A', 'B', 'C', 'D');

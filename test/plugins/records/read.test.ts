@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { pointers, recordsWorld, type RecordsWorld } from './setup.ts';
+import { suiteKernel } from '../../fixtures/suite-kernel.ts';
 
 describe('records: reading', () => {
   let w: RecordsWorld;
@@ -20,10 +21,10 @@ describe('records: reading', () => {
     return { ids, pages };
   }
 
+  const kernel = suiteKernel();
   beforeEach(async () => {
-    w = await recordsWorld();
+    w = await recordsWorld(undefined, kernel());
   });
-  afterEach(() => w.t.stop());
 
   it('gets a record by id and by number, as members see it', async () => {
     const r = await create({ name: 'Alpha', owner: w.member.id });

@@ -17,9 +17,12 @@ export interface RecordsWorld {
   url: (path?: string) => string;
 }
 
-/** `config`: the kernel's, when a test needs other options (a plugin's limits, jobs off). */
-export async function recordsWorld(config?: ConfigInput): Promise<RecordsWorld> {
-  const t = await startTestKernel(config ? { config } : {});
+/**
+ * `config`: the kernel's, when a test needs other options (a plugin's limits, jobs off). `kernel`: a running kernel to
+ * build the world in (a suite's, see test/fixtures/suite-kernel.ts) instead of a new one; its `config` is the kernel's.
+ */
+export async function recordsWorld(config?: ConfigInput, kernel?: TestKernel): Promise<RecordsWorld> {
+  const t = kernel ?? (await startTestKernel(config ? { config } : {}));
   const admin = await signUp(t, { name: 'Ada' });
   const editor = await signUp(t, { name: 'Eddie' });
   const member = await signUp(t, { name: 'Mia' });

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { createPat } from '../tokens/helpers.ts';
 import { recordsWorld, type RecordsWorld } from './setup.ts';
+import { suiteKernel } from '../../fixtures/suite-kernel.ts';
 
 describe('records: watchers', () => {
   let w: RecordsWorld;
@@ -11,10 +12,10 @@ describe('records: watchers', () => {
   const watchers = (id: string, query = '', auth: Record<string, string> = w.member.auth) => w.t.request.get(w.url(`/${id}/watchers${query}`)).set(auth);
   const stored = (where: Record<string, string>) => w.t.db('record_watchers').where(where).orderBy('user_id').select('workspace_id', 'database_id', 'record_id', 'user_id');
 
+  const kernel = suiteKernel();
   beforeEach(async () => {
-    w = await recordsWorld();
+    w = await recordsWorld(undefined, kernel());
   });
-  afterEach(() => w.t.stop());
 
   it('starts watching with 201, answers 200 when already watching, and stores one row', async () => {
     const r = await create('Watched');

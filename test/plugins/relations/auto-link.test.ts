@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { pointers, recordsWorld, type RecordsWorld } from '../records/setup.ts';
+import { suiteKernel } from '../../fixtures/suite-kernel.ts';
 
 describe('relations: auto-link rules, drift and bulk link', () => {
   let w: RecordsWorld;
@@ -13,12 +14,12 @@ describe('relations: auto-link rules, drift and bulk link', () => {
   const relate = async (kind: string, toName = 'Company') =>
     (await w.t.request.post(api('/relations')).set(w.admin.auth).send({ from_database_id: companies, to_database_id: w.db, kind, from_field_name: 'People', to_field_name: toName }).expect(201)).body.id as string;
 
+  const kernel = suiteKernel();
   beforeEach(async () => {
-    w = await recordsWorld();
+    w = await recordsWorld(undefined, kernel());
     const space = (await w.t.db('spaces').where({ workspace_id: w.ws }).first('id')).id;
     companies = (await w.t.request.post(api('/databases')).set(w.admin.auth).send({ name: 'Companies', space_id: space }).expect(201)).body.id;
   });
-  afterEach(() => w.t.stop());
 
   it('links matching records on create and update, and once over the records there are (backfill)', async () => {
     await addField(w.db, { name: 'Employer', type: 'text' });
@@ -42,7 +43,7 @@ describe('relations: auto-link rules, drift and bulk link', () => {
     // A company made later takes the people that name it (Bob), in the answer of its create.
     const globex = await create(companies, { name: 'globex' });
     assert.deepEqual(titles(globex.values.people), ['Bob']);
-    const event = await w.t.db('kernel_events').where({ name: 'links.added' }).orderBy('id', 'desc').first('payload');
+    const event = await w.t.db('kernel_events').where({ name: 'links.added', workspace_id: w.ws }).orderBy('id', 'desc').first('payload');
     assert.deepEqual([event.payload.rule_id, event.payload.links], [rule.id, [{ from_id: globex.id, to_id: bob }]]);
 
     // People written later: bulk create and a patch of the rule field; other cells do not react.

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { pointers, recordsWorld, type RecordsWorld } from '../records/setup.ts';
+import { suiteKernel } from '../../fixtures/suite-kernel.ts';
 import { waitUntil } from '../../fixtures/wait.ts';
 
 describe('relations: link fields between databases', () => {
@@ -10,12 +11,12 @@ describe('relations: link fields between databases', () => {
   const create = async (db: string, name: string) => (await w.t.request.post(records(db)).set(w.editor.auth).send({ values: { name } }).expect(201)).body.id as string;
   const relate = (body: object, who = w.admin) => w.t.request.post(api('/relations')).set(who.auth).send(body);
 
+  const kernel = suiteKernel();
   beforeEach(async () => {
-    w = await recordsWorld();
+    w = await recordsWorld(undefined, kernel());
     const space = (await w.t.db('spaces').where({ workspace_id: w.ws }).first('id')).id;
     companies = (await w.t.request.post(api('/databases')).set(w.admin.auth).send({ name: 'Companies', space_id: space }).expect(201)).body.id;
   });
-  afterEach(() => w.t.stop());
 
   it('makes a link field on each side and shows links as [{ id, title }] on both', async () => {
     const res = await relate({ from_database_id: companies, to_database_id: w.db, kind: 'one_to_many', from_field_name: 'People', to_field_name: 'Company' }).expect(201);
@@ -79,7 +80,7 @@ describe('relations: link fields between databases', () => {
     assert.deepEqual(patched.values.people, [{ id: bob, title: 'Bob' }]);
     assert.equal(patched.version, acme.version + 1);
     assert.deepEqual((await w.t.request.get(records(w.db, `/${ann}`)).set(w.member.auth).expect(200)).body.values.company, []);
-    const event = await w.t.db('kernel_events').where({ name: 'record.updated' }).orderBy('id', 'desc').first('payload');
+    const event = await w.t.db('kernel_events').where({ name: 'record.updated', workspace_id: w.ws }).orderBy('id', 'desc').first('payload');
     assert.deepEqual(event.payload.before.values.people, [{ id: ann, title: 'Ann' }]);
 
     // Bob belongs to Acme: another company cannot take him (409 naming Acme), in one write or in a batch

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { pointers, recordsWorld, type RecordsWorld } from '../records/setup.ts';
+import { suiteKernel } from '../../fixtures/suite-kernel.ts';
 
 /**
  * A guest of space S (database D) whose records link into Secrets, a database of a space it was
@@ -18,8 +19,9 @@ describe('relations: links into a database the reader cannot see', () => {
   const query = (body: object, who = w.member) => w.t.request.post(records(w.db, '/query')).set(who.auth).send(body);
   const ids = (res: { body: { data: Array<{ id: string }> } }) => res.body.data.map((r) => r.id);
 
+  const kernel = suiteKernel();
   beforeEach(async () => {
-    w = await recordsWorld();
+    w = await recordsWorld(undefined, kernel());
     const hidden = (await w.t.request.post(api('/spaces')).set(w.admin.auth).send({ name: 'Board only' }).expect(201)).body.id;
     secrets = (await w.t.request.post(api('/databases')).set(w.admin.auth).send({ name: 'Secrets', space_id: hidden }).expect(201)).body.id;
     await field(secrets, { name: 'Salary', type: 'number' }).expect(201);
@@ -40,7 +42,6 @@ describe('relations: links into a database the reader cannot see', () => {
     const space = (await w.t.db('databases').where({ id: w.db }).first('space_id')).space_id;
     await w.t.request.patch(api(`/members/${w.member.id}`)).set(w.admin.auth).send({ role: 'guest', space_ids: [space] }).expect(200);
   });
-  afterEach(() => w.t.stop());
 
   const empty = { secrets: [], salaries: [], payroll: null, secret_count: 0 };
   const computed = (values: Record<string, unknown>) => ({ secrets: values.secrets, salaries: values.salaries, payroll: values.payroll, secret_count: values.secret_count });
@@ -112,7 +113,7 @@ describe('relations: links into a database the reader cannot see', () => {
     assert.deepEqual(computed(moved.values), empty);
     // The link itself is still there: the editor sees it, and so does the record.updated event.
     assert.equal((await w.t.request.get(records(w.db, `/${ann}`)).set(w.editor.auth).expect(200)).body.values.secrets.length, 1);
-    const events = await w.t.db('kernel_events').where({ name: 'record.updated' }).orderBy('id');
+    const events = await w.t.db('kernel_events').where({ name: 'record.updated', workspace_id: w.ws }).orderBy('id');
     const last = events.map((e: { payload: unknown }) => (typeof e.payload === 'string' ? JSON.parse(e.payload) : e.payload)).find((p: { after: { id: string; values: { name: string } } }) => p.after.values.name === 'Ann B.');
     assert.deepEqual(last.after.values.secrets, [{ id: projectX, title: 'Project X' }]);
     // Linking a record of Secrets by id is refused like an unknown record.

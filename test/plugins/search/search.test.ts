@@ -2,15 +2,16 @@ import assert from 'node:assert/strict';
 import fc from 'fast-check';
 import { waitUntil } from '../../fixtures/wait.ts';
 import { searchWorld, type SearchWorld } from './world.ts';
+import { suiteKernel } from '../../fixtures/suite-kernel.ts';
 
 describe('search', () => {
   let w: SearchWorld;
   const ids = (hits: Array<{ id: string }>) => hits.map((h) => h.id).sort();
 
+  const kernel = suiteKernel();
   beforeEach(async () => {
-    w = await searchWorld();
+    w = await searchWorld(kernel());
   });
-  afterEach(() => w.t.stop());
 
   it('finds a record by any text-like field the moment its write commits, with its title, a snippet, its database and space', async () => {
     const r = await w.create(w.db, { name: 'Acme renewal', notes: 'call the purchasing department', details: 'The customer wants a discount on the annual plan before signing.', stage: 'Negotiation', amount: 4242 });
@@ -205,7 +206,7 @@ describe('search', () => {
 
     await w.t.request.post(w.api(`/members/${w.member.id}/erase`)).set(w.admin.auth).send({ confirm: w.member.email }).expect(200);
     for (const q of ['mia', 'member mia', 'Mia Member']) assert.deepEqual(await w.search(w.admin, { q }), [], q);
-    const named = await w.t.db('search_entries').whereILike('title', '%Mia%').orWhereILike('body', '%Mia%').count<{ count: string }[]>('* as count');
+    const named = await w.t.db('search_entries').where({ workspace_id: w.ws }).where((q) => q.whereILike('title', '%Mia%').orWhereILike('body', '%Mia%')).count<{ count: string }[]>('* as count');
     assert.equal(Number(named[0].count), 0);
     assert.deepEqual(ids(await w.search(w.admin, { q: 'lease' })), [r.id]);
   });

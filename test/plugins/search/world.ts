@@ -22,8 +22,9 @@ export interface SearchWorld {
   search: (user: SignedUpUser, query: Record<string, string | number>, ws?: string) => Promise<Array<{ type: string; id: string; title: string; snippet: string; database_id: string | null; space_id: string; score: number }>>;
 }
 
-export async function searchWorld(): Promise<SearchWorld> {
-  const t = await startTestKernel({});
+/** `kernel`: a running kernel to build the world in (a suite's, see test/fixtures/suite-kernel.ts) instead of a new one. */
+export async function searchWorld(kernel?: TestKernel): Promise<SearchWorld> {
+  const t = kernel ?? (await startTestKernel({}));
   await signUp(t, { name: 'Root' });
   const admin = await signUp(t, { name: 'Ada Admin' });
   const member = await signUp(t, { name: 'Mia Member' });

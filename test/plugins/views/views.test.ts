@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { pointers, recordsWorld, type RecordsWorld } from '../records/setup.ts';
+import { suiteKernel } from '../../fixtures/suite-kernel.ts';
 
 type View = { id: string; name: string; type: string; is_default: boolean; filter: any; sorts: any[]; hidden_fields: string[]; field_order: string[]; group_by: string | null; options: any; published: boolean };
 
@@ -10,10 +11,10 @@ describe('views: saved views of a database', () => {
   const create = (body: object) => w.t.request.post(V()).set(w.admin.auth).send(body);
   const names = (page: { data: Array<{ values: Record<string, any> }> }) => page.data.map((r) => r.values.name);
 
+  const kernel = suiteKernel();
   beforeEach(async () => {
-    w = await recordsWorld();
+    w = await recordsWorld(undefined, kernel());
   });
-  afterEach(() => w.t.stop());
 
   it('starts with the default grid view and keeps exactly one default', async () => {
     const [grid] = await list();
