@@ -7,9 +7,10 @@ export const SYNC_JOB = 'databases.sync-view-indexes';
 
 /**
  * Index names: `<table>_v_` and 20 hex digits of the field id (80 bits; PostgreSQL keeps 63 bytes
- * of a name), so the ones this service owns are recognisable.
+ * of a name), so the ones this service owns are recognisable; `_d` after them for a descending one.
  */
-export const indexNameOf = (table: string, fieldId: string) => `${table}_v_${fieldId.replace(/-/g, '').slice(0, 20)}`;
+export const indexNameOf = (table: string, fieldId: string, direction: 'asc' | 'desc' = 'asc') =>
+  `${table}_v_${fieldId.replace(/-/g, '').slice(0, 20)}${direction === 'desc' ? '_d' : ''}`;
 
 interface FieldRow {
   id: string;
@@ -33,9 +34,12 @@ export function filterFieldRefs(node: unknown, out: string[] = []): string[] {
  * `(field, id)` btree indexes, partial on live rows, for the fields that a database's views sort
  * or filter on (ARCHITECTURE.md "Storage"): sorted fields first (the default view's first), then
  * filtered ones, at most `max` per table. Text-like fields are indexed on their sort key
- * (`lower(col) COLLATE "C"`), others on the column. Built CONCURRENTLY on PostgreSQL, so writes
+ * (`lower(col) COLLATE "C"`), others on the column. A field's first sort says the index's direction:
+ * records sort `key DESC NULLS LAST, id ASC`, which no ascending `(key, id)` index serves, read
+ * backwards or not (it gives `id DESC` and, for a nullable key, the empty cells first); a field only
+ * filtered on is indexed ascending. Built CONCURRENTLY on PostgreSQL, so writes
  * go on meanwhile; an index that failed half-way (invalid) is rebuilt. Indexes of fields no longer
- * wanted are dropped. Run by the job `databases.sync-view-indexes` whenever views change.
+ * wanted (or wanted the other way) are dropped. Run by the job `databases.sync-view-indexes` whenever views change.
  */
 export class ViewIndexService {
   constructor(
@@ -65,13 +69,18 @@ export class ViewIndexService {
     const fields = (await db('fields').where({ database_id: databaseId }).whereNull('deleted_at').whereNotNull('column_name').select('id', 'type', 'options', 'api_name', 'column_name')) as Array<FieldRow & { api_name: string }>;
     const byRef = new Map(fields.flatMap((f) => [[f.id, f], [f.api_name, f]]));
 
-    const named = [...queries.flatMap((q) => (q.sorts ?? []).map((s) => s.field)), ...queries.flatMap((q) => filterFieldRefs(q.filter))];
+    const named = [
+      ...queries.flatMap((q) => (q.sorts ?? []).map((s) => ({ ref: s.field, direction: s.direction ?? 'asc' }))),
+      ...queries.flatMap((q) => filterFieldRefs(q.filter).map((ref) => ({ ref, direction: 'asc' as const }))),
+    ];
     const wanted = new Map<string, string>();
-    for (const name of named) {
-      const field = byRef.get(name);
+    const indexed = new Set<string>();
+    for (const { ref, direction } of named) {
+      const field = byRef.get(ref);
       const expr = field && this.keyOf(field);
-      if (!field || !expr || wanted.size >= this.budget) continue;
-      wanted.set(indexNameOf(table, field.id), expr);
+      if (!field || !expr || indexed.has(field.id) || wanted.size >= this.budget) continue;
+      indexed.add(field.id);
+      wanted.set(indexNameOf(table, field.id, direction), direction === 'desc' ? `(${expr}) DESC NULLS LAST, id` : `(${expr}), id`);
     }
 
     const existing = (await db.raw(
@@ -90,7 +99,7 @@ export class ViewIndexService {
       dropped.push(index.name);
     }
     for (const [name, expr] of wanted) {
-      await db.raw(`CREATE INDEX ${concurrently}IF NOT EXISTS ?? ON ?? ((${expr}), id) WHERE deleted_at IS NULL`, [name, table]);
+      await db.raw(`CREATE INDEX ${concurrently}IF NOT EXISTS ?? ON ?? (${expr}) WHERE deleted_at IS NULL`, [name, table]);
     }
     return { created: [...wanted.keys()], dropped: dropped.filter((d) => !wanted.has(d)) };
   }
@@ -105,12 +114,12 @@ export class ViewIndexService {
    * The indexes this service keeps on a database's table, by field: whether each is usable yet (a concurrent build
    * not finished, or failed, is not), its size, and how often PostgreSQL used it since its statistics were reset.
    */
-  async built(databaseId: string): Promise<Array<{ fieldId: string; name: string; valid: boolean; bytes: number; scans: number }>> {
+  async built(databaseId: string): Promise<Array<{ fieldId: string; direction: 'asc' | 'desc'; name: string; valid: boolean; bytes: number; scans: number }>> {
     const db = this.storage.knex;
     const table = await this.tableOf(databaseId);
     if (!table) return [];
     const fields = (await db('fields').where({ database_id: databaseId }).pluck('id')) as string[];
-    const byName = new Map(fields.map((id) => [indexNameOf(table, id), id]));
+    const byName = new Map(fields.flatMap((id) => (['asc', 'desc'] as const).map((direction) => [indexNameOf(table, id, direction), { fieldId: id, direction }] as const)));
     const { rows } = await db.raw(
       `SELECT c.relname AS name, i.indisvalid AS valid, pg_relation_size(c.oid)::bigint AS bytes, coalesce(s.idx_scan, 0)::bigint AS scans
          FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid
@@ -119,8 +128,8 @@ export class ViewIndexService {
       [table, `${table}\\_v\\_%`],
     );
     return (rows as Array<{ name: string; valid: boolean; bytes: string; scans: string }>).flatMap((r) => {
-      const fieldId = byName.get(r.name);
-      return fieldId ? [{ fieldId, name: r.name, valid: r.valid, bytes: Number(r.bytes), scans: Number(r.scans) }] : [];
+      const of = byName.get(r.name);
+      return of ? [{ ...of, name: r.name, valid: r.valid, bytes: Number(r.bytes), scans: Number(r.scans) }] : [];
     });
   }
 

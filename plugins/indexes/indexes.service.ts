@@ -4,7 +4,7 @@ import { filterFieldRefs, findField, type FieldService, type ViewIndexService, t
 import type { IndexLearner } from './learner.ts';
 import type { FieldIndex, Mode } from './schemas.ts';
 
-type Row = { database_id: string; field_id: string; mode: Mode; uses: number; learned_at: Date | null; last_used_at: Date | null };
+type Row = { database_id: string; field_id: string; mode: Mode; uses: number; learned_at: Date | null; last_used_at: Date | null; descending: boolean };
 
 /**
  * What the indexes plugin adds to a database's indexed queries (the `databases.databases` waterfall the view-index
@@ -27,7 +27,7 @@ export class IndexPolicy {
     const learned = rows
       .filter((r) => r.mode === 'auto' && this.inUse(r))
       .sort((a, b) => b.uses - a.uses)
-      .map((r) => asQuery(r.field_id, 'queries'));
+      .map((r) => asQuery(r.field_id, 'queries', r.descending ? 'desc' : 'asc'));
     const kept = forbidden.size === 0 ? fromViews : await this.withoutForbidden(databaseId, fromViews, forbidden);
     return [...pinned, ...kept, ...learned];
   }
@@ -53,7 +53,7 @@ export class IndexPolicy {
         api_name: field.api_name,
         mode: row?.mode ?? 'auto',
         wanted_by: wanted,
-        index: index ? { name: index.name, state: index.valid ? 'ready' : 'building', bytes: index.bytes, scans: index.scans } : null,
+        index: index ? { name: index.name, direction: index.direction, state: index.valid ? 'ready' : 'building', bytes: index.bytes, scans: index.scans } : null,
         uses: row?.uses ?? 0,
         last_used_at: row?.last_used_at ? row.last_used_at.toISOString() : null,
       });
@@ -97,8 +97,8 @@ export class IndexPolicy {
   }
 }
 
-function asQuery(fieldId: string, by: string): ViewQuery {
-  return { filter: null, sorts: [{ field: fieldId, direction: 'asc' }], by };
+function asQuery(fieldId: string, by: string, direction: 'asc' | 'desc' = 'asc'): ViewQuery {
+  return { filter: null, sorts: [{ field: fieldId, direction }], by };
 }
 
 /** The filter's conditions on banned fields left out: only which fields are named matters here, not what it matches. */

@@ -28,7 +28,8 @@ export class IndexLearner {
   ) {}
 
   heard(query: QueryRan): void {
-    for (const fieldId of new Set([...query.sorted, ...query.filtered])) {
+    const descending = new Set(query.sorted.filter((s) => s.direction === 'desc').map((s) => s.fieldId));
+    for (const fieldId of new Set([...query.sorted.map((s) => s.fieldId), ...query.filtered])) {
       const key = `${query.databaseId}:${fieldId}`;
       if (this.learned.has(key)) {
         this.touch(query.databaseId, fieldId, key);
@@ -40,7 +41,7 @@ export class IndexLearner {
       if (count < this.options.learnAfter) continue;
       this.learned.add(key);
       this.counts.delete(key);
-      this.background(this.learn(query.databaseId, fieldId, count), { databaseId: query.databaseId, fieldId });
+      this.background(this.learn(query.databaseId, fieldId, count, descending.has(fieldId)), { databaseId: query.databaseId, fieldId });
     }
   }
 
@@ -54,7 +55,8 @@ export class IndexLearner {
     }
   }
 
-  private async learn(databaseId: string, fieldId: string, uses: number): Promise<void> {
+  /** `descending`: the query that taught it sorted it so (its index is built that way). */
+  private async learn(databaseId: string, fieldId: string, uses: number, descending: boolean): Promise<void> {
     if (!(await this.bigEnough(databaseId))) {
       // Asked again once the table may have grown: the count starts over.
       this.learned.delete(`${databaseId}:${fieldId}`);
@@ -62,9 +64,9 @@ export class IndexLearner {
     }
     const now = this.db.fn.now();
     await this.db('index_fields')
-      .insert({ database_id: databaseId, field_id: fieldId, mode: 'auto', uses, learned_at: now, last_used_at: now })
+      .insert({ database_id: databaseId, field_id: fieldId, mode: 'auto', uses, learned_at: now, last_used_at: now, descending })
       .onConflict(['database_id', 'field_id'])
-      .merge({ uses: this.db.raw('index_fields.uses + ?', [uses]), learned_at: this.db.raw('coalesce(index_fields.learned_at, now())'), last_used_at: now });
+      .merge({ uses: this.db.raw('index_fields.uses + ?', [uses]), learned_at: this.db.raw('coalesce(index_fields.learned_at, now())'), last_used_at: now, descending });
     await this.indexes().schedule(this.db, databaseId);
   }
 

@@ -20,6 +20,9 @@ export const FieldIndex = Type.Object({
   index: Type.Union([
     Type.Object({
       name: Type.String(),
+      direction: Type.Union([Type.Literal('asc'), Type.Literal('desc')], {
+        description: "The order of its keys: the direction of the first sort that asks for the field (`asc` when only filters do). Records sort `key DESC NULLS LAST, id ASC`, which an ascending index does not serve.",
+      }),
       state: Type.Union([Type.Literal('ready'), Type.Literal('building')], { description: '`building`: a concurrent build not finished (or failed, to be rebuilt).' }),
       bytes: Type.Integer({ minimum: 0 }),
       scans: Type.Integer({ minimum: 0, description: 'Times PostgreSQL used it since its statistics were last reset.' }),

@@ -68,7 +68,8 @@ export interface QueryRan {
   workspaceId: string;
   databaseId: string;
   filtered: string[];
-  sorted: string[];
+  /** In the order of the query's sorts; a field sorted twice keeps its first direction. */
+  sorted: Array<{ fieldId: string; direction: 'asc' | 'desc' }>;
   /** Milliseconds from the first statement to the rows. */
   ms: number;
 }

@@ -158,7 +158,18 @@ export class QueryService {
   private tell(table: RecordTable, input: RecordQuery, ms: number): void {
     if (!this.queries.ran.isUsed()) return;
     const ids = (refs: string[]) => [...new Set(refs.flatMap((ref) => table.field(ref.split('.', 2)[0])?.id ?? []))];
-    this.queries.ran.call({ workspaceId: table.workspaceId, databaseId: table.databaseId, filtered: ids(filterFieldRefs(input.filter)), sorted: ids((input.sorts ?? []).map((s) => s.field)), ms });
+    const sorted = new Map<string, 'asc' | 'desc'>();
+    for (const sort of input.sorts ?? []) {
+      const fieldId = table.field(sort.field)?.id;
+      if (fieldId && !sorted.has(fieldId)) sorted.set(fieldId, sort.direction ?? 'asc');
+    }
+    this.queries.ran.call({
+      workspaceId: table.workspaceId,
+      databaseId: table.databaseId,
+      filtered: ids(filterFieldRefs(input.filter)),
+      sorted: [...sorted].map(([fieldId, direction]) => ({ fieldId, direction })),
+      ms,
+    });
   }
 
   /** `fields` (api names) → the live fields to show; absent: all of them. */

@@ -5,7 +5,7 @@ describe('databases: indexes for the fields views sort and filter on', () => {
   let w: RecordsWorld;
   const sync = () => w.t.container.resolverFor('databases')('databases.viewIndexes').sync(w.db);
   const fieldId = async (apiName: string) => (await w.t.db('fields').where({ database_id: w.db, api_name: apiName }).first('id')).id as string;
-  const indexName = async (apiName: string) => `${w.table}_v_${(await fieldId(apiName)).replace(/-/g, '').slice(0, 20)}`;
+  const indexName = async (apiName: string, direction = 'asc') => `${w.table}_v_${(await fieldId(apiName)).replace(/-/g, '').slice(0, 20)}${direction === 'desc' ? '_d' : ''}`;
   const indexes = async () =>
     new Map(
       ((await w.t.db.raw('SELECT indexname, indexdef FROM pg_indexes WHERE tablename = ? AND indexname LIKE ?', [w.table, '%\\_v\\_%'])).rows as Array<{ indexname: string; indexdef: string }>).map((r) => [
@@ -22,21 +22,24 @@ describe('databases: indexes for the fields views sort and filter on', () => {
   });
   afterEach(() => w.t.stop());
 
-  it('indexes sorted fields, then filtered ones, on live rows, and drops what no view needs any more', async () => {
+  it('indexes sorted fields (in their direction), then filtered ones, on live rows, and drops what no view needs any more', async () => {
     await configure({ sorts: [{ field: 'name' }, { field: 'score', direction: 'desc' }], filter: { and: [{ field: 'stage', op: 'eq', value: 'Open' }, { field: 'ghost', op: 'is_empty' }] } });
     const first = await sync();
     const made = await indexes();
-    assert.deepEqual([...made.keys()].sort(), [await indexName('name'), await indexName('score'), await indexName('stage')].sort());
+    assert.deepEqual([...made.keys()].sort(), [await indexName('name'), await indexName('score', 'desc'), await indexName('stage')].sort());
     assert.deepEqual(first.created.sort(), [...made.keys()].sort());
     // text on its sort key, so ORDER BY lower(name) COLLATE "C" can use it; others on the column; live rows only
     assert.match(made.get(await indexName('name'))!, /lower\(.*COLLATE "C".*, id\) WHERE \(deleted_at IS NULL\)/);
-    assert.match(made.get(await indexName('score'))!, /\(f_[0-9a-f]+, id\) WHERE \(deleted_at IS NULL\)/);
+    // score is sorted descending: records sort `score DESC NULLS LAST, id ASC`, which only an index built so serves
+    assert.match(made.get(await indexName('score', 'desc'))!, /\(f_[0-9a-f]+ DESC NULLS LAST, id\) WHERE \(deleted_at IS NULL\)/);
+    assert.match(made.get(await indexName('stage'))!, /\(f_[0-9a-f]+, id\) WHERE \(deleted_at IS NULL\)/);
 
     assert.deepEqual(await sync(), { created: [], dropped: [] });
     await configure({ sorts: [{ field: 'score' }] });
     const second = await sync();
     assert.deepEqual([...(await indexes()).keys()], [await indexName('score')]);
-    assert.deepEqual(second.dropped.sort(), [await indexName('name'), await indexName('stage')].sort());
+    assert.deepEqual(second.created, [await indexName('score')], 'sorted the other way: built again ascending');
+    assert.deepEqual(second.dropped.sort(), [await indexName('name'), await indexName('score', 'desc'), await indexName('stage')].sort());
   });
 
   it('keeps at most the configured number per table, sorted fields first', async () => {

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { createWorkspace, joinWorkspace, signUp, startTestKernel, type SignedUpUser, type TestKernel } from '../../../core/testing.ts';
 
-type FieldIndex = { field_id: string; api_name: string; mode: string; wanted_by: string[]; index: { name: string; state: string } | null; uses: number };
+type FieldIndex = { field_id: string; api_name: string; mode: string; wanted_by: string[]; index: { name: string; direction: string; state: string } | null; uses: number };
 
 describe('indexes: adaptive indexes', function () {
   this.timeout(60_000);
@@ -53,8 +53,14 @@ describe('indexes: adaptive indexes', function () {
       const f = fields.find((x) => x.api_name === name)!;
       assert.deepEqual([f.mode, f.wanted_by, f.uses], ['auto', ['queries'], 3]);
     }
-    const indexes = (await t.db.raw(`SELECT indexname FROM pg_indexes WHERE tablename = (SELECT table_name FROM databases WHERE id = ?)`, [db])).rows.map((r: { indexname: string }) => r.indexname);
-    for (const f of fields.filter((x) => x.index)) assert.ok(indexes.includes(f.index!.name));
+    const indexes = new Map<string, string>((await t.db.raw(`SELECT indexname, indexdef FROM pg_indexes WHERE tablename = (SELECT table_name FROM databases WHERE id = ?)`, [db])).rows.map((r: { indexname: string; indexdef: string }) => [r.indexname, r.indexdef]));
+    for (const f of fields.filter((x) => x.index)) assert.ok(indexes.has(f.index!.name));
+    // The query that taught `due` sorted it descending: records sort `due DESC NULLS LAST, id ASC`, so its index is built that way.
+    const due = fields.find((x) => x.api_name === 'due')!.index!;
+    const score = fields.find((x) => x.api_name === 'score')!.index!;
+    assert.deepEqual([due.direction, score.direction], ['desc', 'asc']);
+    assert.match(indexes.get(due.name)!, /\(f_[0-9a-f]+ DESC NULLS LAST, id\)/);
+    assert.match(indexes.get(score.name)!, /\(f_[0-9a-f]+, id\)/);
   });
 
   it('lets a creator forbid an index (dropped, never rebuilt) and pin one nobody queries (built)', async () => {
