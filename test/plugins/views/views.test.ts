@@ -140,7 +140,8 @@ describe('views: saved views of a database', () => {
 
     it('builds the index of a field the view sorts on, in the background', async () => {
       const score = (await w.t.db('fields').where({ database_id: w.db, api_name: 'score' }).first('id')).id as string;
-      const name = `${w.table}_v_${score.replace(/-/g, '').slice(0, 20)}`;
+      // Descending, as the view sorts: `_d`.
+      const name = `${w.table}_v_${score.replace(/-/g, '').slice(0, 20)}_d`;
       const deadline = Date.now() + 15_000;
       let found = false;
       while (!found && Date.now() < deadline) {
