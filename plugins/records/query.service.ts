@@ -90,7 +90,10 @@ export class QueryService {
     const after = input.cursor ? afterCursor(keys, decodeCursor(input.cursor, keys, { fingerprint: print, pointer: `${base}/cursor` })) : undefined;
     // Two steps in one statement: the page's ids and sort keys (narrow rows: an unindexed sort
     // moves less data, and manual order is an index-only scan), then its rows by primary key,
-    // with the keys as text for the cursor computed for those rows only.
+    // with the keys as text for the cursor computed for those rows only. The rows are looked up one
+    // by one (a LATERAL subquery that `OFFSET 0` keeps from being merged into a join): for a page of
+    // 1,000 PostgreSQL otherwise hashed the page and read the whole table to join it (20 ms of a 36 ms
+    // page at 100,000 records, against ~3 ms for the lookups).
     const pageFrom = (source: PageSource) => {
       // The matches come with the conditions applied already, and only the columns the keys read.
       const picked = source === 'matches' ? this.pickFrom(table, source, keys, after, where).select('id') : where(this.pickFrom(table, source, keys, after, where).select('id'));
@@ -103,8 +106,8 @@ export class QueryService {
       const computed = computedReads(fields, 'r');
       const page = this.db
         .with('page', picked)
-        .from({ r: table.table })
-        .join('page', 'page.id', 'r.id')
+        .from('page')
+        .joinRaw('CROSS JOIN LATERAL (SELECT * FROM ?? WHERE ??.id = "page".id OFFSET 0) AS r', [table.table, table.table])
         .select(table.columnsOf(fields).map((c) => `r.${c}`))
         .select(computed.cells.map((cell) => this.db.raw(cell)))
         .options(TEXT_DATES)
