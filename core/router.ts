@@ -1,4 +1,5 @@
-import Router from '@koa/router';
+import type Router from '@koa/router';
+import { IndexedRouter } from './indexed-router.ts';
 import { koaBody } from 'koa-body';
 import type { Context } from 'koa';
 import type { ValidateFunction } from 'ajv';
@@ -164,7 +165,7 @@ function respond(ctx: Context, def: RouteDef, result: unknown): void {
 
 /** Mounts route definitions on a koa router: authenticate → authorize → parse → validate → (idempotency) → handle. */
 export function buildRouter(routes: RegisteredRoute[], opts: MountOptions): Router {
-  const router = new Router({ prefix: API_PREFIX });
+  const router = new IndexedRouter({ prefix: API_PREFIX });
   const operations = new Map<string, string>();
   for (const { pluginId, def } of routes) {
     // Generated clients name methods by operation id: two alike would make one of them unreachable.
