@@ -78,7 +78,7 @@ export class RecordService {
 
   async get(principal: UserPrincipal, workspaceId: string, databaseId: string, id: string): Promise<ApiRecord> {
     const table = await this.seenBy(principal, await this.readTable(workspaceId, databaseId));
-    return this.presentOne(this.db, table, await table.read(this.db, { id }));
+    return this.presentOne(this.db, table, await table.readById(this.storage, id));
   }
 
   async getByNumber(principal: UserPrincipal, workspaceId: string, databaseId: string, number: number): Promise<ApiRecord> {
