@@ -185,7 +185,8 @@ describe('an upload whose client hangs up halfway', () => {
       await new Promise((r) => setTimeout(r, 100));
       const started = Date.now();
       await t.kernel.stop();
-      assert.ok(Date.now() - started < 3000, `the shutdown took ${Date.now() - started} ms`);
+      // Waiting for the body would take the whole 10 s deadline; a stop on a loaded machine took 3.6 s without it.
+      assert.ok(Date.now() - started < 8000, `the shutdown took ${Date.now() - started} ms`);
     } finally {
       await t.stop();
     }
