@@ -61,7 +61,7 @@ export class IndexedRouter extends Router {
     this.stack.forEach((layer, at) => {
       const segments = typeof layer.path === 'string' ? segmentsOf(layer.path) : null;
       const plain = segments !== null && layer.methods.length > 0 && segments.every((s) => PARAM.test(s) || LITERAL.test(s));
-      if (!plain || !segments) {
+      if (!segments || !plain) {
         index.always.push({ layer, at, literals: [] });
         return;
       }
