@@ -110,12 +110,12 @@ export class RecordTable {
   }
 
   /**
-   * A live record by id, read by one statement prepared per table shape (`$1` SQL written once, no query builder):
-   * a get is the commonest read, and building it with knex cost more than the rest of its time outside PostgreSQL.
+   * A live record by id, outside any transaction, read by one statement prepared per table shape (`$1` SQL written
+   * once): a get is the commonest read, and knex built the same SQL again for every one.
    */
-  async readById(storage: Storage, id: string, trx?: Db): Promise<RecordRow | undefined> {
+  async readById(storage: Storage, id: string): Promise<RecordRow | undefined> {
     this.byIdSql ??= `SELECT ${this.columns.map((c) => `"${c}"`).join(', ')} FROM "${this.table}" WHERE "deleted_at" IS NULL AND "id" = $1 LIMIT 1`;
-    const [row] = await storage.repeated<RecordRow>({ sql: this.byIdSql, bindings: [id], options: TEXT_DATES }, `${this.databaseId}:${this.schemaVersion}`, trx);
+    const [row] = await storage.repeated<RecordRow>({ sql: this.byIdSql, bindings: [id], options: TEXT_DATES }, `${this.databaseId}:${this.schemaVersion}`);
     return row;
   }
 
