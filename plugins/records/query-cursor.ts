@@ -1,5 +1,5 @@
 import type { SqlCondition } from '../databases/public.ts';
-import type { SortKey } from './sort-keys.ts';
+import { ID_KEY, type SortKey } from './sort-keys.ts';
 
 /**
  * Records after the cursor in the order of `keys` (nulls last in both directions). When every key
@@ -30,4 +30,20 @@ export function afterCursor(keys: SortKey[], values: Array<string | null>): SqlC
 
 export function orderBy(keys: SortKey[]): string {
   return keys.map((k) => `${k.expr} ${k.direction === 'asc' ? 'ASC' : 'DESC'} NULLS LAST`).join(', ');
+}
+
+/**
+ * For a sort on one nullable key (then `id`) and a cursor whose key is not empty: the non-empty records after the
+ * cursor as a range an index on `(key, id)` in the sort's direction starts at (`key >= v`, or `<=` descending, the
+ * equal ones after the cursor's id). The empty ones after it are all the records whose key is empty. Undefined for
+ * any other sort or cursor: `afterCursor` alone serves them.
+ */
+export function nullableBound(keys: SortKey[], values: Array<string | null>): SqlCondition | undefined {
+  const [key, id] = keys;
+  if (keys.length !== 2 || id !== ID_KEY || !key.nullable || key.join || values[0] === null) return undefined;
+  const [from, beyond] = key.direction === 'asc' ? ['>=', '>'] : ['<=', '<'];
+  return {
+    sql: `${key.expr} ${from} ?::${key.type} AND (${key.expr} ${beyond} ?::${key.type} OR "id" > ?::uuid)`,
+    bindings: [values[0], values[0], values[1]],
+  };
 }

@@ -7,7 +7,7 @@ import { filterFieldRefs, type SqlCondition } from '../databases/public.ts';
 import { acrossOf, compileFilter, type LinkedTables } from './filter-compiler.ts';
 import type { RecordQueryHooks, RecordViewHooks } from './hooks.ts';
 import { decodeCursor, encodeCursor, queryFingerprint } from '../../core/cursor.ts';
-import { afterCursor, orderBy } from './query-cursor.ts';
+import { afterCursor, nullableBound, orderBy } from './query-cursor.ts';
 import { computedReads } from './computed-reads.ts';
 import type { LiveField } from './live-fields.ts';
 import { TEXT_DATES, type RecordRow } from './record-row.ts';
@@ -19,7 +19,7 @@ import { ID_KEY, MANUAL_KEYS, sortKeys, type SortInput, type SortKey } from './s
 /** How many records in manual order a search walks before it looks the text up in the title's index instead. */
 const SEARCH_WINDOW = 2000;
 
-type PageSource = 'table' | 'window' | 'matches';
+type PageSource = 'table' | 'window' | 'matches' | 'bounded';
 
 /** An exact count stops here: counting a million rows on every page view is what we promise not to do. */
 export const COUNT_CAP = 10_000;
@@ -87,7 +87,9 @@ export class QueryService {
       return q;
     };
     const limit = input.limit ?? 50;
-    const after = input.cursor ? afterCursor(keys, decodeCursor(input.cursor, keys, { fingerprint: print, pointer: `${base}/cursor` })) : undefined;
+    const cursor = input.cursor ? decodeCursor(input.cursor, keys, { fingerprint: print, pointer: `${base}/cursor` }) : undefined;
+    const after = cursor ? afterCursor(keys, cursor) : undefined;
+    const bound = cursor ? nullableBound(keys, cursor) : undefined;
     // Two steps in one statement: the page's ids and sort keys (narrow rows: an unindexed sort
     // moves less data, and manual order is an index-only scan), then its rows by primary key,
     // with the keys as text for the cursor computed for those rows only. The rows are looked up one
@@ -96,7 +98,8 @@ export class QueryService {
     // page at 100,000 records, against ~3 ms for the lookups).
     const pageFrom = (source: PageSource) => {
       // The matches come with the conditions applied already, and only the columns the keys read.
-      const picked = source === 'matches' ? this.pickFrom(table, source, keys, after, where).select('id') : where(this.pickFrom(table, source, keys, after, where).select('id'));
+      const from = source === 'table' && bound ? this.bounded(table, keys, bound, where, limit) : this.pickFrom(table, source, keys, after, where);
+      const picked = source === 'matches' ? from.select('id') : where(from.select('id'));
       for (const join of new Set(keys.flatMap((k) => (k.join ? [k.join] : [])))) picked.joinRaw(join);
       // The id key is the picked id itself: a second copy made every sorted tuple wider.
       keys.forEach((k, i) => k !== ID_KEY && picked.select(this.db.raw(`${k.expr} AS ??`, [alias(i)])));
@@ -155,6 +158,19 @@ export class QueryService {
     if (after) inner.whereRaw(after.sql, after.bindings as Knex.RawBinding[]);
     if (source === 'window') return this.db.from(inner.orderByRaw(orderBy(keys)).limit(SEARCH_WINDOW).as(table.table));
     return this.db.withMaterialized(table.table, where(inner.clearSelect().select('id', 'position'))).from(table.table);
+  }
+
+  /**
+   * The records after a cursor on one nullable key, as two index ranges: the non-empty keys from the cursor's on (the
+   * equal ones after its id), then the empty ones (they sort last either way). In one condition, `key < v OR (key = v
+   * AND id > w) OR key IS NULL`, no index bound served it, and PostgreSQL walked the index from its start: the 50th
+   * page of 1,000 took 152 ms against 23 ms for the first. Each range is cut at the page's size; the page is then taken
+   * from at most twice that. Aliased as the table, like `pickFrom`'s sources.
+   */
+  private bounded(table: RecordTable, keys: SortKey[], bound: SqlCondition, where: (q: Knex.QueryBuilder) => Knex.QueryBuilder, limit: number): Knex.QueryBuilder {
+    const range = (condition: SqlCondition) => where(this.db(table.table).select('*')).whereRaw(condition.sql, condition.bindings as Knex.RawBinding[]).orderByRaw(orderBy(keys)).limit(limit + 1);
+    const ranges = [range(bound), range({ sql: `${keys[0].expr} IS NULL`, bindings: [] })];
+    return this.db.from(this.db.raw('((?) UNION ALL (?)) AS ??', [...ranges, table.table]));
   }
 
   /** What the caller asked for itself (a view's own filter and sorts are the views plugin's to tell), by field id. */
