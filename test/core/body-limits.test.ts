@@ -152,11 +152,13 @@ describe('body limits hold however the body is sent, and the client reads the an
       `PUT /api/v1/me/avatar HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: ${user.auth.Authorization}\r\n` +
       `Content-Type: multipart/form-data; boundary=${BOUNDARY}\r\nTransfer-Encoding: chunked\r\n\r\n` +
       `${FILE_PART.length.toString(16)}\r\n${FILE_PART.toString('latin1')}\r\n`;
-    const res = await rawUpload(port, head, 300);
+    const res = await rawUpload(port, head, 600);
     assert.match(res.head, /^HTTP\/1\.1 413 /);
     assert.match(res.head, /\r\nconnection: close/i);
-    // Before the fix the server destroyed the socket as soon as the answer was written: the next write was reset.
-    assert.ok(res.wroteAfterAnswerMs >= 200, `the client could write for only ${res.wroteAfterAnswerMs} ms after the answer (${res.ending})`);
+    // Before the fix the server destroyed the socket as soon as the answer was written: the next write was reset. How
+    // long writes kept completing after the answer depends on how fast a loaded server drains them (129 ms once in CI):
+    // what counts is that they did, and that none was reset during the client's 600 ms.
+    assert.ok(res.wroteAfterAnswerMs > 0, `the client could write for only ${res.wroteAfterAnswerMs} ms after the answer (${res.ending})`);
     assert.equal(res.ending, 'client stopped');
     assert.ok(res.sawEnd, 'the server half-closed after its answer');
   });
