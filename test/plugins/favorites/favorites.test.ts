@@ -5,6 +5,7 @@ import { recordsWorld, type RecordsWorld } from '../records/setup.ts';
 import { createPat } from '../tokens/helpers.ts';
 import { eventsNamed } from '../workspaces/fixtures.ts';
 import { suiteKernel } from '../../fixtures/suite-kernel.ts';
+import { statementsOf } from '../../fixtures/server-timing.ts';
 
 type Auth = Record<string, string>;
 interface Favorite {
@@ -250,7 +251,7 @@ describe('favorites', () => {
     const queriesOfList = async () => {
       await list(w.member.auth).expect(200); // warms the process caches
       const res = await list(w.member.auth).expect(200);
-      const n = Number(/db;dur=[\d.]+;desc="(\d+) statements"/.exec(res.headers['server-timing'])?.[1]);
+      const n = statementsOf(res.headers['server-timing']);
       return { n, titles: (res.body as { data: Favorite[] }).data.map((f) => f.title) };
     };
     await starMany(2);
