@@ -115,41 +115,51 @@ export class WebhookClient {
     const client = url.protocol === 'https:' ? https : http;
     return new Promise<AttemptResult>((resolve) => {
       let settled = false;
+      let req: http.ClientRequest;
       const finish = (r: Omit<AttemptResult, 'durationMs'>) => {
         if (settled) return;
         settled = true;
         clearTimeout(timer);
         resolve(done(r));
       };
-      const req = client.request(url, {
-        method: 'POST',
-        headers: { ...headers, 'content-length': String(Buffer.byteLength(body)), 'user-agent': 'Tessera-Webhooks/1' },
-        agent: url.protocol === 'https:' ? this.agents.https : this.agents.http,
-        lookup: guardedLookup(this.opts),
-      });
       const timer = setTimeout(() => {
         finish({ ok: false, status: null, error: `timed out after ${this.opts.timeoutMs / 1000} s`, retryAfterMs: null });
         req.destroy();
       }, this.opts.timeoutMs);
-      req.on('error', (err: NodeJS.ErrnoException) => finish({ ok: false, status: null, error: describe(err), retryAfterMs: null }));
-      req.on('response', (res) => {
-        const status = res.statusCode ?? 0;
-        const ok = status >= 200 && status < 300;
-        const retryAfter = parseRetryAfter(res.headers['retry-after'] as string | undefined);
-        const result = { ok, status, error: ok ? null : `HTTP ${status}`, retryAfterMs: ok ? null : retryAfter };
-        let read = 0;
-        res.on('data', (chunk: Buffer) => {
-          read += chunk.length;
-          if (read > this.opts.maxResponseBytes) {
-            finish(result);
-            res.destroy();
-          }
+      const send = (onFreshConnection: boolean) => {
+        req = client.request(url, {
+          method: 'POST',
+          headers: { ...headers, 'content-length': String(Buffer.byteLength(body)), 'user-agent': 'Tessera-Webhooks/1' },
+          agent: onFreshConnection ? false : url.protocol === 'https:' ? this.agents.https : this.agents.http,
+          lookup: guardedLookup(this.opts),
         });
-        res.on('end', () => finish(result));
-        res.on('error', () => finish(result));
-        res.on('close', () => finish(result));
-      });
-      req.end(body);
+        const sent = req;
+        sent.on('error', (err: NodeJS.ErrnoException) => {
+          // A kept-alive connection the receiver closed while idle fails as soon as it is written to, before the
+          // receiver saw anything: that is not the receiver's answer, so the body goes again on a new connection.
+          if (!onFreshConnection && sent.reusedSocket && (err.code === 'ECONNRESET' || err.code === 'EPIPE') && !settled) return send(true);
+          finish({ ok: false, status: null, error: describe(err), retryAfterMs: null });
+        });
+        sent.on('response', (res) => {
+          const status = res.statusCode ?? 0;
+          const ok = status >= 200 && status < 300;
+          const retryAfter = parseRetryAfter(res.headers['retry-after'] as string | undefined);
+          const result = { ok, status, error: ok ? null : `HTTP ${status}`, retryAfterMs: ok ? null : retryAfter };
+          let read = 0;
+          res.on('data', (chunk: Buffer) => {
+            read += chunk.length;
+            if (read > this.opts.maxResponseBytes) {
+              finish(result);
+              res.destroy();
+            }
+          });
+          res.on('end', () => finish(result));
+          res.on('error', () => finish(result));
+          res.on('close', () => finish(result));
+        });
+        sent.end(body);
+      };
+      send(false);
     });
   }
 }
