@@ -16,8 +16,11 @@ export function trackConnections(server: http.Server): Set<Socket> {
   return sockets;
 }
 
-/** At most this long is spent accepting connections already queued before the listener closes (a loaded machine takes seconds for 40). */
-const ACCEPT_QUEUED_MAX_MS = 5000;
+/**
+ * The share of the shutdown's deadline spent at most accepting connections already queued before the listener closes:
+ * a loaded machine took more than 5 s for 40 (each turn of the event loop busy answering the ones accepted before).
+ */
+const ACCEPT_QUEUED_SHARE = 0.5;
 
 /**
  * Connections the OS completed before the shutdown wait in the listen backlog, unseen by Node: closing the
@@ -44,7 +47,9 @@ async function acceptQueued(server: http.Server, maxMs: number): Promise<void> {
  * is closed and `settle` (the handlers still running) has settled, or at `timeoutMs`, when what is left is cut.
  */
 export async function closeGracefully(server: http.Server, sockets: Set<Socket>, timeoutMs: number, settle: () => Promise<unknown>): Promise<void> {
-  const started = Date.now();
+  // Silence is judged from when the queued connections were all taken, not from the shutdown's start: one accepted in
+  // the last turn of a slow accept phase had no time yet to be read.
+  let acceptedAll = Infinity;
   let timer!: NodeJS.Timeout;
   const deadline = new Promise<void>((resolve) => (timer = setTimeout(resolve, timeoutMs)));
   // A connection is cut only when two sweeps in a row found it silent: timers run before the poll phase, so after the
@@ -53,7 +58,7 @@ export async function closeGracefully(server: http.Server, sockets: Set<Socket>,
   const sweep = () => {
     // Node's "idle" is between two requests on a keep-alive connection; a connection yet to send its first request is not idle.
     server.closeIdleConnections();
-    if (Date.now() - started < SILENT_GRACE_MS) return;
+    if (Date.now() - acceptedAll < SILENT_GRACE_MS) return;
     const stillSilent = new Set<Socket>();
     for (const socket of sockets) {
       if (socket.bytesRead !== 0) continue;
@@ -64,7 +69,8 @@ export async function closeGracefully(server: http.Server, sockets: Set<Socket>,
   };
   let interval: NodeJS.Timeout | undefined;
   try {
-    await acceptQueued(server, Math.min(ACCEPT_QUEUED_MAX_MS, timeoutMs));
+    await acceptQueued(server, timeoutMs * ACCEPT_QUEUED_SHARE);
+    acceptedAll = Date.now();
     const closed = new Promise<void>((resolve) => server.close(() => resolve()));
     sweep();
     interval = setInterval(sweep, SWEEP_MS);
