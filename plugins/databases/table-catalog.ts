@@ -1,15 +1,17 @@
 import type { Database as Storage, Db } from '../../core/db.ts';
 import { workspaceHoldSql } from '../workspaces/public.ts';
+import type { DatabasePlace, HeldDatabases } from './held-databases.ts';
 
 const workspaceHold = workspaceHoldSql('d.workspace_id');
 
 /**
  * Holds the workspace row (the workspaces plugin's hold, in its SQL: its deletion waits) and the database row
  * FOR SHARE, and answers the database's schema version. A change to the fields bumps that version holding the
- * row (schema-change.ts), so until commit the fields of that version are the fields. One statement on the write
- * path of every record. `$1` database id, `$2` workspace id.
+ * row (schema-change.ts), so until commit the fields of that version are the fields; where the database sits is
+ * remembered for the transaction (HeldDatabases). One statement on the write path of every record. `$1` database id,
+ * `$2` workspace id.
  */
-const HOLD_DATABASE = `SELECT d.schema_version FROM databases d ${workspaceHold.join}
+const HOLD_DATABASE = `SELECT d.schema_version, d.workspace_id, d.space_id, d.created_by FROM databases d ${workspaceHold.join}
  WHERE d.id = $1 AND d.workspace_id = $2 FOR SHARE OF d ${workspaceHold.lock}`;
 
 /**
@@ -37,10 +39,13 @@ export interface StoredTable {
  * (records, favorites, views): exported as `databases.catalog`. Its statements are prepared on PostgreSQL.
  */
 export class TableCatalog {
-  private readonly holdStatement: (values: unknown[], trx: Db) => Promise<Array<{ schema_version: number }>>;
+  private readonly holdStatement: (values: unknown[], trx: Db) => Promise<Array<DatabasePlace & { schema_version: number }>>;
   private readonly fieldsStatement: (values: unknown[], trx?: Db) => Promise<CatalogFieldRow[]>;
 
-  constructor(private readonly storage: Storage) {
+  constructor(
+    private readonly storage: Storage,
+    private readonly held: HeldDatabases,
+  ) {
     this.holdStatement = storage.prepared('databases.catalog.hold', HOLD_DATABASE);
     this.fieldsStatement = storage.prepared('databases.catalog.fields', READ_FIELDS);
   }
@@ -48,7 +53,9 @@ export class TableCatalog {
   /** Holds the database (and its workspace) until `trx` ends; its schema version, or undefined when it is not in that workspace. */
   async hold(trx: Db, workspaceId: string, databaseId: string): Promise<number | undefined> {
     const [held] = await this.holdStatement([databaseId, workspaceId], trx);
-    return held ? Number(held.schema_version) : undefined;
+    if (!held) return undefined;
+    this.held.remember(trx, databaseId, { workspace_id: held.workspace_id, space_id: held.space_id, created_by: held.created_by });
+    return Number(held.schema_version);
   }
 
   /** The live fields of a database with its table, workspace and schema version on each row; none when it is gone. */
