@@ -133,7 +133,7 @@ export class QueryService {
       if (rows.length <= limit) rows = (await pageFrom('matches')) as Rows;
     } else {
       // Without conditions the best plan does not depend on the values (limit, cursor): prepared.
-      const page = pageFrom('table');
+      const page = keys === MANUAL_KEYS && conditions.length === 0 ? this.inManualOrder(table, fields, after, limit) ?? pageFrom('table') : pageFrom('table');
       rows = (await (conditions.length === 0 ? this.storage.repeated(page, `${table.databaseId}:${table.schemaVersion}`) : page)) as Rows;
     }
     const count = await counted;
@@ -144,6 +144,25 @@ export class QueryService {
     const next = more && last ? encodeCursor(keys.map((_, i) => last[`__k${i}`]), print) : null;
     const data = await this.records.present(this.db, table, rows, fields);
     return count === undefined ? { data, next_cursor: next } : { data, next_cursor: next, count: count.value, count_exact: count.exact };
+  }
+
+  /**
+   * A page of live records in manual order with no conditions (the list page), read straight off the position index:
+   * picking ids first and looking each row up again only pays for a sort the index does not give (PostgreSQL alone:
+   * 0.22 against 0.38 ms for a page of 100). Null when the fields join other tables (links' grouped lookups), whose
+   * columns the unqualified keys would then collide with.
+   */
+  private inManualOrder(table: RecordTable, fields: LiveField[], after: SqlCondition | undefined, limit: number): Knex.QueryBuilder | null {
+    const computed = computedReads(fields, 'r');
+    if (computed.joins.length > 0) return null;
+    const page = this.db({ r: table.table })
+      .select(table.columnsOf(fields).map((c) => `r.${c}`))
+      .select(computed.cells.map((cell) => this.db.raw(cell)))
+      .whereNull('deleted_at')
+      .options(TEXT_DATES);
+    if (after) page.whereRaw(after.sql, after.bindings as Knex.RawBinding[]);
+    MANUAL_KEYS.forEach((k, i) => page.select(this.db.raw(`${k.expr}::text AS ??`, [`__k${i}`])));
+    return page.orderByRaw(orderBy(MANUAL_KEYS)).limit(limit + 1);
   }
 
   /**
