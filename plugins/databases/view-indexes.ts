@@ -70,15 +70,23 @@ export class ViewIndexService {
     const byRef = new Map(fields.flatMap((f) => [[f.id, f], [f.api_name, f]]));
 
     const named = [
-      ...queries.flatMap((q) => (q.sorts ?? []).map((s) => ({ ref: s.field, direction: s.direction ?? 'asc' }))),
-      ...queries.flatMap((q) => filterFieldRefs(q.filter).map((ref) => ({ ref, direction: 'asc' as const }))),
+      ...queries.flatMap((q) => (q.sorts ?? []).map((s) => ({ ref: s.field, direction: s.direction ?? 'asc', sorted: true }))),
+      ...queries.flatMap((q) => filterFieldRefs(q.filter).map((ref) => ({ ref, direction: 'asc' as const, sorted: false }))),
     ];
+    const others = await this.othersLeading(db, table);
     const wanted = new Map<string, string>();
     const indexed = new Set<string>();
-    for (const { ref, direction } of named) {
+    for (const { ref, direction, sorted } of named) {
       const field = byRef.get(ref);
       const expr = field && this.keyOf(field);
-      if (!field || !expr || indexed.has(field.id) || wanted.size >= this.budget) continue;
+      if (!field || !expr || indexed.has(field.id)) continue;
+      // Led by an index of the table's own (made by hand, by a migration) that serves this use: not built twice.
+      const served = others.get(field.column_name!);
+      if (expr === `"${field.column_name}"` && served && (!sorted || served.has(direction))) {
+        indexed.add(field.id);
+        continue;
+      }
+      if (wanted.size >= this.budget) continue;
       indexed.add(field.id);
       wanted.set(indexNameOf(table, field.id, direction), direction === 'desc' ? `(${expr}) DESC NULLS LAST, id` : `(${expr}), id`);
     }
@@ -102,6 +110,29 @@ export class ViewIndexService {
       await db.raw(`CREATE INDEX ${concurrently}IF NOT EXISTS ?? ON ?? (${expr}) WHERE deleted_at IS NULL`, [name, table]);
     }
     return { created: [...wanted.keys()], dropped: dropped.filter((d) => !wanted.has(d)) };
+  }
+
+  /**
+   * The columns that lead a valid btree index on live rows (no predicate, or `deleted_at IS NULL`) other than this
+   * service's own, with the directions it serves a `key, id` sort in: records sort `key ASC NULLS LAST` or `key DESC
+   * NULLS LAST`, so an ascending index serves the first and a descending one the second.
+   */
+  private async othersLeading(db: Db, table: string): Promise<Map<string, Set<'asc' | 'desc'>>> {
+    const { rows } = await db.raw(
+      `SELECT a.attname AS column_name, (i.indoption[0] & 1) = 1 AS descending
+         FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid JOIN pg_am am ON am.oid = c.relam
+         JOIN pg_attribute a ON a.attrelid = i.indrelid AND a.attnum = i.indkey[0]
+        WHERE i.indrelid = to_regclass(?) AND i.indisvalid AND am.amname = 'btree' AND c.relname NOT LIKE ?
+          AND (i.indpred IS NULL OR pg_get_expr(i.indpred, i.indrelid) = '(deleted_at IS NULL)')`,
+      [table, `${table}\\_v\\_%`],
+    );
+    const leading = new Map<string, Set<'asc' | 'desc'>>();
+    for (const r of rows as Array<{ column_name: string; descending: boolean }>) {
+      const directions = leading.get(r.column_name) ?? new Set();
+      directions.add(r.descending ? 'desc' : 'asc');
+      leading.set(r.column_name, directions);
+    }
+    return leading;
   }
 
   /** The name of a database's records table; undefined when there is no such database. */

@@ -49,6 +49,19 @@ describe('databases: indexes for the fields views sort and filter on', () => {
     assert.deepEqual([...(await indexes()).keys()].sort(), [await indexName('stage'), await indexName('score'), await indexName('name'), await indexName('done'), await indexName('owner')].sort());
   });
 
+  it('builds nothing for a field an index of the table already leads in the way it is used, and keeps its budget for others', async () => {
+    const column = (await w.t.db('fields').where({ database_id: w.db, api_name: 'score' }).first('column_name')).column_name as string;
+    // Made by hand (or a migration): ascending on live rows; a partial index on other rows serves nothing here.
+    await w.t.db.raw('CREATE INDEX ?? ON ?? (??, id) WHERE deleted_at IS NULL', [`${w.table}_by_hand`, w.table, column]);
+    await w.t.db.raw('CREATE INDEX ?? ON ?? (??) WHERE deleted_at IS NOT NULL', [`${w.table}_trashed_score`, w.table, column]);
+    await configure({ sorts: [{ field: 'score' }], filter: { and: [{ field: 'stage', op: 'eq', value: 'Open' }] } });
+    assert.deepEqual((await sync()).created, [await indexName('stage')]);
+    assert.deepEqual([...(await indexes()).keys()], [await indexName('stage')]);
+    // Sorted descending, which the ascending one does not serve: built.
+    await configure({ sorts: [{ field: 'score', direction: 'desc' }] });
+    assert.deepEqual((await sync()).created, [await indexName('score', 'desc')]);
+  });
+
   it('does nothing for a database that is gone', async () => {
     const sync = w.t.container.resolverFor('databases')('databases.viewIndexes');
     assert.deepEqual(await sync.sync('00000000-0000-4000-8000-000000000000'), { created: [], dropped: [] });
