@@ -47,7 +47,8 @@ export class StatisticsKeeper {
   /**
    * Never analysed (no column statistics at all, whatever the row estimate an index build left) and holding at least
    * MIN_CHANGES rows; or changed since the last ANALYZE by more than CHANGED_SHARE of its rows, as the statistics
-   * collector counts (it may lag a second behind the writes).
+   * collector counts, unless that ANALYZE is less than LOOK_EVERY_MS old. The collector may lag behind the writes:
+   * changes flushed by their backends after an ANALYZE counted again what it had just read (seen on a loaded CI).
    */
   private async stale(table: string): Promise<boolean> {
     const { rows: described } = await this.db.raw('SELECT EXISTS (SELECT 1 FROM pg_stats WHERE schemaname = current_schema() AND tablename = ?) AS yes', [table]);
@@ -55,8 +56,13 @@ export class StatisticsKeeper {
       const { rows } = await this.db.raw('SELECT count(*)::int AS n FROM (SELECT 1 FROM ?? LIMIT ?) s', [table, MIN_CHANGES]);
       return rows[0].n >= MIN_CHANGES;
     }
-    const { rows } = await this.db.raw('SELECT n_live_tup::bigint AS live, n_mod_since_analyze::bigint AS changed FROM pg_stat_user_tables WHERE relid = to_regclass(?)', [table]);
-    const stats = rows[0] as { live: string; changed: string } | undefined;
-    return !!stats && Number(stats.changed) >= Math.max(MIN_CHANGES, CHANGED_SHARE * Number(stats.live));
+    const { rows } = await this.db.raw(
+      `SELECT n_live_tup::bigint AS live, n_mod_since_analyze::bigint AS changed,
+              coalesce(greatest(last_analyze, last_autoanalyze) > now() - make_interval(secs => ?), false) AS recent
+         FROM pg_stat_user_tables WHERE relid = to_regclass(?)`,
+      [LOOK_EVERY_MS / 1000, table],
+    );
+    const stats = rows[0] as { live: string; changed: string; recent: boolean } | undefined;
+    return !!stats && !stats.recent && Number(stats.changed) >= Math.max(MIN_CHANGES, CHANGED_SHARE * Number(stats.live));
   }
 }
