@@ -19,7 +19,7 @@ import { ID_KEY, MANUAL_KEYS, sortKeys, type SortInput, type SortKey } from './s
 /** How many records in manual order a search walks before it looks the text up in the title's index instead. */
 const SEARCH_WINDOW = 2000;
 
-type PageSource = 'table' | 'window' | 'matches' | 'bounded';
+type PageSource = 'table' | 'window' | 'matches';
 
 /** An exact count stops here: counting a million rows on every page view is what we promise not to do. */
 export const COUNT_CAP = 10_000;
@@ -97,9 +97,10 @@ export class QueryService {
     // 1,000 PostgreSQL otherwise hashed the page and read the whole table to join it (20 ms of a 36 ms
     // page at 100,000 records, against ~3 ms for the lookups).
     const pageFrom = (source: PageSource) => {
-      // The matches come with the conditions applied already, and only the columns the keys read.
-      const from = source === 'table' && bound ? this.bounded(table, keys, bound, where, limit) : this.pickFrom(table, source, keys, after, where);
-      const picked = source === 'matches' ? from.select('id') : where(from.select('id'));
+      const ranged = source === 'table' && bound !== undefined;
+      const from = ranged ? this.bounded(table, keys, bound, where, limit) : this.pickFrom(table, source, keys, after, where);
+      // The matches and the ranges come with the conditions applied already (the matches with only the columns the keys read).
+      const picked = source === 'matches' || ranged ? from.select('id') : where(from.select('id'));
       for (const join of new Set(keys.flatMap((k) => (k.join ? [k.join] : [])))) picked.joinRaw(join);
       // The id key is the picked id itself: a second copy made every sorted tuple wider.
       keys.forEach((k, i) => k !== ID_KEY && picked.select(this.db.raw(`${k.expr} AS ??`, [alias(i)])));
