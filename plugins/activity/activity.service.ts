@@ -1,6 +1,6 @@
 import type { Authz, WorkspaceAccess } from '../../core/authz.ts';
 import { v7 as uuidv7 } from 'uuid';
-import type { Database, Db } from '../../core/db.ts';
+import type { Database, Db, NativeStatement } from '../../core/db.ts';
 import { notFound } from '../../core/errors.ts';
 import { keysetPage, type Page } from '../../core/pagination.ts';
 import type { UserPrincipal } from '../../core/principal.ts';
@@ -26,6 +26,14 @@ const APPEND = `INSERT INTO ${TABLE} (workspace_id, database_id, actor_id, origi
 SELECT $1::uuid, $2::uuid, $3::uuid, $4::jsonb, e.id, e.record_id, e.type, e.changes
   FROM jsonb_to_recordset($5::jsonb) AS e(id uuid, record_id uuid, type text, changes jsonb)`;
 
+/** The statement appending the entries of one write (same workspace, database, actor and origin); null when there are none. */
+export function appendStatement(entries: NewEntry[]): NativeStatement | null {
+  const [first] = entries;
+  if (!first) return null;
+  const rows = JSON.stringify(entries.map((e) => ({ id: uuidv7(), record_id: e.record_id, type: e.type, changes: e.changes })));
+  return { sql: APPEND, bindings: [first.workspace_id, first.database_id, first.actor_id, JSON.stringify(first.origin), rows] };
+}
+
 interface EntryRow {
   id: string;
   type: Entry['type'];
@@ -40,7 +48,7 @@ interface EntryRow {
 
 /** The activity trail: written in the transactions of the writes it tells about, read newest first as the reader may see it. */
 export class ActivityService {
-  private readonly appendStatement: (values: unknown[], trx: Db) => Promise<unknown[]>;
+  private readonly runAppend: (values: unknown[], trx: Db) => Promise<unknown[]>;
 
   constructor(
     private readonly db: Db,
@@ -51,15 +59,13 @@ export class ActivityService {
     private readonly types: FieldTypeRegistry,
     private readonly users: UserService,
   ) {
-    this.appendStatement = storage.prepared('activity.append', APPEND);
+    this.runAppend = storage.prepared('activity.append', APPEND);
   }
 
   /** The entries of one write (same workspace, database, actor and origin), in one statement. */
   async append(trx: Db, entries: NewEntry[]): Promise<void> {
-    const [first] = entries;
-    if (!first) return;
-    const rows = JSON.stringify(entries.map((e) => ({ id: uuidv7(), record_id: e.record_id, type: e.type, changes: e.changes })));
-    await this.appendStatement([first.workspace_id, first.database_id, first.actor_id, JSON.stringify(first.origin), rows], trx);
+    const statement = appendStatement(entries);
+    if (statement) await this.runAppend(statement.bindings as unknown[], trx);
   }
 
   /** The entry of a domain event, once however often the event is delivered. */

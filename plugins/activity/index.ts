@@ -1,7 +1,7 @@
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { definePlugin } from '../../core/plugin.ts';
-import { ActivityService } from './activity.service.ts';
+import { ActivityService, appendStatement } from './activity.service.ts';
 import { commentEntry, descriptionEntry, fieldEntry, recordEntries } from './capture.ts';
 import { tapGdpr } from './gdpr.ts';
 import { activityRoutes } from './routes.ts';
@@ -31,7 +31,10 @@ export default definePlugin<ActivityOptions>({
     // User cells are named when read; a field reaching another database is hidden from who cannot see it.
     const typed = (type: string) => type === 'user' || !!ctx.resolve('databases.fieldTypes').get(type)?.reaches;
     // In the write's transaction: an entry commits with its change, and a failed write leaves none.
-    ctx.hooksOf('records.changes').changed.tapPromise('activity', (write) => service().append(write.trx, recordEntries(write, typed)));
+    ctx.hooksOf('records.changes').changed.tapPromise('activity', async (write) => {
+      const statement = appendStatement(recordEntries(write, typed));
+      if (statement) write.later(statement);
+    });
     if (ctx.has('comments')) ctx.hooksOf('comments.changes').changed.tapPromise('activity', (e) => service().append(e.trx, [commentEntry(e)]));
     if (ctx.has('documents')) ctx.hooksOf('documents.writes').descriptionWritten.tapPromise('activity', (e) => service().append(e.trx, [descriptionEntry(e)]));
     ctx.hooksOf('databases.databases').deleted.tapPromise('activity', ({ trx, workspaceId, databaseId }) => service().forgetDatabase(trx, workspaceId, databaseId));

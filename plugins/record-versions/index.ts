@@ -23,11 +23,11 @@ export default definePlugin<RecordVersionsOptions>({
   migrations: path.join(path.dirname(fileURLToPath(import.meta.url)), 'migrations'),
   register(ctx) {
     if (ctx.has('gdpr')) tapGdpr(ctx);
-    ctx.provide('service', (r) => new VersionService(r('db'), r('database'), r('records.service'), r('databases.catalog'), r('auth.users')));
+    ctx.provide('service', (r) => new VersionService(r('db'), r('records.service'), r('databases.catalog'), r('auth.users')));
     ctx.routes(versionRoutes());
     const service = () => ctx.resolve('record-versions.service');
     // In the write's transaction: a version commits with its change, and a failed write leaves none.
-    ctx.hooksOf('records.changes').changed.tapPromise('record-versions', (write) => service().captureWrite(write));
+    ctx.hooksOf('records.changes').changed.tapPromise('record-versions', async (write) => service().captureWrite(write));
     ctx.hooksOf('databases.databases').deleted.tapPromise('record-versions', ({ trx, databaseId }) => service().forgetDatabase(trx, databaseId));
     ctx.job({
       name: 'retention-purge',

@@ -1,5 +1,5 @@
 import type { WorkspaceAccess } from '../../core/authz.ts';
-import { inTransaction, type Database, type Db } from '../../core/db.ts';
+import { inTransaction, type Db } from '../../core/db.ts';
 import { notFound, validationFailed, type ErrorDetail } from '../../core/errors.ts';
 import { keysetPage, type Page } from '../../core/pagination.ts';
 import type { UserPrincipal } from '../../core/principal.ts';
@@ -60,14 +60,13 @@ interface ShownField {
 export class VersionService {
   constructor(
     private readonly db: Db,
-    private readonly storage: Database,
     private readonly records: RecordService,
     private readonly catalog: TableCatalog,
     private readonly users: UserService,
   ) {}
 
   /** The versions of one records write (created, updated with a cell changed, restored from the trash), in its transaction. */
-  async captureWrite(write: RecordsChanged): Promise<void> {
+  captureWrite(write: RecordsChanged): void {
     const kept = keptFields(write.fields);
     const versions = write.changes.flatMap((change) => {
       if (change.kind === 'deleted') return [];
@@ -76,8 +75,8 @@ export class VersionService {
     });
     if (versions.length === 0) return;
     const bindings = [write.databaseId, write.workspaceId, JSON.stringify(write.origin), write.actor?.user.id ?? null, JSON.stringify(versions), ...kept.map((f) => f.id)];
-    // Prepared once its text repeats (one text per number of kept fields); no result, so no column types to go stale.
-    await this.storage.repeated({ sql: captureSql(kept.length), bindings }, 'record-versions', write.trx);
+    // Run with the write's other history in one statement (see `records.changes`); no result, so no column types to go stale.
+    write.later({ sql: captureSql(kept.length), bindings });
   }
 
   /** A record's versions, newest first; 404 for a record never seen in this database (neither live nor with versions). */

@@ -1,4 +1,4 @@
-import type { Db } from '../../core/db.ts';
+import type { Db, NativeStatement } from '../../core/db.ts';
 import type { UserPrincipal } from '../../core/principal.ts';
 import { AsyncSeriesBailHook, AsyncSeriesHook, SyncHook } from '../../core/hooks.ts';
 import type { SortInput } from './sort-keys.ts';
@@ -132,13 +132,20 @@ export interface RecordsChanged {
   origin: WriteOrigin;
   fields: ChangedField[];
   changes: RecordChange[];
+  /**
+   * Hands over a write the tap needs no answer from (an INSERT, UPDATE or DELETE written with `$1` placeholders, no
+   * `RETURNING`): the records plugin runs every tap's such writes as one statement as soon as all taps are done, in the
+   * same transaction, so a write's history costs one round trip instead of one per plugin. They must not touch the
+   * same rows as one another, and a failure fails the write like a tap that throws.
+   */
+  later(statement: NativeStatement): void;
 }
 
 /**
  * `records.changes`: every write that changes records (creates, patches, moves, duplicates, deletes and restores from
  * the trash, single or bulk), once per write, in its transaction, after the rows are written and before the
  * `record.*` events. History (activity, versions) and notifications tap it: what they write commits with the
- * change, and a tap that throws undoes it.
+ * change, and a tap that throws undoes it. Writes a tap needs no answer from go through `later`.
  */
 export function createRecordChangeHooks() {
   return {

@@ -1,6 +1,6 @@
 import type { Authz } from '../../core/authz.ts';
 import type { CacheSignals, LocalCache } from '../../core/cache.ts';
-import { inTransaction, type Database as Storage, type Db } from '../../core/db.ts';
+import { combineWrites, inTransaction, type Database as Storage, type Db, type NativeStatement } from '../../core/db.ts';
 import type { EventBus } from '../../core/events.ts';
 import type { UserPrincipal } from '../../core/principal.ts';
 import { notFound, validationFailed, versionConflict, type ErrorDetail } from '../../core/errors.ts';
@@ -188,6 +188,7 @@ export class RecordService {
   async changed(trx: Db, actor: UserPrincipal | null, table: RecordTable, changes: RecordChangeInput[], origin?: WriteOrigin): Promise<void> {
     if (changes.length === 0 || !this.changes.changed.isUsed()) return;
     const fields = table.fields.map((f) => ({ id: f.id, api_name: f.api_name, name: f.name, type: f.type, read_only: Boolean(f.fieldType.readOnly), is_title: f.is_title }));
+    const later: NativeStatement[] = [];
     await this.changes.changed.promise({
       trx,
       workspaceId: table.workspaceId,
@@ -196,7 +197,10 @@ export class RecordService {
       origin: origin ?? (actor ? originOf(actor) : { type: 'user', id: null }),
       fields,
       changes: changes.map((c) => ({ ...c, changed: c.kind === 'updated' ? changedFieldIds(table.fields, c.before, c.after) : [] })),
+      later: (statement) => void later.push(statement),
     });
+    // One text per mix of taps and per write's shape: prepared once it repeats, like each of its parts before.
+    if (later.length > 0) await this.storage.repeated(combineWrites(later), 'records.changes', trx);
   }
 
   /** Tells `records.lifecycle` that `recordIds` entered (`deleted`) or left the trash, inside the moving transaction. */

@@ -4,6 +4,7 @@ import type { RecordChange } from '../records/public.ts';
 import { unlessGone } from '../../core/errors.ts';
 import { documentEntry, spaceEntry } from './named-entries.ts';
 import { indexedField } from './record-text.ts';
+import { removeStatement } from './search-index.ts';
 import type { SearchOptions } from './schemas.ts';
 
 export const REBUILD_JOB = 'rebuild';
@@ -63,8 +64,10 @@ export function follow(ctx: PluginContext<SearchOptions>): void {
     const textless = (c: RecordChange) => c.kind === 'updated' && !c.changed.some((id) => indexed.has(id));
     const rebuilding = w.changes.some(textless) && (await index().rebuilding(w.trx, w.databaseId));
     const live = w.changes.flatMap((c) => (c.after && c.kind !== 'deleted' && (rebuilding || !textless(c)) ? [c.after] : []));
-    await index().remove(w.trx, gone);
-    await index().putRecords(w.trx, w.workspaceId, w.databaseId, w.fields, live);
+    const removed = removeStatement(gone);
+    if (removed) w.later(removed);
+    const put = await index().recordsStatement(w.trx, w.workspaceId, w.databaseId, w.fields, live);
+    if (put) w.later(put);
   });
   ctx.hooksOf('records.lifecycle').purged.tapPromise('search', ({ trx, recordIds }) => index().remove(trx, recordIds));
   ctx.hooksOf('databases.databases').deleted.tapPromise('search', ({ trx, databaseId }) => index().forgetDatabase(trx, databaseId));

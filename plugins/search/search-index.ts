@@ -1,5 +1,5 @@
 import type { Authz } from '../../core/authz.ts';
-import type { Db } from '../../core/db.ts';
+import type { Db, NativeStatement } from '../../core/db.ts';
 import { MAX_BODY, recordText, type TextField } from './record-text.ts';
 
 export const ENTRIES = 'search_entries';
@@ -39,6 +39,11 @@ ON CONFLICT (id) DO UPDATE SET title = excluded.title, body = excluded.body, spa
   source_version = excluded.source_version, indexed_at = now()
   WHERE ${ENTRIES}.source_version <= excluded.source_version`;
 
+/** The statement deleting the entries of `ids` (for `records.changes`' `later`); null for none. */
+export function removeStatement(ids: string[]): NativeStatement | null {
+  return ids.length > 0 ? { sql: `DELETE FROM ${ENTRIES} WHERE id = ANY($1::uuid[])`, bindings: [ids] } : null;
+}
+
 /** The index's rows: written in the transactions of the writes they follow, or by the rebuild job and the event subscribers. */
 export class SearchIndex {
   constructor(
@@ -54,11 +59,23 @@ export class SearchIndex {
 
   /** Writes the entries of records of one database (their live text, as `fields` name it). */
   async putRecords(db: Db, workspaceId: string, databaseId: string, fields: TextField[], records: RecordSource[]): Promise<void> {
-    if (records.length === 0) return;
+    const bindings = await this.recordsBindings(db, workspaceId, databaseId, fields, records);
+    if (bindings) await db.raw(UPSERT_RECORDS, bindings);
+  }
+
+  /** The statement `putRecords` runs, for `records.changes`' `later`; null when there is nothing to write. */
+  async recordsStatement(db: Db, workspaceId: string, databaseId: string, fields: TextField[], records: RecordSource[]): Promise<NativeStatement | null> {
+    const bindings = await this.recordsBindings(db, workspaceId, databaseId, fields, records);
+    return bindings && db.raw(UPSERT_RECORDS, bindings).toSQL().toNative();
+  }
+
+  /** Null when there are no records or the database is gone. */
+  private async recordsBindings(db: Db, workspaceId: string, databaseId: string, fields: TextField[], records: RecordSource[]): Promise<string[] | null> {
+    if (records.length === 0) return null;
     const spaceId = await this.spaceOf(db, workspaceId, databaseId);
-    if (!spaceId) return;
+    if (!spaceId) return null;
     const rows = records.map((r) => ({ id: r.id, version: r.version, ...recordText(fields, r.values) }));
-    await db.raw(UPSERT_RECORDS, [workspaceId, spaceId, databaseId, JSON.stringify(rows)]);
+    return [workspaceId, spaceId, databaseId, JSON.stringify(rows)];
   }
 
   async put(db: Db, entry: NamedEntry): Promise<void> {

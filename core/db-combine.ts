@@ -1,0 +1,21 @@
+import type { NativeStatement } from './db-types.ts';
+
+const PLACEHOLDER = /\$(\d+)/g;
+
+/**
+ * Writes that return nothing, as one statement: `WITH w1 AS (…), w2 AS (…) SELECT` with the placeholders of each
+ * renumbered after those of the ones before it. One round trip instead of one each: every sub-statement runs to
+ * completion on the same snapshot (PostgreSQL's data-modifying `WITH`), so they must not touch the same rows. The
+ * statements are our own SQL, whose `$n` are all placeholders (no `$` in literals or dollar quotes).
+ */
+export function combineWrites(statements: readonly NativeStatement[]): NativeStatement {
+  if (statements.length === 1) return statements[0];
+  const parts: string[] = [];
+  const bindings: unknown[] = [];
+  statements.forEach((statement, i) => {
+    const offset = bindings.length;
+    parts.push(`w${i + 1} AS (${statement.sql.replace(PLACEHOLDER, (_, n: string) => `$${Number(n) + offset}`)})`);
+    bindings.push(...statement.bindings);
+  });
+  return { sql: `WITH ${parts.join(',\n')}\nSELECT`, bindings };
+}
