@@ -19,3 +19,24 @@ export function combineWrites(statements: readonly NativeStatement[]): NativeSta
   });
   return { sql: `WITH ${parts.join(',\n')}\nSELECT`, bindings };
 }
+
+/** PostgreSQL's limit on the parameters of one statement. */
+const MAX_BINDINGS = 65_535;
+
+/** `combineWrites` over consecutive runs of `statements`, each run within PostgreSQL's limit on parameters. */
+export function combineWritesWithinLimit(statements: readonly NativeStatement[]): NativeStatement[] {
+  const combined: NativeStatement[] = [];
+  let run: NativeStatement[] = [];
+  let bindings = 0;
+  for (const statement of statements) {
+    if (run.length > 0 && bindings + statement.bindings.length > MAX_BINDINGS) {
+      combined.push(combineWrites(run));
+      run = [];
+      bindings = 0;
+    }
+    run.push(statement);
+    bindings += statement.bindings.length;
+  }
+  if (run.length > 0) combined.push(combineWrites(run));
+  return combined;
+}

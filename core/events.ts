@@ -1,5 +1,5 @@
 import type { Logger } from 'pino';
-import { inTransaction, afterCommit, type Database, type Db } from './db.ts';
+import { inTransaction, afterCommit, type Database, type Db, type NativeStatement } from './db.ts';
 import type { Jobs } from './jobs.ts';
 
 export interface DomainEvent<T = unknown> {
@@ -114,16 +114,26 @@ export class EventBus {
 
   /** Records events in `trx`; they are delivered only if it commits. */
   async emit(trx: Db, events: EmitInput | EmitInput[]): Promise<void> {
+    for (const statement of this.statements(trx, events)) await this.database.repeated(statement, 'events', trx);
+  }
+
+  /**
+   * The statements `emit` runs, for a writer that runs them itself in `trx` with writes of its own (see
+   * `combineWrites`); as with `emit`, the events are delivered only if `trx` commits.
+   */
+  statements(trx: Db, events: EmitInput | EmitInput[]): NativeStatement[] {
     const list = Array.isArray(events) ? events : [events];
-    if (list.length === 0) return;
+    if (list.length === 0) return [];
     // An event no subscriber listens to is recorded as already dispatched: no fan-out pass after commit.
     const heard = list.map((e) => this.subscribers.some((sub) => matches(sub.events, e.name)) || this.taps.some((tap) => matches(tap.events, e.name)));
+    const statements: NativeStatement[] = [];
     for (let start = 0; start < list.length; start += INSERT_CHUNK) {
       const chunk = list.slice(start, start + INSERT_CHUNK);
       const bindings = chunk.flatMap((e, i) => [e.name, JSON.stringify(e.payload ?? null), e.workspaceId ?? null, e.actorId ?? null, heard[start + i]]);
-      await this.database.repeated({ sql: insertEventsSql(chunk.length), bindings }, 'events', trx);
+      statements.push({ sql: insertEventsSql(chunk.length), bindings });
     }
     if (heard.some(Boolean)) afterCommit(trx, () => this.wake());
+    return statements;
   }
 
   start(): void {

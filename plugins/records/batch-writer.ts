@@ -1,6 +1,5 @@
 import type { Database as Storage, Db } from '../../core/db.ts';
 import type { ErrorDetail } from '../../core/errors.ts';
-import type { EventBus } from '../../core/events.ts';
 import type { UserPrincipal } from '../../core/principal.ts';
 import { decodeValues, type DecodedValues } from './codec.ts';
 import type { WriteOrigin } from './hooks.ts';
@@ -20,8 +19,8 @@ export interface UnknownUser {
 
 /**
  * Creates many records inside a transaction its caller owns (an import of 100,000 rows), batch after
- * batch, after the last live record. Each batch is one INSERT, one `records.changes` call and one
- * events insert, so history and events cost per batch, not per record. The caller decodes and checks
+ * batch, after the last live record. Each batch is one INSERT and one `records.changes` call, whose
+ * history and events go as one statement, so history and events cost per batch, not per record. The caller decodes and checks
  * every record before writing it and decides what a bad one does to the whole (an import refuses it all).
  *
  * A batch's history (presenting its records, `records.changes`, events) follows its INSERT without
@@ -42,7 +41,6 @@ export class RecordBatchWriter {
   constructor(
     private readonly trx: Db,
     private readonly storage: Storage,
-    private readonly events: EventBus,
     private readonly records: RecordService,
     readonly table: RecordTable,
     private readonly principal: UserPrincipal,
@@ -112,7 +110,9 @@ export class RecordBatchWriter {
     const { trx, table } = this;
     const userId = this.principal.user.id;
     const records = await this.records.present(trx, table, rows);
-    await this.records.changed(trx, this.principal, table, records.map((record) => ({ kind: 'created', recordId: record.id, before: null, after: record })), this.origin);
-    await this.events.emit(trx, records.map((record) => ({ name: 'record.created', workspaceId: table.workspaceId, actorId: userId, payload: { database_id: table.databaseId, record } })));
+    await this.records.changed(trx, this.principal, table, records.map((record) => ({ kind: 'created', recordId: record.id, before: null, after: record })), {
+      origin: this.origin,
+      events: records.map((record) => ({ name: 'record.created', workspaceId: table.workspaceId, actorId: userId, payload: { database_id: table.databaseId, record } })),
+    });
   }
 }

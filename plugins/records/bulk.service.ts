@@ -1,5 +1,4 @@
 import { inTransaction, type Db } from '../../core/db.ts';
-import type { EventBus } from '../../core/events.ts';
 import type { UserPrincipal } from '../../core/principal.ts';
 import { invalidField, type ErrorDetail } from '../../core/errors.ts';
 import { RecordErrors } from './errors.ts';
@@ -18,7 +17,6 @@ import type { ApiRecord, PatchRecordsBody, RecordError } from './schemas.ts';
 export class RecordBulkService {
   constructor(
     private readonly db: Db,
-    private readonly events: EventBus,
     private readonly records: RecordService,
   ) {}
 
@@ -80,16 +78,14 @@ export class RecordBulkService {
       // Each row is encoded once: the answer's records double as the events' `after`.
       const shown = await this.records.present(trx, table, [...after, ...changed.map((c) => c.before)]);
       const data = shown.slice(0, after.length);
-      await this.records.changed(trx, principal, table, changed.map((c, k) => ({ kind: 'updated', recordId: c.before.id, before: shown[after.length + k], after: data[c.at] })));
-      await this.events.emit(
-        trx,
-        changed.map((c, k) => ({
+      await this.records.changed(trx, principal, table, changed.map((c, k) => ({ kind: 'updated', recordId: c.before.id, before: shown[after.length + k], after: data[c.at] })), {
+        events: changed.map((c, k) => ({
           name: 'record.updated',
           workspaceId,
           actorId: userId,
           payload: { database_id: databaseId, before: changedBefore(shown[after.length + k], data[c.at]), after: data[c.at] },
         })),
-      );
+      });
       return { data: await this.records.shownTo(principal, trx, table, after, data), errors };
     });
   }
@@ -111,11 +107,9 @@ export class RecordBulkService {
       await table.setDeleted(trx, rows.map((r) => r.id), deleted);
       await this.records.movedInTrash(trx, principal, workspaceId, databaseId, rows.map((r) => r.id), deleted);
       const records = await this.records.present(trx, table, rows);
-      await this.records.changed(trx, principal, table, records.map((record) => (deleted ? { kind: 'deleted', recordId: record.id, before: record, after: null } : { kind: 'restored', recordId: record.id, before: null, after: record })));
-      await this.events.emit(
-        trx,
-        records.map((record) => ({ name: deleted ? 'record.deleted' : 'record.restored', workspaceId, actorId: principal.user.id, payload: { database_id: databaseId, record } })),
-      );
+      await this.records.changed(trx, principal, table, records.map((record) => (deleted ? { kind: 'deleted', recordId: record.id, before: record, after: null } : { kind: 'restored', recordId: record.id, before: null, after: record })), {
+        events: records.map((record) => ({ name: deleted ? 'record.deleted' : 'record.restored', workspaceId, actorId: principal.user.id, payload: { database_id: databaseId, record } })),
+      });
       const affected = new Set(rows.map((r) => r.id));
       return [...new Set(ids)].filter((id) => affected.has(id));
     });

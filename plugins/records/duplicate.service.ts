@@ -1,5 +1,4 @@
 import { inTransaction, type Db } from '../../core/db.ts';
-import type { EventBus } from '../../core/events.ts';
 import type { UserPrincipal } from '../../core/principal.ts';
 import { notFound } from '../../core/errors.ts';
 import { positionBetween } from './positions.ts';
@@ -11,7 +10,6 @@ import type { ApiRecord } from './schemas.ts';
 export class RecordDuplicateService {
   constructor(
     private readonly db: Db,
-    private readonly events: EventBus,
     private readonly records: RecordService,
   ) {}
 
@@ -33,8 +31,9 @@ export class RecordDuplicateService {
       for (const field of table.fields) if (!field.column_name && field.fieldType.store) await field.fieldType.store.duplicate(trx, field, source.id, row.id);
       await table.reactToWrites(trx, [row], { workspaceId, userId });
       const [record] = await this.records.present(trx, table, [row]);
-      await this.records.changed(trx, principal, table, [{ kind: 'created', recordId: record.id, before: null, after: record, duplicatedFrom: source.id }]);
-      await this.events.emit(trx, { name: 'record.created', workspaceId, actorId: userId, payload: { database_id: databaseId, record, duplicated_from: source.id } });
+      await this.records.changed(trx, principal, table, [{ kind: 'created', recordId: record.id, before: null, after: record, duplicatedFrom: source.id }], {
+        events: { name: 'record.created', workspaceId, actorId: userId, payload: { database_id: databaseId, record, duplicated_from: source.id } },
+      });
       return (await this.records.shownTo(principal, trx, table, [row], [record]))[0];
     });
   }

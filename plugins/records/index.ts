@@ -52,10 +52,10 @@ export default definePlugin({
     const changes = ctx.defineHooks('changes', createRecordChangeHooks());
     documentCellsOf(() => ctx.resolve('databases.fieldTypes'));
     ctx.provide('service', (r) => new RecordService(r('db'), r('events'), r('databases.fieldTypes'), r('database'), r('caches'), r('authz'), r('databases.catalog'), r('auth.users'), r('workspaces.members'), lifecycle, changes));
-    ctx.provide('bulk', (r) => new RecordBulkService(r('db'), r('events'), r('records.service')));
+    ctx.provide('bulk', (r) => new RecordBulkService(r('db'), r('records.service')));
     ctx.provide('trash', (r) => new TrashService(r('db'), r('records.service'), r('records.watchers'), r('databases.catalog'), lifecycle));
-    ctx.provide('duplicate', (r) => new RecordDuplicateService(r('db'), r('events'), r('records.service')));
-    ctx.provide('move', (r) => new RecordMoveService(r('db'), r('events'), r('records.service')));
+    ctx.provide('duplicate', (r) => new RecordDuplicateService(r('db'), r('records.service')));
+    ctx.provide('move', (r) => new RecordMoveService(r('db'), r('records.service')));
     ctx.provide('watchers', (r) => new WatcherService(r('db'), r('records.service'), r('authz'), r('auth.users')));
     ctx.provide('query', (r) => new QueryService(r('db'), views, queries, r('records.service'), r('database'), r('authz')));
     ctx.provide('exportReader', (r) => new RecordExportReader(r('db'), r('database'), views, r('records.service'), r('records.query')));

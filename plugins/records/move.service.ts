@@ -1,5 +1,4 @@
 import { inTransaction, type Db } from '../../core/db.ts';
-import type { EventBus } from '../../core/events.ts';
 import type { UserPrincipal } from '../../core/principal.ts';
 import { invalidField, notFound, type ErrorDetail } from '../../core/errors.ts';
 import { storeOutsideCells } from './outside-cells.ts';
@@ -19,7 +18,6 @@ type Anchor = { side: 'before' | 'after'; row: RecordRow } | null;
 export class RecordMoveService {
   constructor(
     private readonly db: Db,
-    private readonly events: EventBus,
     private readonly records: RecordService,
   ) {}
 
@@ -45,8 +43,9 @@ export class RecordMoveService {
       await storeOutsideCells(trx, [{ recordId: id, cells: decoded.cells }], { workspaceId, userId });
       await table.reactToWrites(trx, [{ id, columns: decoded.columns }], { workspaceId, userId });
       const [beforeRecord, afterRecord] = await this.records.present(trx, table, [before, after]);
-      await this.records.changed(trx, principal, table, [{ kind: 'updated', recordId: id, before: beforeRecord, after: afterRecord }]);
-      await this.events.emit(trx, { name: 'record.updated', workspaceId, actorId: userId, payload: { database_id: databaseId, before: changedBefore(beforeRecord, afterRecord), after: afterRecord } });
+      await this.records.changed(trx, principal, table, [{ kind: 'updated', recordId: id, before: beforeRecord, after: afterRecord }], {
+        events: { name: 'record.updated', workspaceId, actorId: userId, payload: { database_id: databaseId, before: changedBefore(beforeRecord, afterRecord), after: afterRecord } },
+      });
       return (await this.records.shownTo(principal, trx, table, [after], [afterRecord]))[0];
     });
   }

@@ -1,7 +1,7 @@
 import type { Authz } from '../../core/authz.ts';
 import type { CacheSignals, LocalCache } from '../../core/cache.ts';
-import { combineWrites, inTransaction, type Database as Storage, type Db, type NativeStatement } from '../../core/db.ts';
-import type { EventBus } from '../../core/events.ts';
+import { combineWritesWithinLimit, inTransaction, type Database as Storage, type Db, type NativeStatement } from '../../core/db.ts';
+import type { EmitInput, EventBus } from '../../core/events.ts';
 import type { UserPrincipal } from '../../core/principal.ts';
 import { notFound, validationFailed, versionConflict, type ErrorDetail } from '../../core/errors.ts';
 import type { UserService } from '../auth/public.ts';
@@ -122,10 +122,12 @@ export class RecordService {
     await storeOutsideCells(trx, decoded.map((d, i) => ({ recordId: rows[i].id, cells: d.cells })), { workspaceId, userId });
     await table.reactToWrites(trx, rows, { workspaceId, userId });
     const records = await this.present(trx, table, rows);
-    await this.changed(trx, actor, table, records.map((record) => ({ kind: 'created', recordId: record.id, before: null, after: record })), origin);
     // A write with no user says where it came from in its events too (webhooks and automations see only events).
     const from = actor ? {} : { origin };
-    await this.events.emit(trx, records.map((record) => ({ name: 'record.created', workspaceId, actorId: userId, payload: { database_id: databaseId, record, ...from } })));
+    await this.changed(trx, actor, table, records.map((record) => ({ kind: 'created', recordId: record.id, before: null, after: record })), {
+      origin,
+      events: records.map((record) => ({ name: 'record.created', workspaceId, actorId: userId, payload: { database_id: databaseId, record, ...from } })),
+    });
     return { table, rows, records };
   }
 
@@ -136,7 +138,7 @@ export class RecordService {
    */
   async batchWriter(trx: Db, principal: UserPrincipal, workspaceId: string, databaseId: string, origin: WriteOrigin): Promise<RecordBatchWriter> {
     const table = await this.open(trx, workspaceId, databaseId);
-    return new RecordBatchWriter(trx, this.storage, this.events, this, table, principal, origin, await table.lastPosition(trx, this.storage));
+    return new RecordBatchWriter(trx, this.storage, this, table, principal, origin, await table.lastPosition(trx, this.storage));
   }
 
   /**
@@ -165,8 +167,10 @@ export class RecordService {
       }
       await table.reactToWrites(trx, [{ id, columns: decoded.columns }], { workspaceId, userId: principal.user.id });
       const [beforeRecord, afterRecord] = await this.present(trx, table, [updated.before, updated.after]);
-      await this.changed(trx, principal, table, [{ kind: 'updated', recordId: id, before: beforeRecord, after: afterRecord }], origin);
-      await this.events.emit(trx, { name: 'record.updated', workspaceId, actorId: principal.user.id, payload: { database_id: databaseId, before: changedBefore(beforeRecord, afterRecord), after: afterRecord } });
+      await this.changed(trx, principal, table, [{ kind: 'updated', recordId: id, before: beforeRecord, after: afterRecord }], {
+        origin,
+        events: { name: 'record.updated', workspaceId, actorId: principal.user.id, payload: { database_id: databaseId, before: changedBefore(beforeRecord, afterRecord), after: afterRecord } },
+      });
       return (await this.shownTo(principal, trx, table, [updated.after], [afterRecord]))[0];
     }, inTrx);
   }
@@ -180,27 +184,34 @@ export class RecordService {
       await table.softDelete(trx, id);
       await this.movedInTrash(trx, principal, workspaceId, databaseId, [id], true);
       const record = await this.presentOne(trx, table, row);
-      await this.changed(trx, principal, table, [{ kind: 'deleted', recordId: id, before: record, after: null }]);
-      await this.events.emit(trx, { name: 'record.deleted', workspaceId, actorId: principal.user.id, payload: { database_id: databaseId, record } });
+      await this.changed(trx, principal, table, [{ kind: 'deleted', recordId: id, before: record, after: null }], {
+        events: { name: 'record.deleted', workspaceId, actorId: principal.user.id, payload: { database_id: databaseId, record } },
+      });
     });
   }
-  /** Tells `records.changes` what a write did to records, in its transaction (see hooks.ts). */
-  async changed(trx: Db, actor: UserPrincipal | null, table: RecordTable, changes: RecordChangeInput[], origin?: WriteOrigin): Promise<void> {
-    if (changes.length === 0 || !this.changes.changed.isUsed()) return;
-    const fields = table.fields.map((f) => ({ id: f.id, api_name: f.api_name, name: f.name, type: f.type, read_only: Boolean(f.fieldType.readOnly), is_title: f.is_title }));
+
+  /**
+   * Tells `records.changes` what a write did to records, in its transaction (see hooks.ts), and records the write's
+   * `events`: what the taps hand over (`later`) and the events' rows go to PostgreSQL as one statement.
+   */
+  async changed(trx: Db, actor: UserPrincipal | null, table: RecordTable, changes: RecordChangeInput[], told: { origin?: WriteOrigin; events?: EmitInput | EmitInput[] } = {}): Promise<void> {
     const later: NativeStatement[] = [];
-    await this.changes.changed.promise({
-      trx,
-      workspaceId: table.workspaceId,
-      databaseId: table.databaseId,
-      actor,
-      origin: origin ?? (actor ? originOf(actor) : { type: 'user', id: null }),
-      fields,
-      changes: changes.map((c) => ({ ...c, changed: c.kind === 'updated' ? changedFieldIds(table.fields, c.before, c.after) : [] })),
-      later: (statement) => void later.push(statement),
-    });
+    if (changes.length > 0 && this.changes.changed.isUsed()) {
+      const fields = table.fields.map((f) => ({ id: f.id, api_name: f.api_name, name: f.name, type: f.type, read_only: Boolean(f.fieldType.readOnly), is_title: f.is_title }));
+      await this.changes.changed.promise({
+        trx,
+        workspaceId: table.workspaceId,
+        databaseId: table.databaseId,
+        actor,
+        origin: told.origin ?? (actor ? originOf(actor) : { type: 'user', id: null }),
+        fields,
+        changes: changes.map((c) => ({ ...c, changed: c.kind === 'updated' ? changedFieldIds(table.fields, c.before, c.after) : [] })),
+        later: (statement) => void later.push(statement),
+      });
+    }
+    later.push(...this.events.statements(trx, told.events ?? []));
     // One text per mix of taps and per write's shape: prepared once it repeats, like each of its parts before.
-    if (later.length > 0) await this.storage.repeated(combineWrites(later), 'records.changes', trx);
+    for (const statement of combineWritesWithinLimit(later)) await this.storage.repeated(statement, 'records.changes', trx);
   }
 
   /** Tells `records.lifecycle` that `recordIds` entered (`deleted`) or left the trash, inside the moving transaction. */

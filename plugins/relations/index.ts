@@ -43,7 +43,7 @@ export default definePlugin({
       registry.add(createCountType());
     });
     ctx.provide('service', (r) => new RelationService(r('db'), r('events'), r('authz'), r('workspaces.service'), r('databases.tableDrops'), r('databases.fieldLimits'), r('databases.managedFields')));
-    ctx.provide('links', (r) => new LinkService(r('db'), r('events'), r('authz'), r('records.service')));
+    ctx.provide('links', (r) => new LinkService(r('db'), r('authz'), r('records.service')));
     ctx.provide('autoLinkRules', (r) => new AutoLinkRuleService(r('db'), r('events'), r('relations.service'), r('workspaces.service'), r('databases.fieldTypes'), r('databases.managedFields')));
     ctx.provide('drift', (r) => new DriftService(r('db'), r('events'), r('authz'), r('relations.service'), r('records.service'), r('databases.managedFields')));
     ctx.routes(relationRoutes());

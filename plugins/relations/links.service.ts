@@ -1,6 +1,5 @@
 import type { Authz, WorkspaceAccess } from '../../core/authz.ts';
 import { inTransaction, type Db } from '../../core/db.ts';
-import type { EventBus } from '../../core/events.ts';
 import { notFound } from '../../core/errors.ts';
 import type { UserPrincipal } from '../../core/principal.ts';
 import { tableNameOf, type CellContext, type CellProblem, type CellStore, type CellWrite, type FieldMeta } from '../databases/public.ts';
@@ -19,7 +18,6 @@ type Pair = { from_id: string; to_id: string };
 export class LinkService implements CellStore {
   constructor(
     private readonly db: Db,
-    private readonly events: EventBus,
     private readonly authz: Authz,
     private readonly records: RecordService,
   ) {}
@@ -38,8 +36,9 @@ export class LinkService implements CellStore {
       const added = await this.link(trx, field, [cell], 'add');
       const [after] = await this.records.present(trx, table, [(await table.find(trx, recordId))!]);
       if (added.length > 0) {
-        await this.records.changed(trx, principal, table, [{ kind: 'updated', recordId, before, after }]);
-        await this.events.emit(trx, { name: 'links.added', workspaceId, actorId: principal.user.id, payload: { relation_id: options(field).relation_id, links: added } });
+        await this.records.changed(trx, principal, table, [{ kind: 'updated', recordId, before, after }], {
+          events: { name: 'links.added', workspaceId, actorId: principal.user.id, payload: { relation_id: options(field).relation_id, links: added } },
+        });
       }
       return after;
     });
@@ -57,8 +56,9 @@ export class LinkService implements CellStore {
       const removed = (await trx(junctionNameOf(o.relation_id)).where({ [mine]: recordId, [theirs]: targetId }).delete().returning(['from_id', 'to_id'])) as Pair[];
       if (removed.length > 0) {
         const [after] = await this.records.present(trx, table, [(await table.find(trx, recordId))!]);
-        await this.records.changed(trx, principal, table, [{ kind: 'updated', recordId, before, after }]);
-        await this.events.emit(trx, { name: 'links.removed', workspaceId: access.workspaceId, actorId: principal.user.id, payload: { relation_id: o.relation_id, links: removed } });
+        await this.records.changed(trx, principal, table, [{ kind: 'updated', recordId, before, after }], {
+          events: { name: 'links.removed', workspaceId: access.workspaceId, actorId: principal.user.id, payload: { relation_id: o.relation_id, links: removed } },
+        });
       }
     });
   }
