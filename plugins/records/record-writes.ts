@@ -65,10 +65,11 @@ export async function updateLockedRecord(trx: Db, table: RecordTable, id: string
  * sub-select FOR UPDATE): `before` is `after` with the old cells, version and last edit.
  * Undefined when the record is not live, or when `version` is given and is not the current one.
  */
-export async function updateRecord(trx: Db, table: RecordTable, id: string, columns: Record<string, unknown>, userId: string, version?: number): Promise<{ before: RecordRow; after: RecordRow } | undefined> {
+export async function updateRecord(trx: Db, storage: Storage, table: RecordTable, id: string, columns: Record<string, unknown>, userId: string, version?: number): Promise<{ before: RecordRow; after: RecordRow } | undefined> {
   const changed = Object.keys(columns);
   const old = ['version', 'updated_at', 'updated_by', ...changed];
-  const { rows } = await trx.raw(
+  // Prepared once its text (the set of columns changed) repeats, for the fields as they are: the answer's types follow them.
+  const rows = await storage.repeated<RecordRow>(trx.raw(
     `UPDATE ?? AS t SET ${changed.map(() => '?? = ?, ').join('')}version = t.version + 1, updated_at = now(), updated_by = ?
        FROM (SELECT ${old.map(() => '??').join(', ')}, id FROM ?? WHERE id = ? AND deleted_at IS NULL FOR UPDATE) AS o
       WHERE t.id = o.id${version === undefined ? '' : ' AND o.version = ?'}
@@ -84,8 +85,8 @@ export async function updateRecord(trx: Db, table: RecordTable, id: string, colu
       ...table.columns,
       ...old.flatMap((c) => [c, `${OLD_PREFIX}${c}`]),
     ] as Knex.RawBinding[],
-  ).options(TEXT_DATES);
-  const [row] = rows as RecordRow[];
+  ).options(TEXT_DATES), `${table.databaseId}:${table.schemaVersion}`, trx);
+  const [row] = rows;
   if (!row) return undefined;
   const after = { ...row } as RecordRow;
   const before = { ...row } as RecordRow;

@@ -154,7 +154,7 @@ export class RecordService {
         if (current && body.version !== undefined && body.version !== current.version) throw versionConflict(current.version);
         return this.presentOne(trx, await this.seenBy(principal, table, trx), current);
       }
-      const updated = await updateRecord(trx, table, id, decoded.columns, principal.user.id, body.version);
+      const updated = await updateRecord(trx, this.storage, table, id, decoded.columns, principal.user.id, body.version);
       if (!updated) {
         const current = await table.find(trx, id);
         if (!current) throw notFound('No such record in this database.');
