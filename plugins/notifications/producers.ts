@@ -46,7 +46,7 @@ export class NotificationProducers {
         if (!toldAlready.has(userId)) inputs.push({ ...about(change), userId, type: 'record_updated', data: { changed_fields: changedFields } });
       }
     }
-    if (inputs.length > 0) await this.notifications.notify(trx, inputs);
+    if (inputs.length > 0) await this.notifications.notify(trx, inputs, write.later);
   }
 
   /** A comment posted: the record's watchers hear of it, except its author and those it mentions (they hear of the mention). */
