@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { combineWrites, inTransaction, openDatabase, type Database } from '../../core/db.ts';
+import { combineWrites, combineWritesWithinLimit, inTransaction, openDatabase, type Database } from '../../core/db.ts';
 
 /** Writes gathered from several plugins run as one statement, each with its own values. */
 describe('combineWrites', () => {
@@ -31,6 +31,14 @@ describe('combineWrites', () => {
   it('keeps one write as it is', () => {
     const one = insertA(3, 'three');
     assert.equal(combineWrites([one]), one);
+  });
+
+  it('splits writes into as few statements as the limit of 65,535 parameters allows, in their order', async () => {
+    const wide = (id: number) => ({ sql: `INSERT INTO a (id, label) SELECT $1, $2 WHERE ${Array.from({ length: 29_998 }, (_, i) => `$${i + 3}::int IS NOT NULL`).join(' AND ')}`, bindings: [id, `w${id}`, ...Array.from({ length: 29_998 }, () => 0)] });
+    const statements = combineWritesWithinLimit([wide(1), wide(2), insertA(3, 'three'), wide(4)]);
+    assert.deepEqual(statements.map((s) => s.bindings.length), [60_002, 30_000]);
+    for (const statement of statements) await db.repeated(statement, 'test');
+    assert.deepEqual((await db.knex('a').orderBy('id').select('label')).map((r) => r.label), ['w1', 'w2', 'three', 'w4']);
   });
 
   it('writes nothing when one of the writes fails, and the error reaches the caller', async () => {
