@@ -20,7 +20,8 @@ function shifted(sql: string, offset: number): string {
 /**
  * Writes that return nothing, as one statement: `WITH w1 AS (…), w2 AS (…) SELECT` with the placeholders of each
  * renumbered after those of the ones before it. One round trip instead of one each: every sub-statement runs to
- * completion on the same snapshot (PostgreSQL's data-modifying `WITH`), so they must not touch the same rows. The
+ * completion on the same snapshot (PostgreSQL's data-modifying `WITH`), so they must not touch the same rows, and none
+ * may hold a data-modifying `WITH` of its own (PostgreSQL takes those only at the top level). The
  * statements are our own SQL, whose `$n` are all placeholders (no `$` in literals or dollar quotes).
  */
 export function combineWrites(statements: readonly NativeStatement[]): NativeStatement {

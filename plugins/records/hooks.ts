@@ -134,7 +134,7 @@ export interface RecordsChanged {
   changes: RecordChange[];
   /**
    * Hands over a write the tap needs no answer from (an INSERT, UPDATE or DELETE written with `$1` placeholders, no
-   * `RETURNING`): the records plugin runs every tap's such writes as one statement as soon as all taps are done, in the
+   * `RETURNING`, no data-modifying `WITH` of its own): the records plugin runs every tap's such writes as one statement as soon as all taps are done, in the
    * same transaction, so a write's history costs one round trip instead of one per plugin. They must not touch the
    * same rows as one another, and a failure fails the write like a tap that throws.
    */
