@@ -1,20 +1,30 @@
 import type { NativeStatement } from './db-types.ts';
 
 const PLACEHOLDER = /\$(\d+)/g;
-/** Renumbered texts by offset and text: a write's parts repeat from one write to the next, and renumbering a bulk's took ~1 ms. */
+/**
+ * Renumbered texts by offset and text: a write's parts repeat from one write to the next, and renumbering a bulk
+ * create's took ~1 ms. Longer texts (an import batch's events) are renumbered each time, a small share of their
+ * write; the bounds keep this under ~8 MB.
+ */
 const renumbered = new Map<string, string>();
-const MAX_RENUMBERED = 1000;
+const MAX_RENUMBERED = 256;
+const MAX_REMEMBERED_TEXT = 16 * 1024;
 
 function shifted(sql: string, offset: number): string {
   if (offset === 0) return sql;
+  if (sql.length > MAX_REMEMBERED_TEXT) return renumber(sql, offset);
   const key = `${offset}\n${sql}`;
   let text = renumbered.get(key);
   if (text === undefined) {
-    text = sql.replace(PLACEHOLDER, (_, n: string) => `$${Number(n) + offset}`);
+    text = renumber(sql, offset);
     if (renumbered.size >= MAX_RENUMBERED) renumbered.clear();
     renumbered.set(key, text);
   }
   return text;
+}
+
+function renumber(sql: string, offset: number): string {
+  return sql.replace(PLACEHOLDER, (_, n: string) => `$${Number(n) + offset}`);
 }
 
 /**
