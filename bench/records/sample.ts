@@ -40,3 +40,29 @@ export async function sample(client: Client, opts: SampleOptions, next: (i: numb
   }
   return timings;
 }
+
+/**
+ * `sample` on two servers at once, one request to each in turn, so that both meet the same moments of a shared
+ * machine: a ratio of their timings is not moved by load that came and went between two separate samples.
+ */
+export async function sampleAlternating(a: Client, b: Client, opts: SampleOptions, nextA: (i: number) => Request, nextB: (i: number) => Request): Promise<[Timings, Timings]> {
+  const timings: [Timings, Timings] = [{ ms: [], bad: 0 }, { ms: [], bad: 0 }];
+  const one = async (client: Client, r: Request, t: Timings, measured: boolean) => {
+    const answer = await client.request(r.method, r.path, r.body);
+    if (answer.status !== opts.status) {
+      t.bad++;
+      t.firstBad ??= `${answer.status} ${answer.text.slice(0, 200)}`;
+    }
+    if (measured) t.ms.push(answer.ms);
+  };
+  for (let i = 0; i < opts.warmup; i++) {
+    await one(a, nextA(i), timings[0], false);
+    await one(b, nextB(i), timings[1], false);
+  }
+  const deadline = performance.now() + opts.budgetMs;
+  for (let i = 0; i < opts.iterations && (i < opts.minimum || performance.now() < deadline); i++) {
+    await one(a, nextA(opts.warmup + i), timings[0], true);
+    await one(b, nextB(opts.warmup + i), timings[1], true);
+  }
+  return timings;
+}
