@@ -22,11 +22,7 @@ export interface SampleOptions {
  */
 export async function sample(client: Client, opts: SampleOptions, next: (i: number) => Request): Promise<Timings> {
   const timings: Timings = { ms: [], bad: 0 };
-  const check = (answer: Answer) => {
-    if (answer.status === opts.status) return;
-    timings.bad++;
-    timings.firstBad ??= `${answer.status} ${answer.text.slice(0, 200)}`;
-  };
+  const check = (answer: Answer) => countBad(timings, answer, opts.status);
   for (let i = 0; i < opts.warmup; i++) {
     const r = next(i);
     check(await client.request(r.method, r.path, r.body));
@@ -49,10 +45,7 @@ export async function sampleAlternating(a: Client, b: Client, opts: SampleOption
   const timings: [Timings, Timings] = [{ ms: [], bad: 0 }, { ms: [], bad: 0 }];
   const one = async (client: Client, r: Request, t: Timings, measured: boolean) => {
     const answer = await client.request(r.method, r.path, r.body);
-    if (answer.status !== opts.status) {
-      t.bad++;
-      t.firstBad ??= `${answer.status} ${answer.text.slice(0, 200)}`;
-    }
+    countBad(t, answer, opts.status);
     if (measured) t.ms.push(answer.ms);
   };
   for (let i = 0; i < opts.warmup; i++) {
@@ -65,4 +58,11 @@ export async function sampleAlternating(a: Client, b: Client, opts: SampleOption
     await one(b, nextB(opts.warmup + i), timings[1], true);
   }
   return timings;
+}
+
+/** Counts an answer whose status is not the one expected, keeping the first one's text for the report. */
+function countBad(timings: Timings, answer: Answer, status: number): void {
+  if (answer.status === status) return;
+  timings.bad++;
+  timings.firstBad ??= `${answer.status} ${answer.text.slice(0, 200)}`;
 }
