@@ -2,15 +2,18 @@ import assert from 'node:assert/strict';
 import { recordsWorld, type RecordsWorld } from './setup.ts';
 
 /**
- * `q` in manual order takes two paths (the next 2,000 records walked, else the title's trigram index first): whichever
- * it takes, every match comes, in order, once, page after page, before and after the statistics are fresh.
+ * `q` in manual order takes three paths (the next 2,000 records walked; a longer walk sized by the matches found in
+ * them; else the title's trigram index first): whichever it takes, every match comes, in order, once, page after
+ * page, before and after the statistics are fresh.
  */
 describe('records: title search past the first records', function () {
   this.timeout(120_000);
   let w: RecordsWorld;
   const RECORDS = 2600;
   const rare = new Set([3, 2101, 2102, 2599]);
-  const titleOf = (i: number) => (rare.has(i) ? `Zebra needle ${i}` : i % 3 === 0 ? `Common thread ${i}` : `Plain ${i}`);
+  /** One in 200: ten in the first 2,000 records, so the first walk holds no page of ten and a wider one does. */
+  const sparse = (i: number) => i % 200 === 50;
+  const titleOf = (i: number) => (rare.has(i) ? `Zebra needle ${i}` : sparse(i) ? `Sparse mark ${i}` : i % 3 === 0 ? `Common thread ${i}` : `Plain ${i}`);
 
   before(async () => {
     w = await recordsWorld();
@@ -36,8 +39,9 @@ describe('records: title search past the first records', function () {
     it(`finds a rare text and a common one in manual order, page by page${analysed ? ', after ANALYZE' : ''}`, async () => {
       if (analysed) await w.t.db.raw('ANALYZE ??', [w.table]);
       assert.deepEqual(await all('needle', 2), [...rare].map(titleOf));
-      const common = Array.from({ length: RECORDS }, (_, i) => i).filter((i) => i % 3 === 0 && !rare.has(i)).map(titleOf);
+      const common = Array.from({ length: RECORDS }, (_, i) => i).filter((i) => i % 3 === 0 && !rare.has(i) && !sparse(i)).map(titleOf);
       assert.deepEqual(await all('thread', 97), common);
+      assert.deepEqual(await all('mark', 10), Array.from({ length: RECORDS }, (_, i) => i).filter(sparse).map(titleOf));
       assert.deepEqual(await all('nothing like it', 50), []);
     });
   }
