@@ -21,7 +21,7 @@ import { startServer, type Server } from './lib/server.ts';
 import { pgliteStorage, postgresStorage, type Storage } from './lib/storage.ts';
 import { Client } from './records/client.ts';
 import { percentile, Report, type LatencyTarget, type Timings } from './records/report.ts';
-import { sample, sampleAlternating, type Request } from './records/sample.ts';
+import { sample, sampleInTurn, type Request } from './records/sample.ts';
 import { BENCH_INDEXED, seedRecords, type Seeded, type SeedOptions } from './records/seed.ts';
 import { createBenchDatabase, STATUS_LABELS, type BenchDatabase } from './records/setup.ts';
 import { newRecordValues } from './records/values.ts';
@@ -188,7 +188,7 @@ async function untilIndexed(run: Run, fields: string[]): Promise<number> {
 
 /**
  * The floor (issue 21): bare koa + pg (bench/floor.ts) serving the same table's first page of 100 and one record
- * by id. Each ratio comes from requests alternated between Tessera and the floor (`sampleAlternating`): on this shared
+ * by id. Each ratio comes from requests alternated between Tessera and the floor (`sampleInTurn`): on this shared
  * machine two samples taken a minute apart moved the list's ratio between 1.25× and 2.8× from run to run.
  */
 async function measureFloor(run: Run): Promise<void> {
@@ -198,9 +198,21 @@ async function measureFloor(run: Run): Promise<void> {
   try {
     const ids = run.seeded.ids;
     const R = run.bench.records;
-    const [list, floorList] = await sampleAlternating(run.client, client, options(), () => ({ method: 'GET', path: `${R}?limit=100` }), () => ({ method: 'GET', path: '/list?limit=100' }));
+    const [list, floorList] = await sampleInTurn(
+      [
+        { client: run.client, next: () => ({ method: 'GET', path: `${R}?limit=100` }) },
+        { client, next: () => ({ method: 'GET', path: '/list?limit=100' }) },
+      ],
+      options(),
+    );
     const byId = (i: number) => ids[(i * 7919) % ids.length];
-    const [one, floorOne] = await sampleAlternating(run.client, client, options(), (i) => ({ method: 'GET', path: `${R}/${byId(i)}` }), (i) => ({ method: 'GET', path: `/one/${byId(i)}` }));
+    const [one, floorOne] = await sampleInTurn(
+      [
+        { client: run.client, next: (i) => ({ method: 'GET', path: `${R}/${byId(i)}` }) },
+        { client, next: (i) => ({ method: 'GET', path: `/one/${byId(i)}` }) },
+      ],
+      options(),
+    );
     run.report.latency('floor: koa + pg, the same page of 100', floorList, []);
     run.report.latency('floor: koa + pg, one record', floorOne, []);
     for (const [name, ours, bare, target] of [['list page of 100', list, floorList, 1.3], ['get one', one, floorOne, 1.2]] as const) {

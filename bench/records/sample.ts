@@ -16,47 +16,38 @@ export interface SampleOptions {
   status: number;
 }
 
+/** Where requests go and how request i is built (outside the timed part). */
+export interface Source {
+  client: Client;
+  next: (i: number) => Request;
+}
+
 /**
  * Sequential requests on one connection: `warmup` unmeasured ones (their statuses still count), then up to `iterations`
  * measured. `next(i)` builds request i outside the timed part.
  */
 export async function sample(client: Client, opts: SampleOptions, next: (i: number) => Request): Promise<Timings> {
-  const timings: Timings = { ms: [], bad: 0 };
-  const check = (answer: Answer) => countBad(timings, answer, opts.status);
-  for (let i = 0; i < opts.warmup; i++) {
-    const r = next(i);
-    check(await client.request(r.method, r.path, r.body));
-  }
-  const deadline = performance.now() + opts.budgetMs;
-  for (let i = 0; i < opts.iterations && (i < opts.minimum || performance.now() < deadline); i++) {
-    const r = next(opts.warmup + i);
-    const answer = await client.request(r.method, r.path, r.body);
-    check(answer);
-    timings.ms.push(answer.ms);
-  }
+  const [timings] = await sampleInTurn([{ client, next }], opts);
   return timings;
 }
 
 /**
- * `sample` on two servers at once, one request to each in turn, so that both meet the same moments of a shared
+ * `sample` on several servers at once, one request to each in turn, so that all meet the same moments of a shared
  * machine: a ratio of their timings is not moved by load that came and went between two separate samples.
  */
-export async function sampleAlternating(a: Client, b: Client, opts: SampleOptions, nextA: (i: number) => Request, nextB: (i: number) => Request): Promise<[Timings, Timings]> {
-  const timings: [Timings, Timings] = [{ ms: [], bad: 0 }, { ms: [], bad: 0 }];
-  const one = async (client: Client, r: Request, t: Timings, measured: boolean) => {
-    const answer = await client.request(r.method, r.path, r.body);
-    countBad(t, answer, opts.status);
-    if (measured) t.ms.push(answer.ms);
+export async function sampleInTurn(sources: Source[], opts: SampleOptions): Promise<Timings[]> {
+  const timings: Timings[] = sources.map(() => ({ ms: [], bad: 0 }));
+  const round = async (i: number, measured: boolean) => {
+    for (const [k, { client, next }] of sources.entries()) {
+      const r = next(i);
+      const answer = await client.request(r.method, r.path, r.body);
+      countBad(timings[k], answer, opts.status);
+      if (measured) timings[k].ms.push(answer.ms);
+    }
   };
-  for (let i = 0; i < opts.warmup; i++) {
-    await one(a, nextA(i), timings[0], false);
-    await one(b, nextB(i), timings[1], false);
-  }
+  for (let i = 0; i < opts.warmup; i++) await round(i, false);
   const deadline = performance.now() + opts.budgetMs;
-  for (let i = 0; i < opts.iterations && (i < opts.minimum || performance.now() < deadline); i++) {
-    await one(a, nextA(opts.warmup + i), timings[0], true);
-    await one(b, nextB(opts.warmup + i), timings[1], true);
-  }
+  for (let i = 0; i < opts.iterations && (i < opts.minimum || performance.now() < deadline); i++) await round(opts.warmup + i, true);
   return timings;
 }
 
