@@ -1,5 +1,5 @@
 import { Type } from '../../../core/schema.ts';
-import { NUMBER_OPS } from './ops.ts';
+import { INTEGER_OPS } from './ops.ts';
 import { systemFieldType } from './system.ts';
 
 /** The record's per-database number (1, 2, 3, …), never reused. */
@@ -9,7 +9,7 @@ export const autonumberType = systemFieldType<Record<string, never>>({
   options: Type.Object({}, { additionalProperties: false }),
   systemColumn: 'number',
   toApi: (value) => Number(value),
-  ops: NUMBER_OPS,
+  ops: INTEGER_OPS,
   canBeTitle: true,
   format: (value) => String(value),
 });

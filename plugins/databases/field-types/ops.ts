@@ -47,6 +47,33 @@ export const NUMBER_OPS: FilterOps = {
   is_none_of: (col, value) => orEmpty(col, negate(inList(col, filterList(value, filterNumber), '?::numeric'))),
 };
 
+/**
+ * Columns of whole numbers (`smallint`, `bigint`): a whole value is compared as `int8`, which PostgreSQL compares with
+ * the column as it is (and with a btree on it); `?::numeric` would convert the column on every row and keep its
+ * indexes out of the plan. A value with a fraction is still compared exactly, as numeric.
+ */
+const integerCast = (value: number) => (Number.isSafeInteger(value) ? 'int8' : 'numeric');
+const compareInteger = (operator: string): FilterCompiler => (col, value) => {
+  const n = filterNumber(value);
+  return cond(`${col} ${operator} ?::${integerCast(n)}`, n);
+};
+const integerIn = (col: string, value: unknown): SqlCondition => {
+  const list = filterList(value, filterNumber);
+  return inList(col, list, `?::${list.every(Number.isSafeInteger) ? 'int8' : 'numeric'}`);
+};
+
+export const INTEGER_OPS: FilterOps = {
+  ...NUMBER_OPS,
+  eq: compareInteger('='),
+  neq: (col, value, field, ctx) => orEmpty(col, compareInteger('<>')(col, value, field, ctx)),
+  gt: compareInteger('>'),
+  gte: compareInteger('>='),
+  lt: compareInteger('<'),
+  lte: compareInteger('<='),
+  is_any_of: integerIn,
+  is_none_of: (col, value) => orEmpty(col, negate(integerIn(col, value))),
+};
+
 function filterBoolean(value: unknown): boolean {
   if (typeof value !== 'boolean') throw new InvalidCell('Must be true or false.');
   return value;

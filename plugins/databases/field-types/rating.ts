@@ -1,7 +1,7 @@
 import { Type } from '../../../core/schema.ts';
 import { defineFieldType } from './field-type.ts';
 import { DEFAULT_RATING_MAX, numericCellSql, numericConversions, numericIn, numericMisfitSql, parseNumericCell, requireNumber } from './numeric-base.ts';
-import { NUMBER_OPS } from './ops.ts';
+import { INTEGER_OPS } from './ops.ts';
 import { toTextTargets, type TextCodec } from './text-codec.ts';
 
 const RATING_ICONS = ['star', 'heart', 'thumb', 'flag', 'circle'] as const;
@@ -32,7 +32,7 @@ export const ratingType = defineFieldType<RatingOptions>({
   column: () => 'smallint',
   fromApi: (value, field) => numericIn(requireNumber(value), field),
   toApi: (value) => Number(value),
-  ops: NUMBER_OPS,
+  ops: INTEGER_OPS,
   csv: { parse: ratingText.parse, format: ratingText.format, formatSql: ratingText.formatSql },
   misfitSql: numericMisfitSql,
   convertsTo: { ...numericConversions(), ...toTextTargets(ratingText.formatSql!) },

@@ -106,4 +106,24 @@ describe('records: query', () => {
     assert.deepEqual(await all({ q: 'AN' }, 10), ['Banana']);
     await w.t.request.post(w.url('/query')).set(w.outsider.auth).send({}).expect(404);
   });
+
+  it('compares whole-number fields (rating, autonumber) with whole and fractional values alike', async () => {
+    const fields = w.url().replace(/records$/, 'fields');
+    await w.t.request.post(fields).set(w.admin.auth).send({ name: 'Stars', type: 'rating', options: { max: 5 } }).expect(201);
+    await w.t.request.post(fields).set(w.admin.auth).send({ name: 'No', type: 'autonumber' }).expect(201);
+    const stars: Record<string, number | null> = { apple: 4, Banana: 1, cherry: null, date: 5, Elder: 3, fig: 2, 'grape 100%': 4 };
+    for (const [name, value] of Object.entries(stars)) await w.t.request.patch(w.url(`/${ids[name]}`)).set(w.editor.auth).send({ values: { stars: value } }).expect(200);
+    assert.deepEqual(await all({ filter: { field: 'stars', op: 'gte', value: 4 } }, 10), ['apple', 'date', 'grape 100%']);
+    assert.deepEqual(await all({ filter: { field: 'stars', op: 'gte', value: 3.5 } }, 10), ['apple', 'date', 'grape 100%']);
+    assert.deepEqual(await all({ filter: { field: 'stars', op: 'lt', value: 1.5 } }, 10), ['Banana']);
+    assert.deepEqual(await all({ filter: { field: 'stars', op: 'eq', value: 4.5 } }, 10), []);
+    assert.deepEqual(await all({ filter: { field: 'stars', op: 'neq', value: 4 } }, 10), ['Banana', 'cherry', 'date', 'Elder', 'fig']);
+    assert.deepEqual(await all({ filter: { field: 'stars', op: 'is_any_of', value: [1, 5] } }, 10), ['Banana', 'date']);
+    assert.deepEqual(await all({ filter: { field: 'stars', op: 'is_none_of', value: [4, 2.5] } }, 10), ['Banana', 'cherry', 'date', 'Elder', 'fig']);
+    const numbers = (await query({ fields: ['name', 'no'], limit: 10 }).expect(200)).body.data.map((r: { values: { no: number } }) => r.values.no);
+    const second = Math.min(...numbers) + 1;
+    assert.deepEqual(await all({ filter: { field: 'no', op: 'eq', value: second } }, 10), ['Banana']);
+    assert.deepEqual(await all({ filter: { field: 'no', op: 'lte', value: second + 0.5 } }, 10), ['apple', 'Banana']);
+    assert.deepEqual(await all({ filter: { field: 'no', op: 'gt', value: 2 ** 53 } }, 10), []);
+  });
 });
