@@ -106,7 +106,8 @@ async function measureQuery(run: Run, name: string, body: object, targets: Laten
  * Adaptive indexes (issue 21): the first ad-hoc query, then the rest of TEACHING_QUERIES of its shape, the wait for the
  * indexes they taught, the same query measured against `target`, and what those indexes cost a bulk create of 100
  * (measured before the first query and after the indexes, so both see the same table). On PostgreSQL the first query
- * is also compared with one sequential scan of the table, timed beside the server (target: at most 20 % more).
+ * is also compared with PostgreSQL alone answering it by one sequential scan, timed beside the server (target: at most
+ * 20 % more).
  * The records it created.
  */
 async function measureAdaptive(run: Run, target: LatencyTarget[]): Promise<number> {
@@ -125,7 +126,7 @@ async function measureAdaptive(run: Run, target: LatencyTarget[]): Promise<numbe
     const ratio = first.ms / scan;
     run.report.note(
       // The issue's target is for 1,000,000 records, where a scan is long enough to compare with one request.
-      `${'adaptive: the first query / one seq scan'.padEnd(44)} ${fmt(ratio, 2)}× (${fmt(scan, 1)} ms, best of 3, beside the server` +
+      `${'adaptive: the first query / one seq scan'.padEnd(44)} ${fmt(ratio, 2)}× (PostgreSQL alone: ${fmt(scan, 1)} ms, best of 3, beside the server` +
         (run.count >= LARGE ? `; target ≤ 1.2×) ${ratio <= 1.2 ? 'PASS' : 'MISS'}` : ')'),
     );
   }
@@ -157,14 +158,19 @@ async function measureDeepUnindexed(run: Run): Promise<void> {
   run.report.latency('query: page of 1,000 sorted by email, 50th', await sample(run.client, options(), () => page(cursor)), ms(12));
 }
 
-/** One sequential scan of the records table (every live row read, none sent), best of three, in milliseconds. */
+/**
+ * PostgreSQL alone answering the ad-hoc query (every column, 100 rows) by one sequential scan of the table, index
+ * scans off, best of three, in milliseconds: the least any server could spend on it before an index exists.
+ */
 async function sequentialScanMs(run: Run): Promise<number> {
   const db = await run.storage.open();
+  const c = run.bench.columns;
   try {
+    for (const scan of ['indexscan', 'indexonlyscan', 'bitmapscan']) await db.knex.raw(`SET enable_${scan} = off`);
     let best = Infinity;
     for (let i = 0; i < 3; i++) {
       const started = performance.now();
-      await db.knex.raw('SELECT count(*) FROM ?? WHERE deleted_at IS NULL', [run.bench.table]);
+      await db.knex.raw('SELECT * FROM ?? WHERE deleted_at IS NULL AND ?? >= 4 AND ?? IS NOT TRUE ORDER BY ?? ASC NULLS LAST, id LIMIT 100', [run.bench.table, c.rating, c.done, c.due]);
       best = Math.min(best, performance.now() - started);
     }
     return best;
