@@ -76,6 +76,9 @@ export class ViewIndexService {
     const others = await this.othersLeading(db, table);
     const wanted = new Map<string, string>();
     const indexed = new Set<string>();
+    // The orders served once this sync is done, `<key> <direction>` (`sort_indexes`).
+    const orders = new Map<string, string>();
+    for (const [column, directions] of others) for (const direction of directions) orders.set(`${column}:${direction}`, `"${column}" ${direction}`);
     for (const { ref, direction, sorted } of named) {
       const field = byRef.get(ref);
       const expr = field && this.keyOf(field);
@@ -88,7 +91,9 @@ export class ViewIndexService {
       }
       if (wanted.size >= this.budget) continue;
       indexed.add(field.id);
-      wanted.set(indexNameOf(table, field.id, direction), direction === 'desc' ? `(${expr}) DESC NULLS LAST, id` : `(${expr}), id`);
+      const name = indexNameOf(table, field.id, direction);
+      wanted.set(name, direction === 'desc' ? `(${expr}) DESC NULLS LAST, id` : `(${expr}), id`);
+      orders.set(name, `${expr} ${direction}`);
     }
 
     const existing = (await db.raw(
@@ -109,20 +114,24 @@ export class ViewIndexService {
     for (const [name, expr] of wanted) {
       await db.raw(`CREATE INDEX ${concurrently}IF NOT EXISTS ?? ON ?? (${expr}) WHERE deleted_at IS NULL`, [name, table]);
     }
+    // Only when it changed: the update tells every process's catalog to read the database again.
+    const served = JSON.stringify([...new Set(orders.values())].sort());
+    await db('databases').where({ id: databaseId }).whereRaw('sort_indexes <> ?::jsonb', [served]).update({ sort_indexes: served });
     return { created: [...wanted.keys()], dropped: dropped.filter((d) => !wanted.has(d)) };
   }
 
   /**
    * The columns that lead a valid btree index on live rows (no predicate, or `deleted_at IS NULL`) other than this
    * service's own, with the directions it serves a `key, id` sort in: records sort `key ASC NULLS LAST` or `key DESC
-   * NULLS LAST`, so an ascending index serves the first and a descending one the second.
+   * NULLS LAST`, so an ascending index (nulls last, the default) serves the first and a `DESC NULLS LAST` one the
+   * second; a plain `DESC` puts the empty cells first and serves neither.
    */
   private async othersLeading(db: Db, table: string): Promise<Map<string, Set<'asc' | 'desc'>>> {
     const { rows } = await db.raw(
-      `SELECT a.attname AS column_name, (i.indoption[0] & 1) = 1 AS descending
+      `SELECT a.attname AS column_name, (i.indoption[0] & 3) = 1 AS descending
          FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid JOIN pg_am am ON am.oid = c.relam
          JOIN pg_attribute a ON a.attrelid = i.indrelid AND a.attnum = i.indkey[0]
-        WHERE i.indrelid = to_regclass(?) AND i.indisvalid AND am.amname = 'btree' AND c.relname NOT LIKE ?
+        WHERE i.indrelid = to_regclass(?) AND i.indisvalid AND am.amname = 'btree' AND c.relname NOT LIKE ? AND (i.indoption[0] & 3) IN (0, 1)
           AND (i.indpred IS NULL OR pg_get_expr(i.indpred, i.indrelid) = '(deleted_at IS NULL)')`,
       [table, `${table}\\_v\\_%`],
     );

@@ -29,6 +29,8 @@ export class RecordTable {
     readonly schemaVersion: number,
     readonly table: string,
     readonly fields: LiveField[],
+    /** The orders an index serves, `<sort key> <direction>` (`databases.sort_indexes`). */
+    private readonly sortIndexes: ReadonlySet<string>,
   ) {
     this.byApiName = new Map(fields.map((f) => [f.api_name, f]));
     this.columns = columnsFor(fields);
@@ -54,7 +56,7 @@ export class RecordTable {
   static fromRows(databaseId: string, rows: Array<Record<string, any>>, types: FieldTypeRegistry): RecordTable | undefined {
     if (rows.length === 0) return undefined;
     const [first] = rows;
-    return new RecordTable(databaseId, first.workspace_id, Number(first.schema_version), first.table_name, liveFields(rows, types));
+    return new RecordTable(databaseId, first.workspace_id, Number(first.schema_version), first.table_name, liveFields(rows, types), new Set(first.sort_indexes as string[]));
   }
 
   /** The other databases whose records fields of this one read (links, lookups, rollups, counts). */
@@ -69,7 +71,12 @@ export class RecordTable {
       const reached = f.fieldType.reaches?.database(f);
       return reached && hidden.has(reached) ? { ...f, unseen: true } : f;
     });
-    return new RecordTable(this.databaseId, this.workspaceId, this.schemaVersion, this.table, fields);
+    return new RecordTable(this.databaseId, this.workspaceId, this.schemaVersion, this.table, fields, this.sortIndexes);
+  }
+
+  /** Whether an index of the table gives its records in this order of `expr`, empty ones last. */
+  indexed(expr: string, direction: 'asc' | 'desc'): boolean {
+    return this.sortIndexes.has(`${expr} ${direction}`);
   }
 
   private live(db: Db): Knex.QueryBuilder {

@@ -13,6 +13,7 @@ describe('databases: indexes for the fields views sort and filter on', () => {
         r.indexdef,
       ]),
     );
+  const sortIndexes = async () => ((await w.t.db('databases').where({ id: w.db }).first('sort_indexes')).sort_indexes as string[]).sort();
   const configure = async (config: object) => {
     await w.t.db('database_views').where({ database_id: w.db }).update({ config });
   };
@@ -34,12 +35,18 @@ describe('databases: indexes for the fields views sort and filter on', () => {
     assert.match(made.get(await indexName('score', 'desc'))!, /\(f_[0-9a-f]+ DESC NULLS LAST, id\) WHERE \(deleted_at IS NULL\)/);
     assert.match(made.get(await indexName('stage'))!, /\(f_[0-9a-f]+, id\) WHERE \(deleted_at IS NULL\)/);
 
+    // What the readers are told they may page down: these three, and the table's own indexes (position, id, number).
+    const col = (apiName: string) => `"${w.column[apiName]}"`;
+    const table = ['"id" asc', '"number" asc', '"position" asc'];
+    assert.deepEqual(await sortIndexes(), [...table, `${col('score')} desc`, `${col('stage')} asc`, `lower(${col('name')}) COLLATE "C" asc`].sort());
+
     assert.deepEqual(await sync(), { created: [], dropped: [] });
     await configure({ sorts: [{ field: 'score' }] });
     const second = await sync();
     assert.deepEqual([...(await indexes()).keys()], [await indexName('score')]);
     assert.deepEqual(second.created, [await indexName('score')], 'sorted the other way: built again ascending');
     assert.deepEqual(second.dropped.sort(), [await indexName('name'), await indexName('score', 'desc'), await indexName('stage')].sort());
+    assert.deepEqual(await sortIndexes(), [...table, `${col('score')} asc`].sort());
   });
 
   it('keeps at most the configured number per table, sorted fields first', async () => {
@@ -57,7 +64,9 @@ describe('databases: indexes for the fields views sort and filter on', () => {
     await configure({ sorts: [{ field: 'score' }], filter: { and: [{ field: 'stage', op: 'eq', value: 'Open' }] } });
     assert.deepEqual((await sync()).created, [await indexName('stage')]);
     assert.deepEqual([...(await indexes()).keys()], [await indexName('stage')]);
-    // Sorted descending, which the ascending one does not serve: built.
+    // Sorted descending, which the ascending one does not serve, nor a plain DESC one (empty cells first; records
+    // sort them last): built.
+    await w.t.db.raw('CREATE INDEX ?? ON ?? (?? DESC, id) WHERE deleted_at IS NULL', [`${w.table}_desc_by_hand`, w.table, column]);
     await configure({ sorts: [{ field: 'score', direction: 'desc' }] });
     assert.deepEqual((await sync()).created, [await indexName('score', 'desc')]);
   });
