@@ -31,6 +31,9 @@ const RECORDS_WALKED_PER_MATCH = 4;
 
 type PageSource = 'table' | 'window' | 'matches';
 
+/** Page shapes whose text is kept per table: field selections and sorts without conditions. */
+const MAX_TEXTS_PER_TABLE = 64;
+
 /** An exact count stops here: counting a million rows on every page view is what we promise not to do. */
 export const COUNT_CAP = 10_000;
 
@@ -41,6 +44,9 @@ export const COUNT_CAP = 10_000;
  * when asked).
  */
 export class QueryService {
+  /** Texts `keepText` kept: per records table as cached, by page shape. */
+  private readonly plainTexts = new WeakMap<RecordTable, Map<string, string>>();
+
   constructor(
     private readonly db: Db,
     private readonly views: RecordViewHooks,
@@ -149,11 +155,15 @@ export class QueryService {
         rows = (await pageFrom('window', wider)) as Rows;
       }
       if (rows.length <= limit) rows = (await pageFrom('matches')) as Rows;
+    } else if (conditions.length > 0) {
+      rows = (await (this.inIndexOrder(table, fields, keys, after, bound, where, limit) ?? pageFrom('table'))) as Rows;
     } else {
-      const plain = this.inIndexOrder(table, fields, keys, after, bound, where, limit);
-      // Without conditions the best plan does not depend on the values (limit, cursor): prepared.
-      const page = plain ?? pageFrom('table');
-      rows = (await (conditions.length === 0 ? this.storage.repeated(page, `${table.databaseId}:${table.schemaVersion}`) : page)) as Rows;
+      // Without conditions the best plan does not depend on the values (limit, cursor): prepared, and its text kept.
+      const shape = `${JSON.stringify(input.fields ?? null)}|${JSON.stringify(sorts ?? null)}|${after?.sql ?? ''}|${bound?.sql ?? ''}`;
+      const known = bound === undefined ? this.plainTexts.get(table)?.get(shape) : undefined;
+      const values = [...(after?.bindings ?? []), limit + 1];
+      const page = known !== undefined ? { sql: known, bindings: values, options: TEXT_DATES } : this.keepText(table, shape, this.inIndexOrder(table, fields, keys, after, bound, where, limit), values) ?? pageFrom('table');
+      rows = (await this.storage.repeated(page, `${table.databaseId}:${table.schemaVersion}`)) as Rows;
     }
     const count = await counted;
     this.tell(table, input, performance.now() - started);
@@ -188,6 +198,21 @@ export class QueryService {
     if (after) page.whereRaw(after.sql, after.bindings as Knex.RawBinding[]);
     keys.forEach((k, i) => page.select(this.db.raw(`(${k.expr})::text AS ??`, [`__k${i}`])));
     return page.orderByRaw(orderBy(keys)).limit(limit + 1);
+  }
+
+  /**
+   * Keeps the text of an unconditioned page read down an index, for its table (as cached: a change of fields or
+   * indexes makes another) and `shape`, when its parameters are `values` in order: the list page's query was built and
+   * compiled by knex on every request, a tenth of a millisecond of a 2.5 ms answer.
+   */
+  private keepText(table: RecordTable, shape: string, page: Knex.QueryBuilder | null, values: unknown[]): Knex.QueryBuilder | null {
+    if (!page) return null;
+    const compiled = page.toSQL().toNative();
+    if (compiled.bindings.length !== values.length || compiled.bindings.some((b, i) => b !== values[i])) return page;
+    const texts = this.plainTexts.get(table) ?? new Map<string, string>();
+    if (texts.size < MAX_TEXTS_PER_TABLE) texts.set(shape, compiled.sql);
+    this.plainTexts.set(table, texts);
+    return page;
   }
 
   /**
