@@ -195,7 +195,8 @@ export class QueryService {
       .select(table.columnsOf(fields).map((c) => `${table.table}.${c}`))
       .select(computed.cells.map((cell) => this.db.raw(cell)))
       .options(TEXT_DATES);
-    if (after) page.whereRaw(after.sql, after.bindings as Knex.RawBinding[]);
+    // The two ranges are the records after the cursor already.
+    if (after && bound === undefined) page.whereRaw(after.sql, after.bindings as Knex.RawBinding[]);
     keys.forEach((k, i) => page.select(this.db.raw(`(${k.expr})::text AS ??`, [`__k${i}`])));
     return page.orderByRaw(orderBy(keys)).limit(limit + 1);
   }
