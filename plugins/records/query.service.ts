@@ -112,7 +112,7 @@ export class QueryService {
     // by one (a LATERAL subquery that `OFFSET 0` keeps from being merged into a join): for a page of
     // 1,000 PostgreSQL otherwise hashed the page and read the whole table to join it (20 ms of a 36 ms
     // page at 100,000 records, against ~3 ms for the lookups).
-    const pageFrom = (source: PageSource, window = SEARCH_WINDOW) => {
+    const pick = (source: PageSource, window = SEARCH_WINDOW) => {
       const ranged = source === 'table' && bound !== undefined;
       const from = ranged ? this.bounded(table, keys, bound, where, limit) : this.pickFrom(table, source, keys, after, where, window);
       // The matches and the ranges come with the conditions applied already (the matches with only the columns the keys read).
@@ -121,10 +121,14 @@ export class QueryService {
       // The id key is the picked id itself: a second copy made every sorted tuple wider.
       keys.forEach((k, i) => k !== ID_KEY && picked.select(this.db.raw(`${k.expr} AS ??`, [alias(i)])));
       if (after) picked.whereRaw(after.sql, after.bindings as Knex.RawBinding[]);
-      picked.orderByRaw(orderBy(keys)).limit(limit + 1);
+      return picked.orderByRaw(orderBy(keys)).limit(limit + 1);
+    };
+    /** The page's rows for the ids and keys `picked`, with the CTEs it names and those of its columns to carry over. */
+    const pageOf = (picked: Knex.QueryBuilder | Knex.Raw, ctes: Array<[string, Knex.QueryBuilder | Knex.Raw]> = [], carried: string[] = []) => {
       // Links, lookups, rollups: computed for the page's rows in the same statement.
       const computed = computedReads(fields, 'r');
-      const page = this.db
+      const page = ctes
+        .reduce((q, [name, cte]) => q.with(name, cte), this.db.queryBuilder())
         .with('page', picked)
         .from('page')
         .joinRaw('CROSS JOIN LATERAL (SELECT * FROM ?? WHERE ??.id = "page".id OFFSET 0) AS r', [table.table, table.table])
@@ -134,8 +138,9 @@ export class QueryService {
         .orderByRaw(orderBy(keys.map((k, i) => ({ ...k, expr: `"page"."${alias(i)}"` }))));
       for (const join of computed.joins) page.joinRaw(join);
       keys.forEach((_, i) => page.select(this.db.raw('??::text AS ??', [`page.${alias(i)}`, `__k${i}`])));
-      return page;
+      return page.select(carried.map((c) => `page.${c}`));
     };
+    const pageFrom = (source: PageSource, window = SEARCH_WINDOW) => pageOf(pick(source, window));
     const alias = (i: number) => (keys[i] === ID_KEY ? 'id' : `__k${i}`);
     type Rows = Array<RecordRow & Record<string, string | null>>;
 
@@ -146,15 +151,19 @@ export class QueryService {
       // A search in manual order: the page is in the next SEARCH_WINDOW records when the text is common (a short walk
       // of the position index); when it is not, the matches come from the title's trigram index first. Which plan
       // PostgreSQL would pick for the plain query depends on the statistics of the moment.
-      rows = (await pageFrom('window')) as Rows;
       // Some matches but not a page: a walk long enough to hold one at the frequency seen (half as long again), when
       // it stays short; a text in 1 % of a million titles had its 10,000 matches sorted for a page of 100 (32 ms).
       // Unless the index's matches would cost less: about as many as the first walk's share of the whole table.
-      const wider = rows.length > 0 && rows.length <= limit ? Math.ceil((1.5 * SEARCH_WINDOW * (limit + 1)) / rows.length) : Infinity;
-      if (wider <= WIDEST_SEARCH_WINDOW && wider < (RECORDS_WALKED_PER_MATCH * rows.length * (await this.liveRows(table))) / SEARCH_WINDOW) {
-        rows = (await pageFrom('window', wider)) as Rows;
+      // The first walk and the index are one statement, which answers the walk's records when they hold a page or
+      // call for the second walk, and the index's matches otherwise (`__walked` says which).
+      const [picked, ctes] = this.firstSearchStep(table, pick('window'), pick('matches'), limit);
+      // Prepared: its plan hardly depends on the text (the walk goes down the position index, the matches come from the
+      // trigram index, the only one there is for them), and planning it took 1.6 ms of a 7 ms search.
+      rows = (await this.storage.repeated(pageOf(picked, ctes, ['__walked']), `${table.databaseId}:${table.schemaVersion}`)) as Rows;
+      if (rows.length <= limit && (rows[0] as { __walked?: boolean } | undefined)?.__walked) {
+        rows = (await pageFrom('window', Math.ceil((1.5 * SEARCH_WINDOW * (limit + 1)) / rows.length))) as Rows;
+        if (rows.length <= limit) rows = (await pageFrom('matches')) as Rows;
       }
-      if (rows.length <= limit) rows = (await pageFrom('matches')) as Rows;
     } else if (conditions.length > 0) {
       rows = (await (this.inIndexOrder(table, fields, keys, after, bound, where, limit) ?? pageFrom('table'))) as Rows;
     } else {
@@ -244,16 +253,28 @@ export class QueryService {
   }
 
   /**
-   * About how many records the table holds: the planner's count or the statistics collector's, whichever is higher
-   * (a table filled and not yet analysed has no planner count).
+   * A search's first step as one statement: the first walk's picks (`walk`), whether they are the answer (`gate`), and
+   * the picks the page is made of — the walk's when they hold a page, or when the frequency seen calls for a second walk
+   * (which the caller then takes), else the index's matches, which PostgreSQL does not look for otherwise. The table's
+   * size is the planner's row count or the statistics collector's, whichever is higher (a table filled and not yet
+   * analysed has no planner count).
    */
-  private async liveRows(table: RecordTable): Promise<number> {
-    const { rows } = await this.db.raw(
-      `SELECT greatest(c.reltuples, coalesce(s.n_live_tup, 0))::float8 AS n
-         FROM pg_class c LEFT JOIN pg_stat_user_tables s ON s.relid = c.oid WHERE c.oid = to_regclass(?)`,
-      [table.table],
+  private firstSearchStep(table: RecordTable, walk: Knex.QueryBuilder, matches: Knex.QueryBuilder, limit: number): [Knex.Raw, Array<[string, Knex.QueryBuilder | Knex.Raw]>] {
+    const gate = this.db.raw(
+      `SELECT n > ?::int OR (n > 0 AND wider <= ?::int AND wider < ?::float8 * n * live / ?::int) AS walked
+         FROM (SELECT count(*) AS n, ceil(?::float8 / nullif(count(*), 0)) AS wider,
+                      coalesce((SELECT greatest(c.reltuples, coalesce(s.n_live_tup, 0))::float8
+                                  FROM pg_class c LEFT JOIN pg_stat_user_tables s ON s.relid = c.oid
+                                 WHERE c.oid = to_regclass(?)), 0) AS live
+                 FROM "walk") AS seen`,
+      [limit, WIDEST_SEARCH_WINDOW, RECORDS_WALKED_PER_MATCH, SEARCH_WINDOW, 1.5 * SEARCH_WINDOW * (limit + 1), table.table],
     );
-    return Number(rows[0]?.n ?? 0);
+    const picked = this.db.raw(
+      `SELECT *, true AS "__walked" FROM "walk" WHERE (SELECT walked FROM "gate")
+       UNION ALL SELECT *, false FROM (?) AS m WHERE NOT (SELECT walked FROM "gate")`,
+      [matches],
+    );
+    return [picked, [['walk', walk], ['gate', gate]]];
   }
 
   /** What the caller asked for itself (a view's own filter and sorts are the views plugin's to tell), by field id. */
