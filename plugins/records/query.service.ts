@@ -263,9 +263,8 @@ export class QueryService {
     const gate = this.db.raw(
       `SELECT n > ?::int OR (n > 0 AND wider <= ?::int AND wider < ?::float8 * n * live / ?::int) AS walked
          FROM (SELECT count(*) AS n, ceil(?::float8 / nullif(count(*), 0)) AS wider,
-                      coalesce((SELECT greatest(c.reltuples, coalesce(s.n_live_tup, 0))::float8
-                                  FROM pg_class c LEFT JOIN pg_stat_user_tables s ON s.relid = c.oid
-                                 WHERE c.oid = to_regclass(?)), 0) AS live
+                      coalesce((SELECT greatest(c.reltuples, pg_stat_get_live_tuples(c.oid))::float8
+                                  FROM pg_class c WHERE c.oid = to_regclass(?)), 0) AS live
                  FROM "walk") AS seen`,
       [limit, WIDEST_SEARCH_WINDOW, RECORDS_WALKED_PER_MATCH, SEARCH_WINDOW, 1.5 * SEARCH_WINDOW * (limit + 1), table.table],
     );
