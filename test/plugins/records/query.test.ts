@@ -126,4 +126,21 @@ describe('records: query', () => {
     assert.deepEqual(await all({ filter: { field: 'no', op: 'lte', value: second + 0.5 } }, 10), ['apple', 'Banana']);
     assert.deepEqual(await all({ filter: { field: 'no', op: 'gt', value: 2 ** 53 } }, 10), []);
   });
+
+  it('pages the same straight down an index as through ids picked first, past a cursor on a nullable key', async () => {
+    const desc = { sorts: [{ field: 'score', direction: 'desc' }] };
+    const filtered = { ...desc, filter: { field: 'done', op: 'eq', value: false } };
+    const before = [await all(desc, 3), await all(desc, 2), await all(filtered, 2)];
+    const view = (await w.t.db('database_views').where({ database_id: w.db }).first('id')).id;
+    await w.t.db('database_views').where({ id: view }).update({ config: { sorts: [{ field: 'score', direction: 'desc' }] } });
+    await w.t.container.resolverFor('databases')('databases.viewIndexes').sync(w.db);
+    // The sync tells every process's catalog through the cache signal, which comes a moment after it.
+    const records = w.t.container.resolverFor('records')('records.service');
+    for (let i = 0; !(await records.readTable(w.ws, w.db)).indexed(`"${w.column.score}"`, 'desc'); i++) {
+      assert.ok(i < 100, 'the catalog never learned of the index');
+      await new Promise((r) => setTimeout(r, 20));
+    }
+    assert.deepEqual([await all(desc, 3), await all(desc, 2), await all(filtered, 2)], before);
+    assert.deepEqual(before[0].slice(0, 1), ['date']);
+  });
 });
