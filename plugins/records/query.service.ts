@@ -172,8 +172,9 @@ export class QueryService {
     } else {
       // Without conditions the best plan does not depend on the values (limit, cursor): prepared, and its text kept.
       const shape = `${JSON.stringify(input.fields ?? null)}|${JSON.stringify(sorts ?? null)}|${after?.sql ?? ''}|${bound?.sql ?? ''}`;
-      const known = bound === undefined ? this.plainTexts.get(table)?.get(shape) : undefined;
-      const values = [...(after?.bindings ?? []), limit + 1];
+      const known = this.plainTexts.get(table)?.get(shape);
+      // Past a cursor on a nullable key: the first range's bound, then the limit of each range and of the page.
+      const values = bound === undefined ? [...(after?.bindings ?? []), limit + 1] : [...bound.bindings, limit + 1, limit + 1, limit + 1];
       const page = known !== undefined ? { sql: known, bindings: values, options: TEXT_DATES } : this.keepText(table, shape, this.inIndexOrder(table, fields, keys, after, bound, where, limit), values) ?? pageFrom('table');
       rows = (await this.storage.repeated(page, `${table.databaseId}:${table.schemaVersion}`)) as Rows;
     }
