@@ -77,8 +77,8 @@ export class ViewIndexService {
     const wanted = new Map<string, string>();
     const indexed = new Set<string>();
     // The orders served once this sync is done, `<key> <direction>` (`sort_indexes`).
-    const orders = new Map<string, string>();
-    for (const [column, directions] of others) for (const direction of directions) orders.set(`${column}:${direction}`, `"${column}" ${direction}`);
+    const orders = new Set<string>();
+    for (const [column, directions] of others) for (const direction of directions) orders.add(`"${column}" ${direction}`);
     for (const { ref, direction, sorted } of named) {
       const field = byRef.get(ref);
       const expr = field && this.keyOf(field);
@@ -93,7 +93,7 @@ export class ViewIndexService {
       indexed.add(field.id);
       const name = indexNameOf(table, field.id, direction);
       wanted.set(name, direction === 'desc' ? `(${expr}) DESC NULLS LAST, id` : `(${expr}), id`);
-      orders.set(name, `${expr} ${direction}`);
+      orders.add(`${expr} ${direction}`);
     }
 
     const existing = (await db.raw(
@@ -115,7 +115,7 @@ export class ViewIndexService {
       await db.raw(`CREATE INDEX ${concurrently}IF NOT EXISTS ?? ON ?? (${expr}) WHERE deleted_at IS NULL`, [name, table]);
     }
     // Only when it changed: the update tells every process's catalog to read the database again.
-    const served = JSON.stringify([...new Set(orders.values())].sort());
+    const served = JSON.stringify([...orders].sort());
     await db('databases').where({ id: databaseId }).whereRaw('sort_indexes <> ?::jsonb', [served]).update({ sort_indexes: served });
     return { created: [...wanted.keys()], dropped: dropped.filter((d) => !wanted.has(d)) };
   }

@@ -28,6 +28,8 @@ const WIDEST_SEARCH_WINDOW = 20_000;
  * sorted): at 100,000 records, 965 matches took 2.0 ms, a walk of 15,150 records 7.9 ms.
  */
 const RECORDS_WALKED_PER_MATCH = 4;
+/** The second walk's length times the matches the first one found: half as long again as a page needs at that rate. */
+const secondWalkSpan = (limit: number) => 1.5 * SEARCH_WINDOW * (limit + 1);
 
 type PageSource = 'table' | 'window' | 'matches';
 
@@ -164,7 +166,7 @@ export class QueryService {
       // trigram index, the only one there is for them), and planning it took 1.6 ms of a 7 ms search.
       rows = (await this.storage.repeated(pageOf(picked, ctes, ['__walked']), `${table.databaseId}:${table.schemaVersion}`)) as Rows;
       if (rows.length <= limit && (rows[0] as { __walked?: boolean } | undefined)?.__walked) {
-        rows = (await pageFrom('window', Math.ceil((1.5 * SEARCH_WINDOW * (limit + 1)) / rows.length))) as Rows;
+        rows = (await pageFrom('window', Math.ceil(secondWalkSpan(limit) / rows.length))) as Rows;
         if (rows.length <= limit) rows = (await pageFrom('matches')) as Rows;
       }
     } else if (conditions.length > 0) {
@@ -275,7 +277,7 @@ export class QueryService {
                       coalesce((SELECT greatest(c.reltuples, pg_stat_get_live_tuples(c.oid))::float8
                                   FROM pg_class c WHERE c.oid = to_regclass(?)), 0) AS live
                  FROM "walk") AS seen`,
-      [limit, WIDEST_SEARCH_WINDOW, RECORDS_WALKED_PER_MATCH, SEARCH_WINDOW, 1.5 * SEARCH_WINDOW * (limit + 1), table.table],
+      [limit, WIDEST_SEARCH_WINDOW, RECORDS_WALKED_PER_MATCH, SEARCH_WINDOW, secondWalkSpan(limit), table.table],
     );
     const picked = this.db.raw(
       `SELECT *, true AS "__walked" FROM "walk" WHERE (SELECT walked FROM "gate")

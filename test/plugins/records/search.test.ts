@@ -8,6 +8,18 @@ import { recordsWorld, type RecordsWorld } from './setup.ts';
  * the title's trigram index first): whichever it takes, every match comes, in order, once, page after page, before
  * and after the statistics are fresh.
  */
+/** The titles of every page of `q` in manual order, read as the member, following next_cursor. */
+async function searchAll(w: RecordsWorld, q: string, limit: number): Promise<string[]> {
+  const titles: string[] = [];
+  let cursor: string | null = null;
+  do {
+    const res: { body: { data: Array<{ values: { name: string } }>; next_cursor: string | null } } = await w.t.request.get(w.url(`?q=${encodeURIComponent(q)}&limit=${limit}${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`)).set(w.member.auth).expect(200);
+    titles.push(...res.body.data.map((r) => r.values.name));
+    cursor = res.body.next_cursor;
+  } while (cursor);
+  return titles;
+}
+
 describe('records: title search past the first records', function () {
   this.timeout(120_000);
   let w: RecordsWorld;
@@ -26,16 +38,7 @@ describe('records: title search past the first records', function () {
   });
   after(() => w.t.stop());
 
-  async function all(q: string, limit: number): Promise<string[]> {
-    const titles: string[] = [];
-    let cursor: string | null = null;
-    do {
-      const res: { body: { data: Array<{ values: { name: string } }>; next_cursor: string | null } } = await w.t.request.get(w.url(`?q=${encodeURIComponent(q)}&limit=${limit}${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`)).set(w.member.auth).expect(200);
-      titles.push(...res.body.data.map((r) => r.values.name));
-      cursor = res.body.next_cursor;
-    } while (cursor);
-    return titles;
-  }
+  const all = (q: string, limit: number) => searchAll(w, q, limit);
 
   for (const analysed of [false, true]) {
     it(`finds a rare text and a common one in manual order, page by page${analysed ? ', after ANALYZE' : ''}`, async () => {
@@ -68,13 +71,6 @@ describe('records: title search in a table large enough for the second walk', fu
   after(() => w.t.stop());
 
   it('finds every match in order, page by page', async () => {
-    const titles: string[] = [];
-    let cursor: string | null = null;
-    do {
-      const res: { body: { data: Array<{ values: { name: string } }>; next_cursor: string | null } } = await w.t.request.get(w.url(`?q=dot&limit=100${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`)).set(w.member.auth).expect(200);
-      titles.push(...res.body.data.map((r) => r.values.name));
-      cursor = res.body.next_cursor;
-    } while (cursor);
-    assert.deepEqual(titles, Array.from({ length: RECORDS }, (_, i) => i).filter((i) => i % 20 === 7).map(titleOf));
+    assert.deepEqual(await searchAll(w, 'dot', 100), Array.from({ length: RECORDS }, (_, i) => i).filter((i) => i % 20 === 7).map(titleOf));
   });
 });
