@@ -2,16 +2,14 @@
  * The floor of our own stack (issue 21): bare koa and pg, no kernel, answering a records table's list page and one
  * record with the same kind of SQL Tessera runs, the rows as JSON. Run by bench/records.ts in its own process, like
  * the server, so the ratio of Tessera to it is what the kernel, the plugins and the value encoding cost.
- * Environment: BENCH_DATABASE_URL, BENCH_SCHEMA, FLOOR_TABLE, FLOOR_COLUMNS (comma-separated). Tells `{ port }`.
+ * Environment: BENCH_DATABASE_URL, BENCH_SCHEMA, and the table's `FLOOR_*` (bench/floor-sql.ts). Tells `{ port }`.
  */
 import Koa from 'koa';
 import pg from 'pg';
+import { floorStatements, floorTableFromEnv } from './floor-sql.ts';
 
 const pool = new pg.Pool({ connectionString: process.env.BENCH_DATABASE_URL, max: 4, options: `-c search_path=${process.env.BENCH_SCHEMA},public` });
-const table = process.env.FLOOR_TABLE!;
-const columns = ['id', 'number', '"position"', 'created_at::text', 'updated_at::text', ...process.env.FLOOR_COLUMNS!.split(',').map((c) => `"${c}"`)].join(', ');
-const list = `SELECT ${columns} FROM "${table}" WHERE deleted_at IS NULL ORDER BY "position", id LIMIT $1`;
-const one = `SELECT ${columns} FROM "${table}" WHERE id = $1 AND deleted_at IS NULL`;
+const { list, one } = floorStatements(floorTableFromEnv(process.env));
 const UUID = /^[0-9a-f-]{36}$/;
 
 const app = new Koa();

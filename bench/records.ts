@@ -19,7 +19,9 @@ import path from 'node:path';
 import { fmt } from './lib/format.ts';
 import { startServer, type Server } from './lib/server.ts';
 import { pgliteStorage, postgresStorage, type Storage } from './lib/storage.ts';
+import { floorEnv, floorStatements } from './floor-sql.ts';
 import { Client } from './records/client.ts';
+import { PostgresAlone } from './records/postgres-alone.ts';
 import { percentile, Report, type LatencyTarget, type Timings } from './records/report.ts';
 import { sample, sampleInTurn, type Request } from './records/sample.ts';
 import { BENCH_INDEXED, seedRecords, type Seeded, type SeedOptions } from './records/seed.ts';
@@ -194,39 +196,60 @@ async function untilIndexed(run: Run, fields: string[]): Promise<number> {
 
 /**
  * The floor (issue 21): bare koa + pg (bench/floor.ts) serving the same table's first page of 100 and one record
- * by id. Each ratio comes from requests alternated between Tessera and the floor (`sampleInTurn`): on this shared
- * machine two samples taken a minute apart moved the list's ratio between 1.25× and 2.8× from run to run.
+ * by id, and PostgreSQL alone (bench/records/postgres-alone.ts) running the same statements, and the filter + sort
+ * of `FILTER_SORT`, straight from this process. Each ratio comes from requests alternated between Tessera and the
+ * yardsticks (`sampleInTurn`): on this shared machine two samples taken a minute apart moved the list's ratio between
+ * 1.25× and 2.8× from run to run.
  */
 async function measureFloor(run: Run): Promise<void> {
-  const columns = Object.values(run.bench.columns);
-  const floor = await startServer(run.storage, null, 'floor.ts', { FLOOR_TABLE: run.bench.table, FLOOR_COLUMNS: columns.join(',') });
+  const c = run.bench.columns;
+  const table = { table: run.bench.table, columns: Object.values(c), status: c.status, priority: c.priority, amount: c.amount };
+  const floor = await startServer(run.storage, null, 'floor.ts', floorEnv(table));
   const client = new Client(floor.url, {});
+  const alone = await PostgresAlone.connect(run.storage.env.BENCH_DATABASE_URL, run.storage.env.BENCH_SCHEMA, floorStatements(table));
   try {
     const ids = run.seeded.ids;
     const R = run.bench.records;
-    const [list, floorList] = await sampleInTurn(
+    const [list, floorList, aloneList] = await sampleInTurn(
       [
         { client: run.client, next: () => ({ method: 'GET', path: `${R}?limit=100` }) },
         { client, next: () => ({ method: 'GET', path: '/list?limit=100' }) },
+        { client: alone, next: () => ({ method: 'GET', path: '/list?limit=100' }) },
       ],
       options(),
     );
     const byId = (i: number) => ids[(i * 7919) % ids.length];
-    const [one, floorOne] = await sampleInTurn(
+    const [one, floorOne, aloneOne] = await sampleInTurn(
       [
         { client: run.client, next: (i) => ({ method: 'GET', path: `${R}/${byId(i)}` }) },
         { client, next: (i) => ({ method: 'GET', path: `/one/${byId(i)}` }) },
+        { client: alone, next: (i) => ({ method: 'GET', path: `/one/${byId(i)}` }) },
+      ],
+      options(),
+    );
+    const [query, aloneQuery] = await sampleInTurn(
+      [
+        { client: run.client, next: () => ({ method: 'POST', path: `${R}/query`, body: JSON.stringify(FILTER_SORT) }) },
+        { client: alone, next: () => ({ method: 'GET', path: `/query?status=${run.bench.statusIds[1]}&limit=${FILTER_SORT.limit}` }) },
       ],
       options(),
     );
     run.report.latency('floor: koa + pg, the same page of 100', floorList, []);
     run.report.latency('floor: koa + pg, one record', floorOne, []);
+    run.report.latency('PostgreSQL alone: the page of 100', aloneList, []);
+    run.report.latency('PostgreSQL alone: one record', aloneOne, []);
+    run.report.latency('PostgreSQL alone: filter + sort (query)', aloneQuery, []);
     for (const [name, ours, bare, target] of [['list page of 100', list, floorList, 1.3], ['get one', one, floorOne, 1.2]] as const) {
       const ratio = percentile(ours.ms, 50) / percentile(bare.ms, 50);
       run.report.note(`${`floor ratio: ${name}`.padEnd(44)} ${fmt(ratio, 2)}× the floor, alternated (Tessera p50 ${fmt(percentile(ours.ms, 50), 2)} ms; target ≤ ${target}×) ${ratio <= target ? 'PASS' : 'MISS'}`);
     }
+    for (const [name, ours, bare] of [['list page of 100', list, aloneList], ['get one', one, aloneOne], ['filter + sort', query, aloneQuery]] as const) {
+      const ratio = percentile(ours.ms, 50) / percentile(bare.ms, 50);
+      run.report.note(`${`PostgreSQL alone ratio: ${name}`.padEnd(44)} ${fmt(ratio, 2)}× PostgreSQL alone, alternated (Tessera p50 ${fmt(percentile(ours.ms, 50), 2)} ms; no target)`);
+    }
   } finally {
     client.close();
+    await alone.close();
     await floor.stop();
   }
 }

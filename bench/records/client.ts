@@ -8,12 +8,17 @@ export interface Answer {
   ms: number;
 }
 
+/** What requests are sent to: a server over HTTP (`Client`) or PostgreSQL alone (`PostgresAlone`). */
+export interface Requester {
+  request(method: string, path: string, body?: string): Promise<Answer>;
+}
+
 /**
  * One keep-alive connection and nothing else: requests go one at a time, so a timing is the
  * server's answer plus loopback, not a queue in the client. The body is read as text; callers
  * parse it outside the timed part.
  */
-export class Client {
+export class Client implements Requester {
   private readonly agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
   private readonly host: string;
   private readonly port: number;

@@ -1,4 +1,4 @@
-import type { Answer, Client } from './client.ts';
+import type { Answer, Client, Requester } from './client.ts';
 import type { Timings } from './report.ts';
 
 export interface Request {
@@ -18,7 +18,7 @@ export interface SampleOptions {
 
 /** Where requests go and how request i is built (outside the timed part). */
 export interface Source {
-  client: Client;
+  client: Requester;
   next: (i: number) => Request;
 }
 
