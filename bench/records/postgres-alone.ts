@@ -7,7 +7,8 @@ const UUID = /^[0-9a-f-]{36}$/;
 /**
  * PostgreSQL alone (issue 21): the floor's statements run from the bench's own process on one connection, prepared,
  * with no HTTP and no server between: what the database and its driver take to answer the same question, the least
- * any request for it can cost. It answers the floor's paths (`/list?limit=`, `/one/{id}`) and `/query?status=&limit=`
+ * any request for it can cost. It answers the floor's paths (`/list?limit=`, `/one/{id}`), `/query?status=&limit=` and
+ * `/search?q=&limit=`
  * (bench/floor-sql.ts), so that it is sampled in turn with the servers like one of them.
  */
 export class PostgresAlone implements Requester {
@@ -29,6 +30,7 @@ export class PostgresAlone implements Requester {
     let rows: unknown[];
     if (url.pathname === '/list') rows = (await this.client.query({ name: 'alone-list', text: this.statements.list, values: [limit] })).rows;
     else if (url.pathname === '/query') rows = (await this.client.query({ name: 'alone-query', text: this.statements.query, values: [url.searchParams.get('status'), limit] })).rows;
+    else if (url.pathname === '/search') rows = (await this.client.query({ name: 'alone-search', text: this.statements.search, values: [`%${url.searchParams.get('q')}%`, limit] })).rows;
     else if (url.pathname.startsWith('/one/') && UUID.test(url.pathname.slice(5))) rows = (await this.client.query({ name: 'alone-one', text: this.statements.one, values: [url.pathname.slice(5)] })).rows;
     else return { status: 404, text: `PostgreSQL alone answers no ${path}`, ms: 0 };
     return { status: rows.length > 0 ? 200 : 404, text: '', ms: performance.now() - started };
