@@ -34,10 +34,11 @@ export function filterFieldRefs(node: unknown, out: string[] = []): string[] {
  * `(field, id)` btree indexes, partial on live rows, for the fields that a database's views sort
  * or filter on (ARCHITECTURE.md "Storage"): sorted fields first (the default view's first), then
  * filtered ones, at most `max` per table. Text-like fields are indexed on their sort key
- * (`lower(col) COLLATE "C"`), others on the column. A field's first sort says the index's direction:
+ * (`lower(col) COLLATE "C"`), others on the column. A sort is served only by an index in its direction:
  * records sort `key DESC NULLS LAST, id ASC`, which no ascending `(key, id)` index serves, read
- * backwards or not (it gives `id DESC` and, for a nullable key, the empty cells first); a field only
- * filtered on is indexed ascending. Built CONCURRENTLY on PostgreSQL, so writes
+ * backwards or not (it gives `id DESC` and, for a nullable key, the empty cells first); so a field
+ * sorted both ways has an index each way, each counted in the budget. A filter is served by either; a
+ * field only filtered on is indexed ascending. Built CONCURRENTLY on PostgreSQL, so writes
  * go on meanwhile; an index that failed half-way (invalid) is rebuilt. Indexes of fields no longer
  * wanted (or wanted the other way) are dropped. Run by the job `databases.sync-view-indexes` whenever views change.
  */
@@ -75,6 +76,7 @@ export class ViewIndexService {
     ];
     const others = await this.othersLeading(db, table);
     const wanted = new Map<string, string>();
+    // The field ids with an index in either direction (what a filter needs), and `<field id> <direction>` (a sort).
     const indexed = new Set<string>();
     // The orders served once this sync is done, `<key> <direction>` (`sort_indexes`).
     const orders = new Set<string>();
@@ -82,15 +84,16 @@ export class ViewIndexService {
     for (const { ref, direction, sorted } of named) {
       const field = byRef.get(ref);
       const expr = field && this.keyOf(field);
-      if (!field || !expr || indexed.has(field.id)) continue;
+      if (!field || !expr || indexed.has(sorted ? `${field.id} ${direction}` : field.id)) continue;
       // Led by an index of the table's own (made by hand, by a migration) that serves this use: not built twice.
       const served = others.get(field.column_name!);
       if (expr === `"${field.column_name}"` && served && (!sorted || served.has(direction))) {
+        for (const way of served) indexed.add(`${field.id} ${way}`);
         indexed.add(field.id);
         continue;
       }
       if (wanted.size >= this.budget) continue;
-      indexed.add(field.id);
+      indexed.add(field.id).add(`${field.id} ${direction}`);
       const name = indexNameOf(table, field.id, direction);
       wanted.set(name, direction === 'desc' ? `(${expr}) DESC NULLS LAST, id` : `(${expr}), id`);
       orders.add(`${expr} ${direction}`);

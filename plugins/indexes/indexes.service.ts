@@ -4,7 +4,7 @@ import { filterFieldRefs, findField, type FieldService, type ViewIndexService, t
 import type { IndexLearner } from './learner.ts';
 import type { FieldIndex, Mode } from './schemas.ts';
 
-type Row = { database_id: string; field_id: string; mode: Mode; uses: number; learned_at: Date | null; last_used_at: Date | null; descending: boolean };
+type Row = { database_id: string; field_id: string; mode: Mode; uses: number; learned_at: Date | null; last_used_at: Date | null; ascending: boolean; descending: boolean };
 
 /**
  * What the indexes plugin adds to a database's indexed queries (the `databases.databases` waterfall the view-index
@@ -27,7 +27,7 @@ export class IndexPolicy {
     const learned = rows
       .filter((r) => r.mode === 'auto' && this.inUse(r))
       .sort((a, b) => b.uses - a.uses)
-      .map((r) => asQuery(r.field_id, 'queries', r.descending ? 'desc' : 'asc'));
+      .flatMap((r) => [...(r.ascending ? [asQuery(r.field_id, 'queries', 'asc')] : []), ...(r.descending ? [asQuery(r.field_id, 'queries', 'desc')] : [])]);
     const kept = forbidden.size === 0 ? fromViews : await this.withoutForbidden(databaseId, fromViews, forbidden);
     return [...pinned, ...kept, ...learned];
   }
@@ -38,22 +38,26 @@ export class IndexPolicy {
     const rows = new Map(((await this.db('index_fields').where({ database_id: databaseId })) as Row[]).map((r) => [r.field_id, r]));
     const fields = (await this.fields().list(databaseId, false)).data;
     const viewNames = new Set(fromViews.flatMap((q) => [...(q.sorts ?? []).map((s) => s.field), ...filterFieldRefs(q.filter).map((ref) => ref.split('.', 2)[0])]));
-    const built = new Map((await this.indexes().built(databaseId)).map((b) => [b.fieldId, b]));
+    const built = new Map<string, FieldIndex['indexes']>();
+    // Ascending first: the order a field's indexes are listed in.
+    for (const b of (await this.indexes().built(databaseId)).sort((x, y) => x.direction.localeCompare(y.direction))) {
+      built.set(b.fieldId, [...(built.get(b.fieldId) ?? []), { name: b.name, direction: b.direction, state: b.valid ? 'ready' : 'building', bytes: b.bytes, scans: b.scans }]);
+    }
     const data: FieldIndex[] = [];
     for (const field of fields) {
       const row = rows.get(field.id);
-      const index = built.get(field.id);
+      const indexes = built.get(field.id) ?? [];
       const wanted: FieldIndex['wanted_by'] = [];
       if (row?.mode === 'pin') wanted.push('pin');
       if (row?.mode !== 'forbid' && (viewNames.has(field.id) || viewNames.has(field.api_name))) wanted.push('view');
       if (row?.mode === 'auto' && this.inUse(row)) wanted.push('queries');
-      if (!row && !index && wanted.length === 0) continue;
+      if (!row && indexes.length === 0 && wanted.length === 0) continue;
       data.push({
         field_id: field.id,
         api_name: field.api_name,
         mode: row?.mode ?? 'auto',
         wanted_by: wanted,
-        index: index ? { name: index.name, direction: index.direction, state: index.valid ? 'ready' : 'building', bytes: index.bytes, scans: index.scans } : null,
+        indexes,
         uses: row?.uses ?? 0,
         last_used_at: row?.last_used_at ? row.last_used_at.toISOString() : null,
       });
@@ -76,7 +80,7 @@ export class IndexPolicy {
   /** Learned fields whose use stopped: their rows go back to counting from nothing, and their databases are resynchronised. */
   async expire(): Promise<number> {
     const cutoff = new Date(Date.now() - this.dropAfterDays * 86_400_000);
-    const expired = (await this.db('index_fields').where({ mode: 'auto' }).whereNotNull('learned_at').where('last_used_at', '<', cutoff).update({ learned_at: null, uses: 0 }).returning('database_id')) as Array<{ database_id: string }>;
+    const expired = (await this.db('index_fields').where({ mode: 'auto' }).whereNotNull('learned_at').where('last_used_at', '<', cutoff).update({ learned_at: null, uses: 0, ascending: false, descending: false }).returning('database_id')) as Array<{ database_id: string }>;
     const databases = [...new Set(expired.map((r) => r.database_id))];
     for (const databaseId of databases) {
       this.learner.forget(databaseId);

@@ -28,20 +28,25 @@ export class IndexLearner {
   ) {}
 
   heard(query: QueryRan): void {
-    const descending = new Set(query.sorted.filter((s) => s.direction === 'desc').map((s) => s.fieldId));
-    for (const fieldId of new Set([...query.sorted.map((s) => s.fieldId), ...query.filtered])) {
-      const key = `${query.databaseId}:${fieldId}`;
-      if (this.learned.has(key)) {
-        this.touch(query.databaseId, fieldId, key);
+    const sortedAs = new Map(query.sorted.map((s) => [s.fieldId, s.direction]));
+    for (const fieldId of new Set([...sortedAs.keys(), ...query.filtered])) {
+      const field = `${query.databaseId}:${fieldId}`;
+      const direction = sortedAs.get(fieldId);
+      // A sort is served only by an index in its own direction (a field sorted both ways is learned both ways); a
+      // filter by either.
+      const served = direction ? this.learned.has(`${field}:${direction}`) : this.learned.has(`${field}:asc`) || this.learned.has(`${field}:desc`);
+      if (served) {
+        this.touch(query.databaseId, fieldId, field);
         continue;
       }
       if (query.ms < this.options.slowMs) continue;
+      const key = `${field}:${direction ?? 'asc'}`;
       const count = (this.counts.get(key) ?? 0) + 1;
       this.counts.set(key, count);
       if (count < this.options.learnAfter) continue;
       this.learned.add(key);
       this.counts.delete(key);
-      this.background(this.learn(query.databaseId, fieldId, count, descending.has(fieldId)), { databaseId: query.databaseId, fieldId });
+      this.background(this.learn(query.databaseId, fieldId, count, direction ?? 'asc'), { databaseId: query.databaseId, fieldId });
     }
   }
 
@@ -55,18 +60,19 @@ export class IndexLearner {
     }
   }
 
-  /** `descending`: the query that taught it sorted it so (its index is built that way). */
-  private async learn(databaseId: string, fieldId: string, uses: number, descending: boolean): Promise<void> {
+  /** `direction`: how the queries that taught it sorted it (`asc` when they only filtered): its index is built that way. */
+  private async learn(databaseId: string, fieldId: string, uses: number, direction: 'asc' | 'desc'): Promise<void> {
     if (!(await this.bigEnough(databaseId))) {
       // Asked again once the table may have grown: the count starts over.
-      this.learned.delete(`${databaseId}:${fieldId}`);
+      this.learned.delete(`${databaseId}:${fieldId}:${direction}`);
       return;
     }
     const now = this.db.fn.now();
+    const way = direction === 'desc' ? 'descending' : 'ascending';
     await this.db('index_fields')
-      .insert({ database_id: databaseId, field_id: fieldId, mode: 'auto', uses, learned_at: now, last_used_at: now, descending })
+      .insert({ database_id: databaseId, field_id: fieldId, mode: 'auto', uses, learned_at: now, last_used_at: now, ascending: direction === 'asc', descending: direction === 'desc' })
       .onConflict(['database_id', 'field_id'])
-      .merge({ uses: this.db.raw('index_fields.uses + ?', [uses]), learned_at: this.db.raw('coalesce(index_fields.learned_at, now())'), last_used_at: now, descending });
+      .merge({ uses: this.db.raw('index_fields.uses + ?', [uses]), learned_at: this.db.raw('coalesce(index_fields.learned_at, now())'), last_used_at: now, [way]: true });
     await this.indexes().schedule(this.db, databaseId);
   }
 

@@ -17,18 +17,18 @@ export const FieldIndex = Type.Object({
   wanted_by: Type.Array(Type.Union([Type.Literal('pin'), Type.Literal('view'), Type.Literal('queries')]), {
     description: 'Why it is indexed: pinned, a view filters or sorts on it, or slow queries did (learned).',
   }),
-  index: Type.Union([
+  indexes: Type.Array(
     Type.Object({
       name: Type.String(),
       direction: Type.Union([Type.Literal('asc'), Type.Literal('desc')], {
-        description: "The order of its keys: the direction of the first sort that asks for the field (`asc` when only filters do). Records sort `key DESC NULLS LAST, id ASC`, which an ascending index does not serve.",
+        description: 'The order of its keys, the sorts it serves: records sort `key ASC NULLS LAST, id` or `key DESC NULLS LAST, id`, and an index serves only its own. A filter is served by either.',
       }),
       state: Type.Union([Type.Literal('ready'), Type.Literal('building')], { description: '`building`: a concurrent build not finished (or failed, to be rebuilt).' }),
       bytes: Type.Integer({ minimum: 0 }),
       scans: Type.Integer({ minimum: 0, description: 'Times PostgreSQL used it since its statistics were last reset.' }),
     }),
-    Type.Null(),
-  ]),
+    { description: "The field's indexes, ascending first: one per direction its uses sort it in (`asc` when they only filter), none when nothing asks or the budget is spent." },
+  ),
   uses: Type.Integer({ minimum: 0, description: 'Slow queries that filtered or sorted on it, as far as the instance counted.' }),
   last_used_at: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
 });

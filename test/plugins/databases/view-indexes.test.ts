@@ -49,6 +49,13 @@ describe('databases: indexes for the fields views sort and filter on', () => {
     assert.deepEqual(await sortIndexes(), [...table, `${col('score')} asc`].sort());
   });
 
+  it('gives a field sorted both ways an index each way, and a filter on it neither more', async () => {
+    await configure({ sorts: [{ field: 'score', direction: 'desc' }, { field: 'score', direction: 'asc' }], filter: { and: [{ field: 'score', op: 'gt', value: 1 }] } });
+    assert.deepEqual((await sync()).created.sort(), [await indexName('score'), await indexName('score', 'desc')].sort());
+    const column = (await w.t.db('fields').where({ database_id: w.db, api_name: 'score' }).first('column_name')).column_name as string;
+    assert.deepEqual((await sortIndexes()).filter((o) => o.startsWith(`"${column}"`)), [`"${column}" asc`, `"${column}" desc`]);
+  });
+
   it('keeps at most the configured number per table, sorted fields first', async () => {
     await configure({ filter: { and: [{ field: 'done', op: 'eq', value: true }, { field: 'owner', op: 'is_empty' }] }, sorts: ['stage', 'score', 'name', 'updated_at', 'number', 'created_at', 'created_by'].map((field) => ({ field })) });
     await sync();

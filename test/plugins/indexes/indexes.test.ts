@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { createWorkspace, joinWorkspace, signUp, startTestKernel, type SignedUpUser, type TestKernel } from '../../../core/testing.ts';
 
-type FieldIndex = { field_id: string; api_name: string; mode: string; wanted_by: string[]; index: { name: string; direction: string; state: string } | null; uses: number };
+type FieldIndex = { field_id: string; api_name: string; mode: string; wanted_by: string[]; indexes: Array<{ name: string; direction: string; state: string }>; uses: number };
 
 describe('indexes: adaptive indexes', function () {
   this.timeout(60_000);
@@ -23,6 +23,10 @@ describe('indexes: adaptive indexes', function () {
     throw new Error(`never: ${JSON.stringify(await list())}`);
   }
   const query = (body: object) => t.request.post(api('/records/query')).set(editor.auth).send(body).expect(200);
+  /** The directions of a field's indexes that are ready, ascending first. */
+  const ready = (fields: FieldIndex[], apiName: string) => (fields.find((x) => x.api_name === apiName)?.indexes ?? []).filter((i) => i.state === 'ready').map((i) => i.direction);
+  const definitions = async () =>
+    new Map<string, string>((await t.db.raw(`SELECT indexname, indexdef FROM pg_indexes WHERE tablename = (SELECT table_name FROM databases WHERE id = ?)`, [db])).rows.map((r: { indexname: string; indexdef: string }) => [r.indexname, r.indexdef]));
 
   before(async () => {
     // Every query counts as slow here: what is learned, not how slow this small table is, is under test.
@@ -45,49 +49,75 @@ describe('indexes: adaptive indexes', function () {
   after(() => t.stop());
 
   it('indexes the fields that queries filter and sort on once they have been asked for enough, and says why', async () => {
-    for (let i = 0; i < 2; i++) await query({ filter: { field: 'score', op: 'gte', value: i }, sorts: [{ field: 'due', direction: 'asc' }] });
+    for (let i = 0; i < 2; i++) await query({ filter: { field: 'score', op: 'gte', value: i }, sorts: [{ field: 'due', direction: 'desc' }] });
     assert.equal(await entry('score'), undefined, 'two queries teach nothing yet');
     await query({ filter: { field: 'score', op: 'gte', value: 3 }, sorts: [{ field: 'due', direction: 'desc' }] });
-    const fields = await until((f) => ['score', 'due'].every((name) => f.find((x) => x.api_name === name)?.index?.state === 'ready'));
+    const fields = await until((f) => ready(f, 'score').length > 0 && ready(f, 'due').length > 0);
     for (const name of ['score', 'due']) {
       const f = fields.find((x) => x.api_name === name)!;
       assert.deepEqual([f.mode, f.wanted_by, f.uses], ['auto', ['queries'], 3]);
     }
-    const indexes = new Map<string, string>((await t.db.raw(`SELECT indexname, indexdef FROM pg_indexes WHERE tablename = (SELECT table_name FROM databases WHERE id = ?)`, [db])).rows.map((r: { indexname: string; indexdef: string }) => [r.indexname, r.indexdef]));
-    for (const f of fields.filter((x) => x.index)) assert.ok(indexes.has(f.index!.name));
-    // The query that taught `due` sorted it descending: records sort `due DESC NULLS LAST, id ASC`, so its index is built that way.
-    const due = fields.find((x) => x.api_name === 'due')!.index!;
-    const score = fields.find((x) => x.api_name === 'score')!.index!;
-    assert.deepEqual([due.direction, score.direction], ['desc', 'asc']);
+    const indexes = await definitions();
+    for (const f of fields) for (const index of f.indexes) assert.ok(indexes.has(index.name));
+    // The queries that taught `due` sorted it descending: records sort `due DESC NULLS LAST, id ASC`, so its index is built that way.
+    const [due] = fields.find((x) => x.api_name === 'due')!.indexes;
+    const [score] = fields.find((x) => x.api_name === 'score')!.indexes;
+    assert.deepEqual([ready(fields, 'due'), ready(fields, 'score')], [['desc'], ['asc']]);
     assert.match(indexes.get(due.name)!, /\(f_[0-9a-f]+ DESC NULLS LAST, id\)/);
     assert.match(indexes.get(score.name)!, /\(f_[0-9a-f]+, id\)/);
+  });
+
+  it('learns each direction of a sort on its own: a field sorted both ways gets an index each way; a filter is served by either', async () => {
+    // `due` has its descending index, which no ascending sort can use: slow ascending sorts teach that way too.
+    for (let i = 0; i < 3; i++) await query({ sorts: [{ field: 'due', direction: 'asc' }] });
+    const fields = await until((f) => ready(f, 'due').length === 2);
+    assert.deepEqual(ready(fields, 'due'), ['asc', 'desc']);
+    const indexes = await definitions();
+    const [asc, desc] = fields.find((x) => x.api_name === 'due')!.indexes;
+    assert.match(indexes.get(asc.name)!, /\(f_[0-9a-f]+, id\)/);
+    assert.match(indexes.get(desc.name)!, /\(f_[0-9a-f]+ DESC NULLS LAST, id\)/);
+    // `score` has its ascending index: descending filters on it are served already, and build nothing more.
+    for (let i = 0; i < 4; i++) await query({ filter: { field: 'score', op: 'lt', value: i } });
+    await new Promise((r) => setTimeout(r, 500));
+    assert.deepEqual(ready(await list(), 'score'), ['asc']);
+    assert.deepEqual(
+      (await t.db('index_fields').where({ database_id: db }).whereIn('field_id', fields.filter((f) => ['due', 'score'].includes(f.api_name)).map((f) => f.field_id)).select('field_id', 'ascending', 'descending'))
+        .map((r: { field_id: string; ascending: boolean; descending: boolean }) => [fields.find((f) => f.field_id === r.field_id)!.api_name, r.ascending, r.descending])
+        .sort(),
+      [
+        ['due', true, true],
+        ['score', true, false],
+      ],
+    );
   });
 
   it('lets a creator forbid an index (dropped, never rebuilt) and pin one nobody queries (built)', async () => {
     await t.request.put(api('/indexes/score')).set(admin.auth).send({ mode: 'forbid' }).expect(200);
     await t.request.put(api('/indexes/label')).set(admin.auth).send({ mode: 'pin' }).expect(200);
-    const fields = await until((f) => !f.find((x) => x.api_name === 'score')?.index && f.find((x) => x.api_name === 'label')?.index?.state === 'ready');
+    const fields = await until((f) => ready(f, 'score').length === 0 && ready(f, 'label').length === 1);
     assert.deepEqual(fields.find((x) => x.api_name === 'score')!.wanted_by, []);
     assert.deepEqual(fields.find((x) => x.api_name === 'label')!.wanted_by, ['pin']);
     for (let i = 0; i < 4; i++) await query({ filter: { field: 'score', op: 'gt', value: i } });
     await new Promise((r) => setTimeout(r, 500));
-    assert.equal((await entry('score'))!.index, null, 'forbidden stays forbidden whatever the queries');
+    assert.deepEqual((await entry('score'))!.indexes, [], 'forbidden stays forbidden whatever the queries');
     // Back to auto: what queries taught counts again.
     await t.request.put(api('/indexes/score')).set(admin.auth).send({ mode: 'auto' }).expect(200);
-    await until((f) => f.find((x) => x.api_name === 'score')?.index?.state === 'ready');
+    await until((f) => ready(f, 'score').length === 1);
   });
 
   it('names what a view asks for, and drops what queries stopped using', async () => {
     await t.request.post(api('/views')).set(admin.auth).send({ name: 'By rank', type: 'grid', sorts: [{ field: 'rank', direction: 'asc' }] }).expect(201);
-    const fields = await until((f) => f.find((x) => x.api_name === 'rank')?.index?.state === 'ready');
+    const fields = await until((f) => ready(f, 'rank').length === 1);
     assert.deepEqual(fields.find((x) => x.api_name === 'rank')!.wanted_by, ['view']);
     // Nobody has sorted on `due` for longer than the plugin keeps an unused index.
     await t.db('index_fields').where({ database_id: db }).update({ last_used_at: new Date(Date.now() - 30 * 86_400_000) });
     const expired = await t.container.resolverFor('indexes')('indexes.policy').expire();
     assert.equal(expired, 1);
-    const after = await until((f) => !f.find((x) => x.api_name === 'due')?.index);
-    assert.ok(after.find((x) => x.api_name === 'label')?.index, 'a pinned index stays');
-    assert.ok(after.find((x) => x.api_name === 'rank')?.index, "a view's index stays");
+    const after = await until((f) => (f.find((x) => x.api_name === 'due')?.indexes ?? []).length === 0);
+    assert.deepEqual(ready(after, 'label'), ['asc'], 'a pinned index stays');
+    assert.deepEqual(ready(after, 'rank'), ['asc'], "a view's index stays");
+    const due = (await t.db('index_fields').where({ database_id: db }).whereIn('field_id', after.filter((f) => f.api_name === 'due').map((f) => f.field_id)).first('ascending', 'descending', 'learned_at'))!;
+    assert.deepEqual(due, { ascending: false, descending: false, learned_at: null }, 'a forgotten field forgets both directions');
   });
 
   it('is for creators, and answers 404 for a field it does not know', async () => {

@@ -79,7 +79,8 @@ export class PropertyDatabase {
 
   /**
    * Adaptive indexes appear or go at once, as the indexes plugin would make them learn or forget: every field with a
-   * column is learned (its index built), or nothing is (every index dropped). Plans change; answers must not.
+   * column is learned (its index built; every other field both ways, as sorts both ways teach), or nothing is (every
+   * index dropped). Plans change; answers must not.
    */
   async churnIndexes(present: boolean): Promise<void> {
     const { t } = this.env;
@@ -87,7 +88,7 @@ export class PropertyDatabase {
     if (present) {
       const fields = (await t.db('fields').where({ database_id: this.id }).whereNull('deleted_at').whereNotNull('column_name').pluck('id')) as string[];
       const now = new Date();
-      if (fields.length > 0) await t.db('index_fields').insert(fields.map((id) => ({ database_id: this.id, field_id: id, mode: 'auto', uses: 1, learned_at: now, last_used_at: now })));
+      if (fields.length > 0) await t.db('index_fields').insert(fields.map((id, i) => ({ database_id: this.id, field_id: id, mode: 'auto', uses: 1, learned_at: now, last_used_at: now, ascending: true, descending: i % 2 === 1 })));
     }
     await t.container.resolverFor('databases')('databases.viewIndexes').sync(this.id);
   }
