@@ -16,6 +16,7 @@ import { cpuOf, withBackendsCpu } from './lib/proc.ts';
 import { startServer, type Server } from './lib/server.ts';
 import { PG_URL, postgresStorage } from './lib/storage.ts';
 import type { Headers } from './lib/api.ts';
+import type { Database } from '../core/db.ts';
 import { createBenchDatabase, STATUS_LABELS, type BenchDatabase } from './records/setup.ts';
 
 const ROWS = Number(process.env.BENCH_IMPORT_ROWS ?? 100_000);
@@ -86,7 +87,7 @@ function cpuLine(run: { cpu: number | null; dbCpu: number | null }): string {
  * times as the file has rows, with time-ordered ids as the plugins make them. Milliseconds. With the floor, the least
  * PostgreSQL can spend on an import of the file, whatever the server does.
  */
-async function historyFloorMs(db: Awaited<ReturnType<typeof storage.open>>): Promise<number> {
+async function historyFloorMs(db: Database): Promise<number> {
   const ordered = (variant: number) => `('01900000-0000-7000-${variant}000-' || lpad(to_hex(g), 12, '0'))::uuid`;
   const started = performance.now();
   await db.knex.raw(

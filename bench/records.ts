@@ -205,12 +205,22 @@ function postgresAlone(run: Run): Promise<PostgresAlone> {
 }
 
 /**
+ * Tessera's p50 over a yardstick's, from requests sampled in turn, as one report line: `detail` follows Tessera's p50
+ * in the brackets, and a `target` adds the verdict.
+ */
+function ratioNote(run: Run, label: string, ours: Timings, bare: Timings, yardstick: string, detail: string, target?: number): void {
+  const ratio = percentile(ours.ms, 50) / percentile(bare.ms, 50);
+  const verdict = target === undefined ? '' : ` ${ratio <= target ? 'PASS' : 'MISS'}`;
+  run.report.note(`${label.padEnd(44)} ${fmt(ratio, 2)}× ${yardstick}, alternated (Tessera p50 ${fmt(percentile(ours.ms, 50), 2)} ms${detail})${verdict}`);
+}
+
+/**
  * The floor (issue 21): bare koa + pg (bench/floor.ts) serving the same table's first page of 100 and one record
  * by id, and PostgreSQL alone (bench/records/postgres-alone.ts) running the same statements, and the filter + sort
  * of `FILTER_SORT`, straight from this process; then the page of 1,000 sorted by email against the floor's and
- * PostgreSQL alone's first 1,000 records in manual order (both read down an index). Each ratio comes from requests alternated between Tessera and the
- * yardsticks (`sampleInTurn`): on this shared machine two samples taken a minute apart moved the list's ratio between
- * 1.25× and 2.8× from run to run.
+ * PostgreSQL alone's first 1,000 records in manual order (both read down an index). Each ratio comes from requests
+ * alternated between Tessera and the yardsticks (`sampleInTurn`): on this shared machine two samples taken a minute
+ * apart moved the list's ratio between 1.25× and 2.8× from run to run.
  */
 async function measureFloor(run: Run): Promise<void> {
   const floor = await startServer(run.storage, null, 'floor.ts', floorEnv(floorTable(run)));
@@ -261,17 +271,12 @@ async function measureFloor(run: Run): Promise<void> {
     run.report.latency('PostgreSQL alone: filter + sort (query)', aloneQuery, []);
     run.report.latency('PostgreSQL alone: a page of 1,000', aloneThousand, []);
     for (const [name, ours, bare, target] of [['list page of 100', list, floorList, 1.3], ['get one', one, floorOne, 1.2]] as const) {
-      const ratio = percentile(ours.ms, 50) / percentile(bare.ms, 50);
-      run.report.note(`${`floor ratio: ${name}`.padEnd(44)} ${fmt(ratio, 2)}× the floor, alternated (Tessera p50 ${fmt(percentile(ours.ms, 50), 2)} ms; target ≤ ${target}×) ${ratio <= target ? 'PASS' : 'MISS'}`);
+      ratioNote(run, `floor ratio: ${name}`, ours, bare, 'the floor', `; target ≤ ${target}×`, target);
     }
-    const ratio = percentile(thousand.ms, 50) / percentile(floorThousand.ms, 50);
-    run.report.note(
-      `${'floor ratio: page of 1,000'.padEnd(44)} ${fmt(ratio, 2)}× the floor, alternated (Tessera p50 ${fmt(percentile(thousand.ms, 50), 2)} ms sorted by email; ` +
-        `the floor ${fmt(percentile(floorThousand.ms, 50), 2)} ms in manual order; no target: the 12 ms is for Tessera)`,
-    );
+    const floorPage = `the floor ${fmt(percentile(floorThousand.ms, 50), 2)} ms in manual order`;
+    ratioNote(run, 'floor ratio: page of 1,000', thousand, floorThousand, 'the floor', ` sorted by email; ${floorPage}; no target: the 12 ms is for Tessera`);
     for (const [name, ours, bare] of [['list page of 100', list, aloneList], ['get one', one, aloneOne], ['filter + sort', query, aloneQuery], ['page of 1,000', thousand, aloneThousand]] as const) {
-      const ratio = percentile(ours.ms, 50) / percentile(bare.ms, 50);
-      run.report.note(`${`PostgreSQL alone ratio: ${name}`.padEnd(44)} ${fmt(ratio, 2)}× PostgreSQL alone, alternated (Tessera p50 ${fmt(percentile(ours.ms, 50), 2)} ms; no target)`);
+      ratioNote(run, `PostgreSQL alone ratio: ${name}`, ours, bare, 'PostgreSQL alone', '; no target');
     }
   } finally {
     client.close();
