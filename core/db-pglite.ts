@@ -1,4 +1,6 @@
 import type { EventEmitter } from 'node:events';
+import fs from 'node:fs';
+import { createRequire } from 'node:module';
 import path from 'node:path';
 import knexFactory from 'knex';
 import ClientPGLite from 'knex-pglite';
@@ -7,7 +9,8 @@ import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm';
 import { guardHeldConnection } from './held-connection.ts';
 import { knexLog } from './knex-log.ts';
 import { lockDataDir } from './pglite-lock.ts';
-import { SIGNAL_CHANNEL, type DatabaseOptions, type Db } from './db-types.ts';
+import { trimWal } from './pglite-wal-trim.ts';
+import { SIGNAL_CHANNEL, type DatabaseOptions, type Db, type PgliteRuntime } from './db-types.ts';
 
 /**
  * knex-pglite derives the SQL command from knex's method name, so `del()` reports "DEL" and
@@ -30,7 +33,11 @@ export async function openPglite(opts: DatabaseOptions, schema: string, searchPa
   const dir = opts.dataDir ? path.resolve(opts.dataDir, 'pglite') : undefined;
   const unlock = dir ? lockDataDir(dir) : () => {};
   try {
-    const pglite = await PGlite.create(dir ?? 'memory://', { extensions: { pg_trgm }, ...(opts.seed && !dir ? { loadDataDir: opts.seed } : {}) });
+    const pglite = await PGlite.create(dir ?? 'memory://', {
+      extensions: { pg_trgm },
+      ...(opts.seed && !dir ? { loadDataDir: opts.seed } : {}),
+      ...(opts.runtime && !dir ? { pgliteWasmModule: opts.runtime.wasmModule, fsBundle: opts.runtime.fsBundle } : {}),
+    });
     const knex = knexFactory({ client: PGliteClient as never, connection: { pglite } as never, searchPath, log: knexLog(opts.logger) });
     guardHeldConnection(knex, opts.strayQueries ?? 'log', opts.logger);
     if (schema !== 'public') await knex.raw('CREATE SCHEMA IF NOT EXISTS ??', [schema]);
@@ -38,7 +45,7 @@ export async function openPglite(opts: DatabaseOptions, schema: string, searchPa
     await pglite.listen(SIGNAL_CHANNEL, (payload) => signals.emit('signal', payload));
     return {
       knex,
-      dumpCluster: () => pglite.dumpDataDir('none'),
+      dumpCluster: async () => withTrimmedWal(await pglite.dumpDataDir('none')),
       async close() {
         await knex.destroy();
         if (!pglite.closed) await pglite.close();
@@ -64,8 +71,19 @@ export async function emptyClusterDump(): Promise<Blob> {
     await pglite.exec('DROP DATABASE template0');
     await pglite.exec('DROP DATABASE template1');
     await pglite.exec('CHECKPOINT');
-    return await pglite.dumpDataDir('none');
+    return withTrimmedWal(await pglite.dumpDataDir('none'));
   } finally {
     await pglite.close();
   }
+}
+
+/** PGlite's engine, compiled, and its file bundle, read from the installed package. */
+export async function loadPgliteRuntime(): Promise<PgliteRuntime> {
+  const dist = path.dirname(createRequire(import.meta.url).resolve('@electric-sql/pglite'));
+  const [wasm, bundle] = await Promise.all([fs.promises.readFile(path.join(dist, 'pglite.wasm')), fs.promises.readFile(path.join(dist, 'pglite.data'))]);
+  return { wasmModule: await WebAssembly.compile(wasm), fsBundle: new Blob([bundle]) };
+}
+
+async function withTrimmedWal(dump: Blob): Promise<Blob> {
+  return new Blob([trimWal(new Uint8Array(await dump.arrayBuffer()))]);
 }

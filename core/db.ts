@@ -9,11 +9,11 @@ import { timeKnexStatements } from './server-timing.ts';
 /** How often a setup lock held elsewhere is asked for again. */
 const SETUP_LOCK_POLL_MS = 25;
 
-export { SIGNAL_CHANNEL, type Database, type DatabaseKind, type DatabaseOptions, type Db, type NativeStatement, type Trx } from './db-types.ts';
+export { SIGNAL_CHANNEL, type Database, type DatabaseKind, type DatabaseOptions, type Db, type NativeStatement, type PgliteRuntime, type Trx } from './db-types.ts';
 export { inTransaction, inSavepoint, afterCommit, afterRollback } from './db-transactions.ts';
 export { countRows } from './db-count.ts';
 export { combineWrites, combineWritesWithinLimit } from './db-combine.ts';
-export { emptyClusterDump } from './db-pglite.ts';
+export { emptyClusterDump, loadPgliteRuntime } from './db-pglite.ts';
 
 /** Opens PostgreSQL when `url` is given, else PGlite (in `dataDir`, or in memory). */
 export async function openDatabase(opts: DatabaseOptions): Promise<Database> {

@@ -65,8 +65,10 @@ export class Jobs {
   async prepare(isActive: (owner: string) => boolean = () => true): Promise<void> {
     await this.boss.start();
     this.started = true;
+    // One statement lists the queues; creating one that exists would cost a round trip each, at every start.
+    const existing = new Set((await this.boss.getQueues()).map((q) => q.name));
     for (const def of this.defs.values()) {
-      if (!isActive(def.owner)) continue;
+      if (!isActive(def.owner) || existing.has(def.name)) continue;
       await this.boss.createQueue(def.name, {
         name: def.name,
         retryLimit: def.retryLimit ?? 5,

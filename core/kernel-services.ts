@@ -2,7 +2,7 @@ import path from 'node:path';
 import type { Logger } from 'pino';
 import { KERNEL, type KernelContainer } from './container.ts';
 import type { KernelHooks } from './hooks.ts';
-import { openDatabase, type Database, type Db } from './db.ts';
+import { openDatabase, type Database, type Db, type PgliteRuntime } from './db.ts';
 import type { StrayQueries } from './held-connection.ts';
 import { Jobs } from './jobs.ts';
 import { EventBus } from './events.ts';
@@ -52,6 +52,7 @@ export interface StorageOptions {
   schema?: string;
   inMemory?: boolean;
   pgliteSeed?: Blob;
+  pgliteRuntime?: PgliteRuntime;
   strayQueries?: StrayQueries;
   jobsMaintenanceSeconds?: number;
   /** Migrating prepares the queues but runs no worker or schedule. */
@@ -64,6 +65,7 @@ export async function openKernelServices(config: KernelConfig, logger: Logger, h
     url: config.databaseUrl,
     dataDir: opts.inMemory ? undefined : config.dataDir,
     seed: opts.inMemory ? opts.pgliteSeed : undefined,
+    runtime: opts.inMemory ? opts.pgliteRuntime : undefined,
     schema: opts.schema,
     logger,
     strayQueries: opts.strayQueries,

@@ -7,9 +7,9 @@ import { StartupError } from './errors.ts';
 import { safeEqual } from './secrets.ts';
 import { KernelContainer, KERNEL } from './container.ts';
 import { createKernelHooks, HookAttribution, PluginHookRegistry, type KernelHooks } from './hooks.ts';
-import type { Database, Db } from './db.ts';
+import type { Database, Db, PgliteRuntime } from './db.ts';
 import type { StrayQueries } from './held-connection.ts';
-import { migrateDirectory } from './migrations.ts';
+import { appliedMigrations, migrateDirectory } from './migrations.ts';
 import type { Jobs } from './jobs.ts';
 import type { EventBus } from './events.ts';
 import type { Idempotency } from './idempotency.ts';
@@ -46,6 +46,8 @@ export interface KernelOptions {
   inMemory?: boolean;
   /** With `inMemory`: a PGlite dump to start from (tests reuse one initialised cluster). */
   pgliteSeed?: Blob;
+  /** With `inMemory`: PGlite's engine compiled once for the process (tests start many). */
+  pgliteRuntime?: PgliteRuntime;
   /** PGlite: fail a query sent outside its own code's transaction at once (tests) or log it (default). */
   strayQueries?: StrayQueries;
   /** Shorter pg-boss maintenance, for tests that crash deliveries. */
@@ -222,12 +224,13 @@ export class Kernel {
   /** Runs kernel migrations, then each active plugin's, in dependency order. */
   async migrate(): Promise<void> {
     await this.db.raw('CREATE EXTENSION IF NOT EXISTS pg_trgm SCHEMA public');
-    await migrateDirectory(this.db, KERNEL, KERNEL_MIGRATIONS);
+    const applied = await appliedMigrations(this.db);
+    await migrateDirectory(this.db, KERNEL, KERNEL_MIGRATIONS, applied);
     for (const lp of this.active) {
       if (!this.isActive(lp.plugin.id) || !lp.plugin.migrations) continue;
       try {
-        const applied = await migrateDirectory(this.db, lp.plugin.id, lp.plugin.migrations);
-        if (applied.length) this.logger.info({ plugin: lp.plugin.id, applied }, 'migrations applied');
+        const ran = await migrateDirectory(this.db, lp.plugin.id, lp.plugin.migrations, applied);
+        if (ran.length) this.logger.info({ plugin: lp.plugin.id, applied: ran }, 'migrations applied');
       } catch (err) {
         this.plugins.fail(lp, 'migrate', err, this.active);
       }

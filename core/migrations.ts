@@ -39,18 +39,29 @@ export function migrationTable(owner: string): string {
   return `knex_migrations_${owner.replace(/-/g, '_')}`;
 }
 
-export async function migrateDirectory(db: Db, owner: string, dir: string): Promise<string[]> {
-  const source = new DirectorySource(dir);
-  const tableName = migrationTable(owner);
-  // knex's migrator spends about ten statements (tables, lock, list) finding nothing to do; one or two tell.
-  if (await allApplied(db, tableName, (await source.getMigrations()).map((f) => source.getMigrationName(f)))) return [];
-  const [, applied] = (await db.migrate.latest({ migrationSource: source, tableName })) as [number, string[]];
+/** The names of the migrations each owner's table records, read in two statements whatever the number of owners. */
+export async function appliedMigrations(db: Db): Promise<Map<string, Set<string>>> {
+  const { rows: tables } = (await db.raw(
+    `SELECT c.relname AS name FROM pg_class c WHERE c.relnamespace = current_schema()::regnamespace AND c.relkind = 'r' AND c.relname LIKE 'knex\\_migrations\\_%' AND c.relname NOT LIKE '%\\_lock'`,
+  )) as { rows: Array<{ name: string }> };
+  const applied = new Map<string, Set<string>>(tables.map((t) => [t.name, new Set<string>()]));
+  if (tables.length === 0) return applied;
+  const union = tables.map(() => 'SELECT ?::text AS owner, name FROM ??').join(' UNION ALL ');
+  const { rows } = (await db.raw(union, tables.flatMap((t) => [t.name, t.name]))) as { rows: Array<{ owner: string; name: string }> };
+  for (const row of rows) applied.get(row.owner)!.add(row.name);
   return applied;
 }
 
-async function allApplied(db: Db, tableName: string, names: string[]): Promise<boolean> {
-  const [{ exists }] = (await db.raw('SELECT to_regclass(?) IS NOT NULL AS exists', [tableName])).rows as { exists: boolean }[];
-  if (!exists) return false;
-  const done = new Set((await db(tableName).select('name')).map((r: { name: string }) => r.name));
-  return names.every((n) => done.has(n));
+/**
+ * Runs the migrations of `dir` its owner's table does not record. `applied` (from `appliedMigrations`) spares the
+ * statements knex's migrator spends finding nothing to do (about ten per owner, 37 owners at every start).
+ */
+export async function migrateDirectory(db: Db, owner: string, dir: string, applied: Map<string, Set<string>>): Promise<string[]> {
+  const source = new DirectorySource(dir);
+  const tableName = migrationTable(owner);
+  const done = applied.get(tableName);
+  const names = (await source.getMigrations()).map((f) => source.getMigrationName(f));
+  if (done && names.every((n) => done.has(n))) return [];
+  const [, ran] = (await db.migrate.latest({ migrationSource: source, tableName })) as [number, string[]];
+  return ran;
 }

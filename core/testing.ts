@@ -6,12 +6,13 @@ import { createRequire } from 'node:module';
 import supertest from 'supertest';
 import type { Logger } from 'pino';
 import { Kernel } from './kernel.ts';
-import { loadConfig, type ConfigInput } from './config.ts';
+import { loadConfig, type ConfigInput, type KernelConfig } from './config.ts';
 import type { Plugin } from './plugin.ts';
 import type { KernelContainer } from './container.ts';
 import { importPlugin } from './loader.ts';
-import { emptyClusterDump, type Db } from './db.ts';
-import { MigratedTemplates, migrationsKey, restorePostgresTemplate } from './migrated-templates.ts';
+import { emptyClusterDump, loadPgliteRuntime, type Db, type PgliteRuntime } from './db.ts';
+import { PgliteTemplates, migrationsKey } from './pglite-templates.ts';
+import { PostgresTemplates } from './postgres-templates.ts';
 
 export { signUp, createWorkspace, joinWorkspace, type SignedUpUser, type CreatedWorkspace, type JoinedMember } from './testing-people.ts';
 export { CALLERS, PEOPLE, type Caller, type MatrixRequest, type MatrixRow, type People, type Person, type World } from './testing-matrix.ts';
@@ -35,6 +36,8 @@ export interface TestKernelOptions {
 /** Where a test kernel keeps its data; pass the same one to a second kernel to "restart". */
 export interface TestStorage {
   schema?: string;
+  /** The PostgreSQL database holding `schema`: a kernel's own clone of a migrated template, else DATABASE_URL's. */
+  databaseUrl?: string;
   dataDir?: string;
 }
 
@@ -79,25 +82,9 @@ export function newTestStorage(): TestStorage {
  * schema of its own), listening on a loopback port.
  */
 export async function startTestKernel(opts: TestKernelOptions = {}): Promise<TestKernel> {
-  const pg = process.env.DATABASE_URL;
-  const storage = opts.storage ?? (pg ? { schema: `t_${randomBytes(6).toString('hex')}` } : {});
-  const dataDir = storage.dataDir ?? fs.mkdtempSync(path.join(os.tmpdir(), 'tessera-blobs-'));
-  const cleanUp = async () => {
-    // CI drops its whole database at the end, which costs far less than a DROP SCHEMA per kernel.
-    if (pg && storage.schema && process.env.TESSERA_TEST_KEEP_SCHEMAS !== '1') await dropSchemas(pg, storage.schema);
-    if (!storage.dataDir || !opts.storage) fs.rmSync(dataDir, { recursive: true, force: true });
-  };
-  let kernel: Kernel;
   const started = performance.now();
-  try {
-    kernel = await startKernel(opts, storage, dataDir, pg);
-    kernelStarts.count++;
-    kernelStarts.ms += performance.now() - started;
-  } catch (err) {
-    // A kernel that failed to start must not leave its schema or directory behind, unless the caller owns them.
-    if (!opts.storage) await cleanUp();
-    throw err;
-  }
+  const { kernel, storage, cleanUp } = await startKernel(opts);
+  kernelStarts.push(performance.now() - started);
   const server = await kernel.listen(0, '127.0.0.1');
   const { port } = server.address() as { port: number };
   const t: TestKernel = {
@@ -117,8 +104,8 @@ export async function startTestKernel(opts: TestKernelOptions = {}): Promise<Tes
   return t;
 }
 
-/** How many test kernels this process started, and the time their starts took: what a slow test file spends it on. */
-export const kernelStarts = { count: 0, ms: 0 };
+/** How long each test kernel this process started took to start (ms): what a slow test file spends it on. */
+export const kernelStarts: number[] = [];
 
 /** The test kernels started and not stopped yet, with the test file line that started each. */
 const running = new Map<TestKernel, string>();
@@ -141,12 +128,14 @@ export async function stopForgottenKernels(): Promise<string[]> {
 
 /** One initialised PGlite cluster per test process: in-memory kernels without a template start from its dump. */
 let clusterDump: Promise<Blob> | undefined;
+/** PGlite's engine, compiled once per test process for all its in-memory kernels. */
+let pgliteRuntime: Promise<PgliteRuntime> | undefined;
 
 /** The empty cluster, kept on disk for the next test process (and the parallel ones): initdb takes seconds. */
 async function sharedEmptyCluster(): Promise<Blob> {
   const pglite = path.dirname(createRequire(import.meta.url).resolve('@electric-sql/pglite'));
   const { version } = JSON.parse(fs.readFileSync(path.join(pglite, '..', 'package.json'), 'utf8')) as { version: string };
-  const file = path.join(os.tmpdir(), `tessera-pglite-${version}-lean-cluster.tar`);
+  const file = path.join(os.tmpdir(), `tessera-pglite-${version}-cluster.tar`);
   if (fs.existsSync(file)) return new Blob([fs.readFileSync(file)]);
   const dump = await emptyClusterDump();
   const partial = `${file}.${process.pid}`;
@@ -154,12 +143,72 @@ async function sharedEmptyCluster(): Promise<Blob> {
   fs.renameSync(partial, file);
   return dump;
 }
-const templates = new MigratedTemplates();
+const pgliteTemplates = new PgliteTemplates();
+let postgresTemplates: PostgresTemplates | undefined;
 
-async function startKernel(opts: TestKernelOptions, storage: TestStorage, dataDir: string, pg: string | undefined): Promise<Kernel> {
-  const inMemory = !pg && !storage.dataDir;
+/** The schema every cloned PostgreSQL database keeps its tables in (each clone is a database of its own). */
+const CLONED_SCHEMA = 'tessera';
+
+interface StartedKernel {
+  kernel: Kernel;
+  storage: TestStorage;
+  /** Drops what the kernel stored, unless the test owns it. */
+  cleanUp(): Promise<void>;
+}
+
+/**
+ * A kernel on the storage the test gave, or on storage of its own: on PostgreSQL a clone of a database migrated once
+ * per process for the same plugins and configuration; in memory on PGlite, from a dump taken after the same migrations.
+ */
+async function startKernel(opts: TestKernelOptions): Promise<StartedKernel> {
+  const pg = process.env.DATABASE_URL;
   const plugins = opts.plugins ? await withDependencies(opts.plugins, opts.config, opts.also ?? []) : [...pluginSource.defaults];
-  const config = loadConfig({
+  const blobDir = opts.storage?.dataDir ?? fs.mkdtempSync(path.join(os.tmpdir(), 'tessera-blobs-'));
+  const config = testConfig(opts, plugins, blobDir, pg);
+  // A kernel on storage of the test's own (a restart) migrates what it finds, as a real one would.
+  const key = !opts.storage && config.migrateOnStart ? migrationsKey(plugins, config) : undefined;
+  let storage: TestStorage = opts.storage ?? {};
+  // A test naming its own database URL (a proxy in front of PostgreSQL) gets a schema there, not a clone.
+  if (pg && !opts.storage && !opts.config?.databaseUrl) {
+    const templates = (postgresTemplates ??= new PostgresTemplates(pg));
+    const clone = key ? await templates.clone(key, (url) => migrateTemplate(config, plugins, url)) : undefined;
+    storage = clone ? { schema: CLONED_SCHEMA, databaseUrl: clone } : { schema: `t_${randomBytes(6).toString('hex')}` };
+  } else if (pg && !opts.storage) storage = { schema: `t_${randomBytes(6).toString('hex')}` };
+  const cleanUp = async () => {
+    if (!opts.storage) {
+      if (storage.databaseUrl) postgresTemplates?.drop(storage.databaseUrl);
+      // CI drops its whole database at the end, which costs far less than a DROP SCHEMA per kernel.
+      else if (pg && storage.schema && process.env.TESSERA_TEST_KEEP_SCHEMAS !== '1') await dropSchemas(pg, storage.schema);
+    }
+    if (!opts.storage?.dataDir) fs.rmSync(blobDir, { recursive: true, force: true });
+  };
+  const inMemory = !pg && !storage.dataDir;
+  const use = key && inMemory ? await pgliteTemplates.use(key) : { template: undefined, capture: undefined, done: () => {} };
+  try {
+    const kernel = await Kernel.start({
+      config: storage.databaseUrl ? { ...config, databaseUrl: storage.databaseUrl } : config,
+      plugins,
+      schema: storage.schema,
+      inMemory,
+      pgliteSeed: inMemory ? (use.template ?? (await (clusterDump ??= sharedEmptyCluster()))) : undefined,
+      pgliteRuntime: inMemory ? await (pgliteRuntime ??= loadPgliteRuntime()) : undefined,
+      strayQueries: 'fail',
+      jobsMaintenanceSeconds: opts.jobsMaintenanceSeconds,
+      logger: opts.logger,
+      onMigrated: use.capture,
+    });
+    return { kernel, storage, cleanUp };
+  } catch (err) {
+    // A kernel that failed to start must not leave its database or directory behind, unless the caller owns them.
+    await cleanUp();
+    throw err;
+  } finally {
+    use.done();
+  }
+}
+
+function testConfig(opts: TestKernelOptions, plugins: Plugin[], dataDir: string, pg: string | undefined): KernelConfig {
+  return loadConfig({
     env: {},
     input: {
       logLevel: (process.env.TEST_LOG_LEVEL as 'silent') ?? 'silent',
@@ -170,25 +219,14 @@ async function startKernel(opts: TestKernelOptions, storage: TestStorage, dataDi
       jobs: { pollingIntervalSeconds: 0.5, ...opts.config?.jobs },
     },
   });
-  // A kernel on storage of the test's own (a restart) migrates what it finds, as a real one would.
-  const key = !opts.storage && config.migrateOnStart ? migrationsKey(plugins, config) : undefined;
-  const use = key ? await templates.use(key, pg) : { done: () => {} };
-  try {
-    if (use.template?.kind === 'postgres') await restorePostgresTemplate(use.template, pg!, storage.schema!);
-    return await Kernel.start({
-      config,
-      plugins,
-      schema: storage.schema,
-      inMemory,
-      pgliteSeed: !inMemory ? undefined : use.template?.kind === 'pglite' ? use.template.dump : await (clusterDump ??= sharedEmptyCluster()),
-      strayQueries: 'fail',
-      jobsMaintenanceSeconds: opts.jobsMaintenanceSeconds,
-      logger: opts.logger,
-      onMigrated: use.capture,
-    });
-  } finally {
-    use.done();
-  }
+}
+
+/** Migrates a template database for `plugins` and `config`; answers whether every plugin migrated. */
+async function migrateTemplate(config: KernelConfig, plugins: Plugin[], url: string): Promise<boolean> {
+  const kernel = await Kernel.start({ config: { ...config, databaseUrl: url }, plugins, schema: CLONED_SCHEMA, mode: 'migrate', strayQueries: 'fail' });
+  const failed = kernel.pluginStatuses().some((s) => s.state === 'failed');
+  await kernel.stop();
+  return !failed;
 }
 
 /** `plugins` and `also`, and the plugins their `dependsOn` name (transitively) that neither they nor the config's `resolve` provide. */

@@ -17,19 +17,21 @@ useTestPlugins({
 
 /**
  * With TESSERA_TEST_TIMING set to a file, each test file's wall time and the kernel starts within it are appended
- * there as `seconds<TAB>kernels<TAB>kernel seconds<TAB>file`: CI prints the slowest, so the suite's time has names.
+ * there as `seconds<TAB>kernels<TAB>kernel seconds<TAB>file<TAB>each start in ms, comma-separated`: CI prints the
+ * slowest files and the starts' median, so the suite's time has names.
  * In a parallel run a file is timed whole; in a serial one from its first test to the next file's first test, so its
  * `before` hooks count to the file before it.
  */
 const timingLog = process.env.TESSERA_TEST_TIMING;
-let timed: { file: string; at: number; kernels: number; kernelMs: number } | undefined;
+let timed: { file: string; at: number; kernels: number } | undefined;
 
 function closeTimed(): void {
   if (!timed || !timingLog) return;
   const seconds = (performance.now() - timed.at) / 1000;
-  const kernels = kernelStarts.count - timed.kernels;
-  const kernelSeconds = (kernelStarts.ms - timed.kernelMs) / 1000;
-  fs.appendFileSync(timingLog, `${seconds.toFixed(1)}\t${kernels}\t${kernelSeconds.toFixed(1)}\t${path.relative(ROOT, timed.file)}\n`);
+  const starts = kernelStarts.slice(timed.kernels);
+  const kernelSeconds = starts.reduce((sum, ms) => sum + ms, 0) / 1000;
+  const line = [seconds.toFixed(1), starts.length, kernelSeconds.toFixed(1), path.relative(ROOT, timed.file), starts.map((ms) => ms.toFixed(0)).join(',')];
+  fs.appendFileSync(timingLog, `${line.join('\t')}\n`);
   timed = undefined;
 }
 
@@ -40,14 +42,14 @@ function closeTimed(): void {
 export const mochaHooks = {
   beforeAll() {
     // A parallel run's worker starts each file here: its `before` hooks come next.
-    if (timingLog) timed = { file: '', at: performance.now(), kernels: kernelStarts.count, kernelMs: kernelStarts.ms };
+    if (timingLog) timed = { file: '', at: performance.now(), kernels: kernelStarts.length };
   },
   beforeEach(this: Context) {
     const file = this.currentTest?.file;
     if (!timingLog || !file || timed?.file === file) return;
     if (timed?.file) closeTimed();
     if (timed) timed.file = file;
-    else timed = { file, at: performance.now(), kernels: kernelStarts.count, kernelMs: kernelStarts.ms };
+    else timed = { file, at: performance.now(), kernels: kernelStarts.length };
   },
   async afterAll() {
     const forgotten = await stopForgottenKernels();

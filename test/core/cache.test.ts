@@ -64,7 +64,7 @@ describe('process caches: kept true by the database', () => {
       await w.t.db.raw(sql.replace(/\$\d+/g, '?'), values as never[]);
       return;
     }
-    const client = new pg.Client({ connectionString: process.env.DATABASE_URL });
+    const client = new pg.Client({ connectionString: w.t.storage.databaseUrl ?? process.env.DATABASE_URL });
     await client.connect();
     try {
       await client.query(`SET search_path = "${w.t.kernel.database.schema}"`);
