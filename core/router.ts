@@ -33,12 +33,15 @@ export interface RouteState {
   principal: Principal;
   requestId: string;
   route?: string;
+  /** Why the request's credential could not be used (it is then anonymous): the 401 of a route that needs one. */
+  credentialRefused?: string;
 }
 
 /** Route-level rules every route gets; resource-level rules go through the authorize hook. */
-async function authorizeRoute(def: RouteDef, principal: Principal, hooks: KernelHooks): Promise<void> {
+async function authorizeRoute(def: RouteDef, state: RouteState, hooks: KernelHooks): Promise<void> {
+  const { principal } = state;
   if (def.auth !== 'public') {
-    if (principal.kind === 'anonymous') throw unauthenticated();
+    if (principal.kind === 'anonymous') throw unauthenticated(state.credentialRefused);
     if (principal.kind === 'service') throw forbidden('This credential cannot call this route.');
     if (def.auth === 'session' && principal.kind !== 'session') throw forbidden('This route requires a signed-in session; personal access tokens are refused.');
     if (def.auth === 'instance_admin') {
@@ -189,7 +192,7 @@ export function buildRouter(routes: RegisteredRoute[], opts: MountOptions): Rout
     const handle = async (ctx: Context) => {
       const state = ctx.state as RouteState;
       state.route = template;
-      await authorizeRoute(def, state.principal, opts.hooks);
+      await authorizeRoute(def, state, opts.hooks);
       const params = { ...ctx.params };
       // A path that names no resource, malformed id included, is an unknown id: 404 (API.md), never a hint of shape.
       if ((validateParams && !validateParams(params)) || findHostileInput(params)) throw notFound();
