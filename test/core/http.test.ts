@@ -145,7 +145,7 @@ describe('HTTP edge: problem+json, request ids, CORS', () => {
     it('is treated as absent by the routes that need no credential: a stale token does not stop a sign-in', async () => {
       const headers = await unusable();
       for (const [what, header] of Object.entries(headers)) {
-        const as = (res: Response, status: number) => assert.equal(res.status, status, `${what}: ${res.req.method} ${res.req.path} → ${res.status} ${res.text}`);
+        const as = (res: Response, status: number) => assert.equal(res.status, status, `${what}: → ${res.status} ${res.text}`);
         as(await t.request.get('/api/v1/health').set('Authorization', header), 200);
         as(await t.request.get('/api/v1/openapi.json').set('Authorization', header), 200);
         as(await t.request.get('/api/v1/templates').set('Authorization', header), 200);
