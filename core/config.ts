@@ -41,6 +41,10 @@ export const ConfigSchema = Type.Object(
           { additionalProperties: false, default: {} },
         ),
         trustProxy: Type.Boolean({ default: false }),
+        /** Milliseconds a client has to send a request's headers; past them it is answered 408 and the connection closed. */
+        headersTimeoutMs: Type.Integer({ minimum: 1000, maximum: 300000, default: 10000 }),
+        /** Milliseconds a request's body may stop coming before it is answered 408 and the connection closed. */
+        bodyIdleTimeoutMs: Type.Integer({ minimum: 1000, maximum: 300000, default: 10000 }),
       },
       { additionalProperties: false, default: {} },
     ),

@@ -3,6 +3,9 @@ import type { Socket } from 'node:net';
 import type Koa from 'koa';
 import { closeGracefully, trackConnections } from './graceful-close.ts';
 
+/** How often Node looks for connections past their headers' time. */
+const HEADERS_CHECK_MS = 1000;
+
 /** The kernel's HTTP listener: it knows every request it is answering, so closing waits for exactly those. */
 export class KernelServer {
   server: http.Server | null = null;
@@ -11,9 +14,13 @@ export class KernelServer {
   private readonly handling = new Set<Promise<void>>();
   private connections = new Set<Socket>();
 
-  async listen(app: Koa, port: number, host: string): Promise<http.Server> {
+  /**
+   * `headersTimeoutMs`: how long a client may take to send a request's headers. Node answers it 408 and closes (a slow
+   * client cannot hold a connection with a trickle of header bytes); its check runs every second rather than every 30.
+   */
+  async listen(app: Koa, port: number, host: string, headersTimeoutMs: number): Promise<http.Server> {
     const handle = app.callback();
-    const server = http.createServer((req, res) => {
+    const server = http.createServer({ headersTimeout: headersTimeoutMs, connectionsCheckingInterval: HEADERS_CHECK_MS }, (req, res) => {
       // Once shutting down, an answer closes its connection: the client must not send another request on it.
       if (this.closing) res.setHeader('Connection', 'close');
       const done: Promise<void> = handle(req, res).finally(() => this.handling.delete(done));

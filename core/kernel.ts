@@ -207,7 +207,7 @@ export class Kernel {
       if (prior) throw new StartupError(`Route ${r.def.method} ${r.def.path} is declared by both "${prior}" and "${r.pluginId}".`, 'duplicate_route', [prior, r.pluginId]);
       seen.set(key, r.pluginId);
     }
-    const router = buildRouter(routes, { container: this.container, hooks: this.hooks, authz: this.authz, jsonLimit: this.config.http.jsonLimit, idempotency: this.idempotency, blobs: this.blobs });
+    const router = buildRouter(routes, { container: this.container, hooks: this.hooks, authz: this.authz, jsonLimit: this.config.http.jsonLimit, bodyIdleMs: this.config.http.bodyIdleTimeoutMs, idempotency: this.idempotency, blobs: this.blobs });
     return createApp({
       config: this.config,
       logger: this.logger,
@@ -240,7 +240,7 @@ export class Kernel {
   }
 
   listen(port = this.config.port, host = this.config.host): Promise<http.Server> {
-    return this.http.listen(this.app, port, host);
+    return this.http.listen(this.app, port, host, this.config.http.headersTimeoutMs);
   }
 
   /** Graceful: stop accepting, answer every request already accepted, drain jobs, shut plugins down, close the pool. */

@@ -4,7 +4,7 @@ import { koaBody } from 'koa-body';
 import type { Context } from 'koa';
 import type { ValidateFunction } from 'ajv';
 import { compile, toErrorDetails, Type } from './schema.ts';
-import { StartupError, forbidden, notFound, payloadTooLarge, unauthenticated, unsupportedMediaType, validationFailed, malformedJson } from './errors.ts';
+import { StartupError, forbidden, notFound, payloadTooLarge, requestTimeout, unauthenticated, unsupportedMediaType, validationFailed, malformedJson } from './errors.ts';
 import { isUser, scopeAllows, type Principal } from './principal.ts';
 import { discardUploads } from './uploads.ts';
 import { discardStreamedUploads, settleUploads, uploadSink } from './streamed-uploads.ts';
@@ -88,7 +88,14 @@ function refuseBody(ctx: Context, limit: number) {
   return payloadTooLarge(`The request body exceeds ${limit} bytes.`);
 }
 
-function bodyParser(def: RouteDef, jsonLimit: number, blobs: BlobStore) {
+/** A body that stopped coming: answered like a refused one (linger.ts), the client may still be listening. */
+function refuseStalledBody(ctx: Context, idleMs: number) {
+  ctx.req.pause();
+  ctx.set('Connection', 'close');
+  return requestTimeout(`No byte of the request body came for ${idleMs / 1000} s; send the body without pausing.`);
+}
+
+function bodyParser(def: RouteDef, jsonLimit: number, bodyIdleMs: number, blobs: BlobStore) {
   const limit = def.bodyLimit ?? jsonLimit;
   const streamed = def.bodyType === 'upload';
   const multipart = def.bodyType === 'multipart' || streamed;
@@ -109,6 +116,7 @@ function bodyParser(def: RouteDef, jsonLimit: number, blobs: BlobStore) {
     onError: (err: Error & { status?: number; httpCode?: number }, ctx: Context) => {
       const status = err.status ?? err.httpCode;
       if (status === 413) throw refuseBody(ctx, limit);
+      if (status === 408) throw refuseStalledBody(ctx, bodyIdleMs);
       if (multipart) throw validationFailed([{ pointer: '/file', detail: `The multipart body is invalid: ${err.message}` }]);
       throw malformedJson();
     },
@@ -125,13 +133,14 @@ function bodyParser(def: RouteDef, jsonLimit: number, blobs: BlobStore) {
       const framing = multipart && boundaryProblem(ctx.get('content-type'));
       if (framing) throw unsupportedMediaType(framing);
     }
-    // JSON is capped by its parser (raw-body counts every byte); multipart parsers count only parts.
+    // Multipart parsers count only parts, so every byte is counted here; and no parser times a body that stalls.
+    const limits = { cap, idleMs: bodyIdleMs };
     if (streamed) {
       // The sink writes to the blob store as parts arrive, so it is made per request.
       const upload = parserFor(uploadSink(ctx, blobs));
-      await withCappedBody(ctx, cap, (capped) => upload(capped, async () => {}));
+      await withCappedBody(ctx, limits, (capped) => upload(capped, async () => {}));
       await settleUploads(ctx);
-    } else if (multipart) await withCappedBody(ctx, cap, (capped) => parse!(capped, async () => {}));
+    } else if (hasBody) await withCappedBody(ctx, limits, (capped) => parse!(capped, async () => {}));
     else await parse!(ctx, async () => {});
     return hasBody ? ctx.request.body : undefined;
   };
@@ -147,6 +156,8 @@ export interface MountOptions {
   hooks: KernelHooks;
   authz: Authz;
   jsonLimit: number;
+  /** Milliseconds a body may stop coming before the request is answered 408. */
+  bodyIdleMs: number;
   idempotency: Idempotency;
   blobs: BlobStore;
 }
@@ -185,7 +196,7 @@ export function buildRouter(routes: RegisteredRoute[], opts: MountOptions): Rout
     const multipart = def.bodyType === 'multipart' || def.bodyType === 'upload';
     const takesNoBody = !def.body && !multipart && def.method !== 'GET';
     const validateBody = def.body || multipart || takesNoBody ? validator(def.body ?? NO_BODY, false) : null;
-    const parseBody = def.body || multipart || takesNoBody ? bodyParser(def, opts.jsonLimit, opts.blobs) : null;
+    const parseBody = def.body || multipart || takesNoBody ? bodyParser(def, opts.jsonLimit, opts.bodyIdleMs, opts.blobs) : null;
     const template = `${API_PREFIX}${def.path}`;
     const rootResolve = opts.container.resolverFor(pluginId);
     const idempotency = isIdempotentRoute(def) ? opts.idempotency : null;
