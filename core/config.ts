@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { Type, type Static, compile, toErrorDetails } from './schema.ts';
 import { StartupError } from './errors.ts';
+import { checkDatabaseUrl } from './preflight.ts';
 
 const PluginEntry = Type.Object(
   {
@@ -167,5 +168,6 @@ export function loadConfig(opts: LoadConfigOptions = {}): KernelConfig {
   if (config.http.cors.credentials && config.http.cors.origins.includes('*')) {
     throw new StartupError('Invalid configuration at "/http/cors/credentials": credentials cannot be allowed for any origin ("*"); list the origins.', 'config_invalid');
   }
+  checkDatabaseUrl(config.databaseUrl);
   return { ...config, baseDir };
 }

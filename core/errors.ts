@@ -179,6 +179,8 @@ export const STARTUP_CODES = {
   config_invalid: 'A config key (or the environment variable it names) is missing or invalid',
   database_locked: 'The embedded database directory is in use by another process',
   database_unreachable: 'PostgreSQL (DATABASE_URL) does not answer',
+  data_dir_unwritable: 'DATA_DIR (or a directory in it) cannot be created or written',
+  port_unavailable: 'The port is in use, needs privileges, or HOST is not an address of this machine',
   worker_failed: 'A worker process exited before listening',
   plugin_invalid: 'A plugin manifest is malformed, or a config key resolves to another plugin',
   plugin_unresolvable: 'A plugin named by `resolve` cannot be imported',

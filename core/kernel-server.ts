@@ -2,6 +2,7 @@ import http from 'node:http';
 import type { Socket } from 'node:net';
 import type Koa from 'koa';
 import { closeGracefully, trackConnections } from './graceful-close.ts';
+import { listenError } from './preflight.ts';
 
 /** How often Node looks for connections past their headers' time. */
 const HEADERS_CHECK_MS = 1000;
@@ -28,7 +29,8 @@ export class KernelServer {
     });
     this.connections = trackConnections(server);
     await new Promise<void>((resolve, reject) => {
-      server.once('error', reject);
+      // The port was free before the migrations (preflight.ts); something may have taken it since.
+      server.once('error', (err: NodeJS.ErrnoException) => reject(listenError(err, port, host)));
       server.listen(port, host, () => resolve());
     });
     this.server = server;

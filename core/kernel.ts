@@ -146,6 +146,8 @@ export class Kernel {
 
     const contexts = this.register(plan.ordered);
     this.active = plan.ordered;
+    // Once a plugin may have brought another store; before any migration, so a DATA_DIR that cannot be written is one line now, not a 500 at the first upload.
+    if (opts.mode !== 'migrate') await this.blobs.assertWritable();
 
     const isActive = (owner: string) => this.isActive(owner);
     // Processes starting together on one database (WORKERS, several machines) would race on DDL.
