@@ -4,6 +4,7 @@ import path from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { pipeline } from 'node:stream/promises';
 import type { Readable } from 'node:stream';
+import { checkWritableDir } from './preflight.ts';
 
 export interface BlobInfo {
   key: string;
@@ -34,6 +35,8 @@ export interface BlobStore {
   stat(key: string): Promise<{ size: number } | null>;
   delete(key: string): Promise<void>;
   exists(key: string): Promise<boolean>;
+  /** Checked at start, before any work: throws a StartupError saying what to fix when the store cannot be written. */
+  assertWritable?(): void | Promise<void>;
 }
 
 const SAFE_KEY = /^[A-Za-z0-9][A-Za-z0-9._-]*(\/[A-Za-z0-9][A-Za-z0-9._-]*)*$/;
@@ -45,7 +48,12 @@ export function assertBlobKey(key: string): void {
 
 /** Blobs as files under a root directory; writes land atomically through a temp file. */
 export class LocalDiskBlobStore implements BlobStore {
-  constructor(private readonly root: string) {}
+  /** `dataDir`: the DATA_DIR the root is in, as the operator named it. */
+  constructor(private readonly root: string, private readonly dataDir = path.dirname(root)) {}
+
+  assertWritable(): void {
+    checkWritableDir(this.root, this.dataDir, 'uploads are stored');
+  }
 
   private pathOf(key: string): string {
     assertBlobKey(key);
@@ -150,5 +158,8 @@ export class BlobStoreSlot implements BlobStore {
   }
   exists(key: string): Promise<boolean> {
     return this.store.exists(key);
+  }
+  async assertWritable(): Promise<void> {
+    await this.store.assertWritable?.();
   }
 }

@@ -2,6 +2,7 @@ import cluster, { type Worker } from 'node:cluster';
 import type { Logger } from 'pino';
 import { Kernel } from './kernel.ts';
 import { StartupError } from './errors.ts';
+import { checkPortFree } from './preflight.ts';
 import { createLogger } from './logger.ts';
 import type { KernelConfig } from './config.ts';
 import type { Plugin } from './plugin.ts';
@@ -32,6 +33,8 @@ const STOP = 'tessera:stop';
  */
 export async function serve(opts: ServeOptions): Promise<Served> {
   if (cluster.isWorker) return serveWorker(opts);
+  // Before the migrations, which may take a while: the port is taken for good only after them.
+  await checkPortFree(opts.config.port, opts.config.host);
   if (opts.config.workers > 1) return servePrimary(opts);
   const kernel = await Kernel.start({ config: opts.config, plugins: opts.plugins, schema: opts.schema });
   const server = await kernel.listen();

@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { Type, type Static, compile, toErrorDetails } from './schema.ts';
 import { StartupError } from './errors.ts';
+import { checkDatabaseUrl } from './preflight.ts';
 
 const PluginEntry = Type.Object(
   {
@@ -41,6 +42,10 @@ export const ConfigSchema = Type.Object(
           { additionalProperties: false, default: {} },
         ),
         trustProxy: Type.Boolean({ default: false }),
+        /** Milliseconds a client has to send a request's headers; past them it is answered 408 and the connection closed. */
+        headersTimeoutMs: Type.Integer({ minimum: 1000, maximum: 300000, default: 10000 }),
+        /** Milliseconds a request's body may stop coming before it is answered 408 and the connection closed. */
+        bodyIdleTimeoutMs: Type.Integer({ minimum: 1000, maximum: 300000, default: 10000 }),
       },
       { additionalProperties: false, default: {} },
     ),
@@ -163,5 +168,6 @@ export function loadConfig(opts: LoadConfigOptions = {}): KernelConfig {
   if (config.http.cors.credentials && config.http.cors.origins.includes('*')) {
     throw new StartupError('Invalid configuration at "/http/cors/credentials": credentials cannot be allowed for any origin ("*"); list the origins.', 'config_invalid');
   }
+  checkDatabaseUrl(config.databaseUrl);
   return { ...config, baseDir };
 }

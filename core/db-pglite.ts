@@ -31,7 +31,7 @@ export interface OpenPglite {
 /** Embedded PostgreSQL in `DATA_DIR/pglite` (locked to this process), or in memory. */
 export async function openPglite(opts: DatabaseOptions, schema: string, searchPath: string[], signals: EventEmitter): Promise<OpenPglite> {
   const dir = opts.dataDir ? path.resolve(opts.dataDir, 'pglite') : undefined;
-  const unlock = dir ? lockDataDir(dir) : () => {};
+  const unlock = dir ? lockDataDir(dir, opts.dataDir!) : () => {};
   try {
     const pglite = await PGlite.create(dir ?? 'memory://', {
       extensions: { pg_trgm },

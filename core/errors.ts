@@ -66,6 +66,7 @@ const TITLES: Record<number, string> = {
   403: 'Forbidden',
   404: 'Not Found',
   405: 'Method Not Allowed',
+  408: 'Request Timeout',
   409: 'Conflict',
   410: 'Gone',
   413: 'Content Too Large',
@@ -116,6 +117,7 @@ export const KernelErrors = defineErrors({
     when: 'A request with the same `Idempotency-Key` is still running',
     create: () => 'A request with this Idempotency-Key is still being processed; retry once it has finished.',
   },
+  request_timeout: { status: 408, when: 'The body stopped coming for longer than the server waits', create: (detail: string) => detail },
   payload_too_large: { status: 413, when: 'Body too large', create: (detail: string) => detail },
   unsupported_media_type: { status: 415, when: 'Wrong content type', create: (detail: string) => detail },
   validation_failed: {
@@ -161,6 +163,7 @@ export const notFound = KernelErrors.not_found;
 export const versionConflict = KernelErrors.version_conflict;
 export const idempotencyInFlight = KernelErrors.idempotency_in_flight;
 export const idempotencyKeyReused = KernelErrors.idempotency_key_reused;
+export const requestTimeout = KernelErrors.request_timeout;
 export const payloadTooLarge = KernelErrors.payload_too_large;
 export const unsupportedMediaType = KernelErrors.unsupported_media_type;
 export const validationFailed = KernelErrors.validation_failed;
@@ -176,6 +179,8 @@ export const STARTUP_CODES = {
   config_invalid: 'A config key (or the environment variable it names) is missing or invalid',
   database_locked: 'The embedded database directory is in use by another process',
   database_unreachable: 'PostgreSQL (DATABASE_URL) does not answer',
+  data_dir_unwritable: 'DATA_DIR (or a directory in it) cannot be created or written',
+  port_unavailable: 'The port is in use, needs privileges, or HOST is not an address of this machine',
   worker_failed: 'A worker process exited before listening',
   plugin_invalid: 'A plugin manifest is malformed, or a config key resolves to another plugin',
   plugin_unresolvable: 'A plugin named by `resolve` cannot be imported',

@@ -4,7 +4,7 @@ import { constants as zlib } from 'node:zlib';
 import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
 import { renderProblem } from './problem.ts';
-import { notFound, unauthenticated } from './errors.ts';
+import { notFound } from './errors.ts';
 import { ANONYMOUS, isUser } from './principal.ts';
 import type { KernelHooks, MiddlewareEntry, MiddlewareStage } from './hooks.ts';
 import { API_PREFIX, type RouteState } from './router.ts';
@@ -96,16 +96,20 @@ function cors(origins: string[], credentials: boolean) {
   };
 }
 
-/** Turns a bearer credential into a principal through the auth.authenticate strategies. */
+/**
+ * Turns a bearer credential into a principal through the auth.authenticate strategies. A credential that cannot be
+ * used leaves the request anonymous and says why: a route that needs one answers 401 with that reason, a route that
+ * needs none (sign-in, health, public forms) serves it, so a client holding a stale token can still sign in.
+ */
 function authenticate(hooks: KernelHooks) {
   return async (ctx: Context, next: Next) => {
     const header = ctx.get('authorization');
     if (header) {
+      const state = ctx.state as RouteState;
       const match = BEARER.exec(header);
-      if (!match) throw unauthenticated('The Authorization header must be "Bearer <token>".');
-      const principal = await hooks.auth.authenticate.promise({ token: match[1], ctx });
-      if (!principal) throw unauthenticated('The bearer token is invalid, expired or revoked.');
-      (ctx.state as RouteState).principal = principal;
+      const principal = match && (await hooks.auth.authenticate.promise({ token: match[1], ctx }));
+      if (principal) state.principal = principal;
+      else state.credentialRefused = match ? 'The bearer token is invalid, expired or revoked.' : 'The Authorization header must be "Bearer <token>".';
     }
     return next();
   };

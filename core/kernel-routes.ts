@@ -3,6 +3,7 @@ import { Type } from './schema.ts';
 import { forbidden, notFound, unauthenticated } from './errors.ts';
 import { buildOpenApi, docsAsset, docsPage } from './openapi.ts';
 import type { Kernel } from './kernel.ts';
+import type { RouteState } from './router.ts';
 
 /** Routes the kernel itself serves: the API description and, when enabled, metrics. */
 export function kernelRoutes(kernel: Kernel): AnyRouteDef[] {
@@ -55,11 +56,11 @@ export function kernelRoutes(kernel: Kernel): AnyRouteDef[] {
         tags: ['system'],
         auth: 'public',
         responses: { 200: { description: 'Prometheus text format', contentType: 'text/plain' } },
-        handler: async ({ principal }) => {
+        handler: async ({ principal, ctx }) => {
           const ok =
             (principal.kind === 'service' && principal.name === 'metrics') ||
             (principal.kind === 'session' && principal.user.is_instance_admin);
-          if (principal.kind === 'anonymous') throw unauthenticated();
+          if (principal.kind === 'anonymous') throw unauthenticated((ctx.state as RouteState).credentialRefused);
           if (!ok) throw forbidden('Metrics need an instance admin session or the metrics token.');
           return new Reply(200, await metrics.render(), {}, metrics.registry.contentType);
         },

@@ -2,6 +2,10 @@ import http from 'node:http';
 import type { Socket } from 'node:net';
 import type Koa from 'koa';
 import { closeGracefully, trackConnections } from './graceful-close.ts';
+import { listenError } from './preflight.ts';
+
+/** How often Node looks for connections past their headers' time. */
+const HEADERS_CHECK_MS = 1000;
 
 /** The kernel's HTTP listener: it knows every request it is answering, so closing waits for exactly those. */
 export class KernelServer {
@@ -11,9 +15,13 @@ export class KernelServer {
   private readonly handling = new Set<Promise<void>>();
   private connections = new Set<Socket>();
 
-  async listen(app: Koa, port: number, host: string): Promise<http.Server> {
+  /**
+   * `headersTimeoutMs`: how long a client may take to send a request's headers. Node answers it 408 and closes (a slow
+   * client cannot hold a connection with a trickle of header bytes); its check runs every second rather than every 30.
+   */
+  async listen(app: Koa, port: number, host: string, headersTimeoutMs: number): Promise<http.Server> {
     const handle = app.callback();
-    const server = http.createServer((req, res) => {
+    const server = http.createServer({ headersTimeout: headersTimeoutMs, connectionsCheckingInterval: HEADERS_CHECK_MS }, (req, res) => {
       // Once shutting down, an answer closes its connection: the client must not send another request on it.
       if (this.closing) res.setHeader('Connection', 'close');
       const done: Promise<void> = handle(req, res).finally(() => this.handling.delete(done));
@@ -21,7 +29,8 @@ export class KernelServer {
     });
     this.connections = trackConnections(server);
     await new Promise<void>((resolve, reject) => {
-      server.once('error', reject);
+      // The port was free before the migrations (preflight.ts); something may have taken it since.
+      server.once('error', (err: NodeJS.ErrnoException) => reject(listenError(err, port, host)));
       server.listen(port, host, () => resolve());
     });
     this.server = server;

@@ -101,7 +101,7 @@ export async function openKernelServices(config: KernelConfig, logger: Logger, h
       database,
       caches,
       authz: new Authz(hooks, caches),
-      blobs: new BlobStoreSlot(new LocalDiskBlobStore(path.resolve(config.baseDir, config.dataDir, 'blobs'))),
+      blobs: new BlobStoreSlot(new LocalDiskBlobStore(path.resolve(config.baseDir, config.dataDir, 'blobs'), config.dataDir)),
       jobs,
       events,
       idempotency,

@@ -148,6 +148,8 @@ export class Kernel {
 
     const contexts = this.register(plan.ordered);
     this.active = plan.ordered;
+    // Once a plugin may have brought another store; before any migration, so a DATA_DIR that cannot be written is one line now, not a 500 at the first upload.
+    if (opts.mode !== 'migrate') await this.blobs.assertWritable();
 
     const isActive = (owner: string) => this.isActive(owner);
     // Processes starting together on one database (WORKERS, several machines) would race on DDL.
@@ -209,7 +211,7 @@ export class Kernel {
       if (prior) throw new StartupError(`Route ${r.def.method} ${r.def.path} is declared by both "${prior}" and "${r.pluginId}".`, 'duplicate_route', [prior, r.pluginId]);
       seen.set(key, r.pluginId);
     }
-    const router = buildRouter(routes, { container: this.container, hooks: this.hooks, authz: this.authz, jsonLimit: this.config.http.jsonLimit, idempotency: this.idempotency, blobs: this.blobs });
+    const router = buildRouter(routes, { container: this.container, hooks: this.hooks, authz: this.authz, jsonLimit: this.config.http.jsonLimit, bodyIdleMs: this.config.http.bodyIdleTimeoutMs, idempotency: this.idempotency, blobs: this.blobs });
     return createApp({
       config: this.config,
       logger: this.logger,
@@ -243,7 +245,7 @@ export class Kernel {
   }
 
   listen(port = this.config.port, host = this.config.host): Promise<http.Server> {
-    return this.http.listen(this.app, port, host);
+    return this.http.listen(this.app, port, host, this.config.http.headersTimeoutMs);
   }
 
   /** Graceful: stop accepting, answer every request already accepted, drain jobs, shut plugins down, close the pool. */

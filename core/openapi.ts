@@ -69,7 +69,7 @@ function errorsOf(def: RouteDef, idempotent: boolean): CodedError[] {
   if (def.body) implied.push(KernelErrors.malformed_json);
   if (def.auth !== 'public') implied.push(KernelErrors.unauthenticated, KernelErrors.forbidden);
   if (def.path.includes('{')) implied.push(KernelErrors.not_found);
-  if (def.body || def.bodyType === 'multipart' || def.bodyType === 'upload') implied.push(KernelErrors.payload_too_large, KernelErrors.unsupported_media_type);
+  if (def.body || def.bodyType === 'multipart' || def.bodyType === 'upload') implied.push(KernelErrors.request_timeout, KernelErrors.payload_too_large, KernelErrors.unsupported_media_type);
   if (def.body || def.query || idempotent) implied.push(KernelErrors.validation_failed);
   if (idempotent) implied.push(KernelErrors.idempotency_in_flight, KernelErrors.idempotency_key_reused);
   const byCode = new Map<string, CodedError>();

@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { StartupError } from './errors.ts';
+import { checkWritableDir } from './preflight.ts';
 
 const LOCK_FILE = 'tessera.lock';
 
@@ -14,8 +15,8 @@ function pidAlive(pid: number): boolean {
 }
 
 /** PGlite corrupts a data directory opened by two processes; refuse the second one. */
-export function lockDataDir(dir: string): () => void {
-  fs.mkdirSync(dir, { recursive: true });
+export function lockDataDir(dir: string, dataDir: string): () => void {
+  checkWritableDir(dir, dataDir, 'the embedded database lives');
   const file = path.join(dir, LOCK_FILE);
   for (let attempt = 0; attempt < 2; attempt++) {
     try {

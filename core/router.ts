@@ -4,7 +4,7 @@ import { koaBody } from 'koa-body';
 import type { Context } from 'koa';
 import type { ValidateFunction } from 'ajv';
 import { compile, toErrorDetails, Type } from './schema.ts';
-import { StartupError, forbidden, notFound, payloadTooLarge, unauthenticated, unsupportedMediaType, validationFailed, malformedJson } from './errors.ts';
+import { StartupError, forbidden, notFound, payloadTooLarge, requestTimeout, unauthenticated, unsupportedMediaType, validationFailed, malformedJson } from './errors.ts';
 import { isUser, scopeAllows, type Principal } from './principal.ts';
 import { discardUploads } from './uploads.ts';
 import { discardStreamedUploads, settleUploads, uploadSink } from './streamed-uploads.ts';
@@ -33,12 +33,15 @@ export interface RouteState {
   principal: Principal;
   requestId: string;
   route?: string;
+  /** Why the request's credential could not be used (it is then anonymous): the 401 of a route that needs one. */
+  credentialRefused?: string;
 }
 
 /** Route-level rules every route gets; resource-level rules go through the authorize hook. */
-async function authorizeRoute(def: RouteDef, principal: Principal, hooks: KernelHooks): Promise<void> {
+async function authorizeRoute(def: RouteDef, state: RouteState, hooks: KernelHooks): Promise<void> {
+  const { principal } = state;
   if (def.auth !== 'public') {
-    if (principal.kind === 'anonymous') throw unauthenticated();
+    if (principal.kind === 'anonymous') throw unauthenticated(state.credentialRefused);
     if (principal.kind === 'service') throw forbidden('This credential cannot call this route.');
     if (def.auth === 'session' && principal.kind !== 'session') throw forbidden('This route requires a signed-in session; personal access tokens are refused.');
     if (def.auth === 'instance_admin') {
@@ -85,7 +88,14 @@ function refuseBody(ctx: Context, limit: number) {
   return payloadTooLarge(`The request body exceeds ${limit} bytes.`);
 }
 
-function bodyParser(def: RouteDef, jsonLimit: number, blobs: BlobStore) {
+/** A body that stopped coming: answered like a refused one (linger.ts), the client may still be listening. */
+function refuseStalledBody(ctx: Context, idleMs: number) {
+  ctx.req.pause();
+  ctx.set('Connection', 'close');
+  return requestTimeout(`No byte of the request body came for ${idleMs / 1000} s; send the body without pausing.`);
+}
+
+function bodyParser(def: RouteDef, jsonLimit: number, bodyIdleMs: number, blobs: BlobStore) {
   const limit = def.bodyLimit ?? jsonLimit;
   const streamed = def.bodyType === 'upload';
   const multipart = def.bodyType === 'multipart' || streamed;
@@ -106,6 +116,7 @@ function bodyParser(def: RouteDef, jsonLimit: number, blobs: BlobStore) {
     onError: (err: Error & { status?: number; httpCode?: number }, ctx: Context) => {
       const status = err.status ?? err.httpCode;
       if (status === 413) throw refuseBody(ctx, limit);
+      if (status === 408) throw refuseStalledBody(ctx, bodyIdleMs);
       if (multipart) throw validationFailed([{ pointer: '/file', detail: `The multipart body is invalid: ${err.message}` }]);
       throw malformedJson();
     },
@@ -122,13 +133,14 @@ function bodyParser(def: RouteDef, jsonLimit: number, blobs: BlobStore) {
       const framing = multipart && boundaryProblem(ctx.get('content-type'));
       if (framing) throw unsupportedMediaType(framing);
     }
-    // JSON is capped by its parser (raw-body counts every byte); multipart parsers count only parts.
+    // Multipart parsers count only parts, so every byte is counted here; and no parser times a body that stalls.
+    const limits = { cap, idleMs: bodyIdleMs };
     if (streamed) {
       // The sink writes to the blob store as parts arrive, so it is made per request.
       const upload = parserFor(uploadSink(ctx, blobs));
-      await withCappedBody(ctx, cap, (capped) => upload(capped, async () => {}));
+      await withCappedBody(ctx, limits, (capped) => upload(capped, async () => {}));
       await settleUploads(ctx);
-    } else if (multipart) await withCappedBody(ctx, cap, (capped) => parse!(capped, async () => {}));
+    } else if (hasBody) await withCappedBody(ctx, limits, (capped) => parse!(capped, async () => {}));
     else await parse!(ctx, async () => {});
     return hasBody ? ctx.request.body : undefined;
   };
@@ -144,6 +156,8 @@ export interface MountOptions {
   hooks: KernelHooks;
   authz: Authz;
   jsonLimit: number;
+  /** Milliseconds a body may stop coming before the request is answered 408. */
+  bodyIdleMs: number;
   idempotency: Idempotency;
   blobs: BlobStore;
 }
@@ -182,14 +196,14 @@ export function buildRouter(routes: RegisteredRoute[], opts: MountOptions): Rout
     const multipart = def.bodyType === 'multipart' || def.bodyType === 'upload';
     const takesNoBody = !def.body && !multipart && def.method !== 'GET';
     const validateBody = def.body || multipart || takesNoBody ? validator(def.body ?? NO_BODY, false) : null;
-    const parseBody = def.body || multipart || takesNoBody ? bodyParser(def, opts.jsonLimit, opts.blobs) : null;
+    const parseBody = def.body || multipart || takesNoBody ? bodyParser(def, opts.jsonLimit, opts.bodyIdleMs, opts.blobs) : null;
     const template = `${API_PREFIX}${def.path}`;
     const rootResolve = opts.container.resolverFor(pluginId);
     const idempotency = isIdempotentRoute(def) ? opts.idempotency : null;
     const handle = async (ctx: Context) => {
       const state = ctx.state as RouteState;
       state.route = template;
-      await authorizeRoute(def, state.principal, opts.hooks);
+      await authorizeRoute(def, state, opts.hooks);
       const params = { ...ctx.params };
       // A path that names no resource, malformed id included, is an unknown id: 404 (API.md), never a hint of shape.
       if ((validateParams && !validateParams(params)) || findHostileInput(params)) throw notFound();

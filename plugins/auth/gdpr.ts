@@ -23,7 +23,7 @@ export function tapGdpr(ctx: PluginContext<unknown>): void {
     const sessions = await trx('sessions').where({ user_id: userId }).del();
     const identities = await trx('auth_identities').where({ user_id: userId }).del();
     const resets = await trx('auth_password_resets').where({ user_id: userId }).del();
-    const failures = await trx('auth_sign_in_failures').where({ key: SignInLimiter.emailKey(person.email) }).del();
+    const failures = await trx('auth_sign_in_failures').where({ account_key: SignInLimiter.emailKey(person.email) }).del();
     const account = await trx('users').where({ id: userId }).del();
     return [
       ...reports,

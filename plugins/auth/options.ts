@@ -29,11 +29,14 @@ export const AuthOptionsSchema = Type.Object(
     sessionTtlHours: Type.Integer({ minimum: 1, default: 24 * 30 }),
     signInRateLimit: Type.Object(
       {
-        /** Failed sign-ins for one email (any case) before 429. */
+        /** Failed sign-ins for one email (any case) from one IP address before 429 there; the owner elsewhere is not held up. */
         maxFailures: Type.Integer({ minimum: 1, default: 5 }),
-        /** Failed sign-ins from one IP address before 429; higher, since many people can share an address. */
+        /** Failed sign-ins from one IP address, any email, before 429; higher, since many people can share an address. */
         maxFailuresPerIp: Type.Integer({ minimum: 1, default: 20 }),
         windowMinutes: Type.Integer({ minimum: 1, default: 15 }),
+        /** Failed sign-ins for one email from every address before 429 anywhere: the ceiling on guesses spread over many addresses. */
+        maxFailuresPerAccount: Type.Integer({ minimum: 1, default: 100 }),
+        accountWindowMinutes: Type.Integer({ minimum: 1, default: 60 }),
       },
       { additionalProperties: false, default: {} },
     ),

@@ -9,7 +9,7 @@ export interface IssuedSession {
   expiresAt: Date;
 }
 
-/** Password sign-in: rate limit first (even a right password waits out a lock), then verify, then count. */
+/** Password sign-in: rate limit first (a right password waits out its address's or its account's lock too), then verify, then count. */
 export class SignInService {
   constructor(
     private readonly users: UserService,
@@ -24,7 +24,7 @@ export class SignInService {
       await this.limiter.recordFailure(email, client.ip);
       throw unauthenticated('The email or password is wrong.');
     }
-    await this.limiter.clear(email);
+    await this.limiter.clear(email, client.ip);
     return { user, ...(await this.sessions.issue(user.id, client.userAgent)) };
   }
 }

@@ -17,9 +17,16 @@ export interface Avatar {
 
 export const avatarKey = (userId: string) => `avatars/${userId}`;
 
+/** Whether two users share a workspace (the workspaces plugin's answer; without it, nobody shares one). */
+export type SharesWorkspace = (userId: string, otherId: string) => Promise<boolean>;
+
 /** Avatars are blobs keyed by user; the user's account (auth) says whether one is set. */
 export class AvatarService {
-  constructor(private readonly users: UserService, private readonly blobs: BlobStore) {}
+  constructor(
+    private readonly users: UserService,
+    private readonly blobs: BlobStore,
+    private readonly sharesWorkspace: SharesWorkspace,
+  ) {}
 
   /** Stores the file at `path` as the user's avatar if its bytes are a PNG, JPEG or WebP image. */
   async set(userId: string, path: string): Promise<void> {
@@ -38,7 +45,17 @@ export class AvatarService {
     await this.blobs.delete(avatarKey(userId));
   }
 
-  async get(userId: string): Promise<Avatar | null> {
+  /**
+   * The avatar of `userId` as `viewer` may see it: their own, one of someone they share a workspace with, or any for
+   * an instance admin. Null otherwise, exactly as for an unknown user or one without an avatar, so the answer does not
+   * tell whether an account exists.
+   */
+  async getFor(viewer: { id: string; is_instance_admin: boolean }, userId: string): Promise<Avatar | null> {
+    const visible = viewer.id === userId || viewer.is_instance_admin || (await this.sharesWorkspace(viewer.id, userId));
+    return visible ? this.get(userId) : null;
+  }
+
+  private async get(userId: string): Promise<Avatar | null> {
     const key = (await this.users.findById(userId))?.avatar_key;
     if (!key) return null;
     const bytes = await this.blobs.read(key);

@@ -72,8 +72,9 @@ export function usersRoutes(): AnyRouteDef[] {
       operationId: 'users.avatar.get',
       summary: 'A user’s avatar image',
       description:
-        'Any signed-in session may read any avatar (workspaces will narrow this). Personal access tokens are refused. ' +
-        'An unknown user and a user without an avatar are both 404. Answers 304 to a matching `If-None-Match`.',
+        'Served to the user, to people who share a workspace with them and to instance admins; personal access tokens ' +
+        'are refused. Anyone else, an unknown user and a user without an avatar all get the same 404. Answers 304 to a ' +
+        'matching `If-None-Match`.',
       auth: 'session',
       params: UserIdParams,
       query: AvatarQuery,
@@ -81,8 +82,8 @@ export function usersRoutes(): AnyRouteDef[] {
         200: { description: 'The image bytes', contentType: 'image/*' },
         304: { description: 'The cached copy is current' },
       },
-      handler: async ({ params, ctx, resolve }) => {
-        const avatar = await resolve('users.avatars').get(params.id);
+      handler: async ({ user, params, ctx, resolve }) => {
+        const avatar = await resolve('users.avatars').getFor(user, params.id);
         if (!avatar) throw notFound('This user has no avatar.');
         const headers = { ETag: avatar.etag, 'Cache-Control': `private, max-age=${AVATAR_MAX_AGE_SECONDS}` };
         if (ctx.get('if-none-match').split(/\s*,\s*/).includes(avatar.etag)) return new Reply(304, undefined, headers);

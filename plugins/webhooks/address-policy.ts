@@ -1,30 +1,27 @@
-import { BlockList, isIP } from 'node:net';
+import { isIP } from 'node:net';
+import ipaddr from 'ipaddr.js';
 
 /**
- * Where a webhook may not point: loopback, private, shared (CGNAT), link-local (cloud metadata), multicast, reserved
- * and unspecified ranges, and the IPv6 forms that reach them (IPv4-mapped and -compatible, NAT64).
+ * Where a webhook may not point, by the names ipaddr.js gives the IANA special-purpose ranges: loopback, private,
+ * shared (CGNAT), link-local (cloud metadata), multicast, broadcast and unspecified; in IPv6 also unique and site
+ * local, discard-only, and the forms that reach IPv4 through a translator on the local network (NAT64, RFC 6052 and
+ * 8215; IPv4-translated, RFC 6145). IPv4-mapped addresses are judged as the IPv4 address they reach.
  */
-const forbidden = new BlockList();
-for (const [net, prefix] of [
-  ['0.0.0.0', 8], ['10.0.0.0', 8], ['100.64.0.0', 10], ['127.0.0.0', 8], ['169.254.0.0', 16], ['172.16.0.0', 12],
-  ['192.0.0.0', 24], ['192.168.0.0', 16], ['198.18.0.0', 15], ['224.0.0.0', 4], ['240.0.0.0', 4],
-] as const) forbidden.addSubnet(net, prefix, 'ipv4');
-for (const [net, prefix] of [['::', 96], ['64:ff9b::', 96], ['fc00::', 7], ['fe80::', 10], ['ff00::', 8]] as const) forbidden.addSubnet(net, prefix, 'ipv6');
+const REFUSED_RANGES = new Set([
+  'unspecified', 'broadcast', 'multicast', 'linkLocal', 'loopback', 'carrierGradeNat', 'private',
+  'uniqueLocal', 'deprecatedSiteLocal', 'discard', 'rfc6052', 'rfc6145',
+]);
 
-/** `::ffff:a.b.c.d` (in any spelling) as the IPv4 address it reaches; any other address as it is. */
-export function unmapped(address: string): string {
-  if (isIP(address) !== 6) return address;
-  const canonical = new URL(`http://[${address}]`).hostname.slice(1, -1);
-  const m = /^::ffff:([0-9a-f]{1,4}):([0-9a-f]{1,4})$/.exec(canonical);
-  if (!m) return canonical;
-  const [hi, lo] = [parseInt(m[1], 16), parseInt(m[2], 16)];
-  return `${hi >> 8}.${hi & 255}.${lo >> 8}.${lo & 255}`;
-}
+/**
+ * Refused besides: what ipaddr.js files as "reserved" together with the documentation ranges (RFC 5737, which reach
+ * nothing and stand for public addresses in examples and tests), and IPv4-compatible IPv6 (`::a.b.c.d`, deprecated).
+ */
+const REFUSED_SUBNETS = ['192.0.0.0/24', '198.18.0.0/15', '240.0.0.0/4', '::/96'].map((cidr) => ipaddr.parseCIDR(cidr));
 
 /** Whether a webhook may connect to `address` (a literal IP). */
 export function isForbiddenAddress(address: string): boolean {
-  const plain = unmapped(address);
-  const family = isIP(plain);
-  if (family === 0) return true;
-  return forbidden.check(plain, family === 4 ? 'ipv4' : 'ipv6');
+  // Only the forms Node and resolvers give: ipaddr.js would also read legacy ones (`0x7f.1`, `2130706433`).
+  if (isIP(address) === 0) return true;
+  const ip = ipaddr.process(address);
+  return REFUSED_RANGES.has(ip.range()) || REFUSED_SUBNETS.some(([net, bits]) => ip.kind() === net.kind() && ip.match(net, bits));
 }

@@ -78,6 +78,15 @@ export class MemberService {
     return counts;
   }
 
+  /** Whether two users are members of at least one workspace in common (a user shares with itself only through one). */
+  async share(userId: string, otherId: string): Promise<boolean> {
+    const row = await this.db('workspace_members as a')
+      .join('workspace_members as b', 'b.workspace_id', 'a.workspace_id')
+      .where({ 'a.user_id': userId, 'b.user_id': otherId })
+      .first(this.db.raw('1 AS shared'));
+    return !!row;
+  }
+
   /** Whether the account with this email is a member of the workspace. */
   async hasEmail(trx: Db, workspaceId: string, email: string): Promise<boolean> {
     const user = await this.users.findByEmail(email, trx);

@@ -108,12 +108,13 @@ export const ROWS: MatrixRow[] = [
   },
   { route: 'DELETE /me/avatar', expect: '204 204 204 204 204 204 204 403 204 204 204 401', request: () => ({ path: '/me/avatar' }) },
   {
-    // Any signed-in session may see any avatar; tokens may not (API.md).
+    // Sessions of people who share a workspace with the owner, and instance admins; the outsider shares none with the
+    // editor (it does with the member) and gets the 404 of an unknown user; tokens may not (API.md).
     route: 'GET /users/{id}/avatar',
-    expect: '200 200 200 200 200 200 200 403 403 403 200 401',
+    expect: '200 200 200 200 200 200 200 403 403 403 404 401',
     request: async (w, _c, t) => {
-      await t.request.put('/api/v1/me/avatar').set(w.people.member.auth).attach('file', PNG, { filename: 'a.png', contentType: 'image/png' });
-      return { path: `/users/${w.people.member.id}/avatar` };
+      await t.request.put('/api/v1/me/avatar').set(w.people.editor.auth).attach('file', PNG, { filename: 'a.png', contentType: 'image/png' });
+      return { path: `/users/${w.people.editor.id}/avatar` };
     },
   },
   {

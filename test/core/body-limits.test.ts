@@ -11,6 +11,8 @@ const JSON_LIMIT = 2048;
 /** The avatar route's cap: 1 MiB of file plus 16 KiB of multipart framing. */
 const AVATAR_CAP = MB + 16 * 1024;
 const BOUNDARY = 'tessera-test-boundary';
+/** The kernel's wait for headers and for a body's next bytes in this file: a few seconds, as in production. */
+const WAIT_MS = 2000;
 const FILE_PART = Buffer.from(`--${BOUNDARY}\r\nContent-Disposition: form-data; name="file"; filename="a.png"\r\nContent-Type: image/png\r\n\r\n`);
 
 function assertProblem(res: { status: number; headers: Headers; body: any }, status: number, code: string) {
@@ -18,6 +20,50 @@ function assertProblem(res: { status: number; headers: Headers; body: any }, sta
   assert.equal(res.headers.get('content-type'), 'application/problem+json');
   assert.equal(res.body.code, code);
   assert.equal(res.body.status, status);
+}
+
+interface SlowExchange {
+  /** All the server sent. */
+  text: string;
+  /** Milliseconds from the last byte sent to the server's closing, or to `deadlineMs` if it kept the connection. */
+  ms: number;
+  closed: boolean;
+}
+
+/**
+ * A client that sends `parts` (strings, or pauses in milliseconds) and then nothing more, reading whatever comes back
+ * until the server closes the connection or `deadlineMs` after its last byte.
+ */
+function slowClient(port: number, parts: Array<string | number>, deadlineMs: number): Promise<SlowExchange> {
+  return new Promise((resolve) => {
+    const socket = net.connect({ port, host: '127.0.0.1' });
+    let text = '';
+    let sentAt = 0;
+    let timer: NodeJS.Timeout | undefined;
+    const finish = (closed: boolean) => {
+      clearTimeout(timer);
+      socket.destroy();
+      resolve({ text, ms: Date.now() - sentAt, closed });
+    };
+    socket.on('data', (d) => (text += d.toString('latin1')));
+    socket.on('error', () => {});
+    socket.on('close', () => finish(true));
+    socket.once('connect', async () => {
+      for (const part of parts) {
+        if (typeof part === 'number') await new Promise((r) => setTimeout(r, part));
+        else socket.write(part);
+      }
+      sentAt = Date.now();
+      timer = setTimeout(() => finish(false), deadlineMs);
+    });
+  });
+}
+
+/** The status line, headers and parsed body of the one answer in `text`. */
+function answerIn(text: string): { head: string; body: any } {
+  const [head, ...rest] = text.split('\r\n\r\n');
+  const body = rest.join('\r\n\r\n');
+  return { head, body: body ? JSON.parse(body) : undefined };
 }
 
 interface RawExchange {
@@ -73,7 +119,10 @@ describe('body limits hold however the body is sent, and the client reads the an
     new Promise<number>((resolve) => t.kernel.server!.once('connection', (s) => s.once('close', () => resolve(s.bytesRead))));
 
   before(async () => {
-    t = await startTestKernel({ plugins: [...builtinPlugins, httpProbePlugin()], config: { http: { jsonLimit: JSON_LIMIT } } });
+    t = await startTestKernel({
+      plugins: [...builtinPlugins, httpProbePlugin()],
+      config: { http: { jsonLimit: JSON_LIMIT, headersTimeoutMs: WAIT_MS, bodyIdleTimeoutMs: WAIT_MS } },
+    });
     user = await signUp(t);
   });
   after(() => t?.stop());
@@ -161,6 +210,58 @@ describe('body limits hold however the body is sent, and the client reads the an
     assert.ok(res.wroteAfterAnswerMs > 0, `the client could write for only ${res.wroteAfterAnswerMs} ms after the answer (${res.ending})`);
     assert.equal(res.ending, 'client stopped');
     assert.ok(res.sawEnd, 'the server half-closed after its answer');
+  });
+
+  describe('a client that stops sending', () => {
+    const port = () => Number(new URL(t.url).port);
+    /** Far more than the wait, far less than Node's own 300 s. */
+    const DEADLINE_MS = WAIT_MS + 6000;
+
+    it('is answered 408 request_timeout when its JSON body stalls, and the connection is closed', async () => {
+      const head = `POST /api/v1/http-probe/echo HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n`;
+      const res = await slowClient(port(), [head, '{"name": "sta'], DEADLINE_MS);
+      assert.ok(res.closed, `the connection was still open ${DEADLINE_MS} ms after the body stalled`);
+      const { head: status, body } = answerIn(res.text);
+      assert.match(status, /^HTTP\/1\.1 408 /);
+      assert.match(status, /\r\nconnection: close/i);
+      assert.match(status, /\r\ncontent-type: application\/problem\+json/i);
+      assert.match(status, /\r\nx-request-id: /i);
+      assert.equal(body.code, 'request_timeout');
+      assert.ok(res.ms >= WAIT_MS - 100 && res.ms < WAIT_MS + 3000, `answered ${res.ms} ms after the last byte`);
+    });
+
+    it('is answered 408 when an upload stalls halfway, and nothing is stored', async () => {
+      const head =
+        `PUT /api/v1/me/avatar HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: ${user.auth.Authorization}\r\n` +
+        `Content-Type: multipart/form-data; boundary=${BOUNDARY}\r\nTransfer-Encoding: chunked\r\n\r\n` +
+        `${FILE_PART.length.toString(16)}\r\n${FILE_PART.toString('latin1')}\r\n`;
+      const res = await slowClient(port(), [head], DEADLINE_MS);
+      assert.ok(res.closed, `the connection was still open ${DEADLINE_MS} ms after the body stalled`);
+      const { head: status, body } = answerIn(res.text);
+      assert.match(status, /^HTTP\/1\.1 408 /);
+      assert.equal(body.code, 'request_timeout');
+      assert.equal((await t.db('users').where({ id: user.id }).first('avatar_key')).avatar_key, null);
+    });
+
+    it('is answered 408 when its headers never end, and the connection is closed', async () => {
+      const res = await slowClient(port(), ['GET /api/v1/health HTTP/1.1\r\nHost: 127.0.0.1\r\n'], DEADLINE_MS);
+      assert.ok(res.closed, `the connection was still open ${DEADLINE_MS} ms after the headers stalled`);
+      assert.match(res.text, /^HTTP\/1\.1 408 /);
+      // Node checks for late headers once a second.
+      assert.ok(res.ms < WAIT_MS + 3000, `answered ${res.ms} ms after the last byte`);
+    });
+
+    it('is not cut off while its body keeps coming, however slowly in all', async () => {
+      const body = JSON.stringify({ name: 'steady' });
+      const head = `POST /api/v1/http-probe/echo HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\nConnection: close\r\n\r\n`;
+      const pause = WAIT_MS / 2;
+      // Longer in all than the wait, never idle as long as it.
+      const parts = [head, ...[...body].flatMap((c, i) => (i % 4 === 3 ? [c, pause] : [c]))];
+      const res = await slowClient(port(), parts, DEADLINE_MS);
+      const { head: status, body: answer } = answerIn(res.text);
+      assert.match(status, /^HTTP\/1\.1 200 /);
+      assert.deepEqual(answer, { name: 'steady' });
+    });
   });
 
   it('still answers on a new connection afterwards', async () => {

@@ -28,6 +28,15 @@ describe('configuration: a bad value is a start-up error naming the key', () => 
     assert.throws(bad({ plugins: { auth: { enable: false } } }), startupError(/"\/plugins\/auth\/enable"/));
   });
 
+  it('refuses a DATABASE_URL that is not a PostgreSQL URL, saying what one looks like and never repeating it', () => {
+    for (const [url, why] of [['not-a-url', /it is not a URL/], ['mysql://root:s3cret@db/app', /the scheme "mysql:" is not PostgreSQL's/]] as const) {
+      assert.throws(bad({}, { DATABASE_URL: url }), (err: unknown) => startupError(/^Invalid configuration at "\/databaseUrl" \(DATABASE_URL\): .*postgres:\/\/user:password@host:5432\/database/)(err) && why.test((err as Error).message) && !(err as Error).message.includes('s3cret'));
+    }
+    for (const url of ['postgres://u:p@127.0.0.1:5432/db', 'postgresql:///db?host=/var/run/postgresql', 'socket:/var/run/postgresql?db=db']) {
+      assert.equal(loadConfig({ env: { DATABASE_URL: url }, input: {} }).databaseUrl, url);
+    }
+  });
+
   it('names the key an environment variable fills', () => {
     assert.throws(bad({}, { PORT: 'eighty' }), startupError(/"\/port"/));
   });

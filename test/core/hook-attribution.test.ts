@@ -170,7 +170,8 @@ describe('hook attribution over HTTP: 500 problem+json, no stack, the log names 
 
   it('other requests keep working', async () => {
     await t.request.get('/api/v1/health').expect(200);
-    await t.request.get('/api/v1/health').set('Authorization', 'Bearer not-a-known-token').expect(401);
+    await t.request.get('/api/v1/health').set('Authorization', 'Bearer not-a-known-token').expect(200);
+    await t.request.get('/api/v1/me').set('Authorization', 'Bearer not-a-known-token').expect(401);
   });
 });
 

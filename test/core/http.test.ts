@@ -5,6 +5,7 @@ import { builtinPlugins } from '../../plugins/index.ts';
 import { EXPLODING_TOKEN, LEAKY_MESSAGE, httpProbePlugin } from '../fixtures/http-probe.ts';
 import { captureLogs } from '../fixtures/log-capture.ts';
 import { chunkedPost } from '../fixtures/raw-http.ts';
+import { hashSecret } from '../../core/secrets.ts';
 
 const ORIGIN = 'https://app.example.test';
 const JSON_LIMIT = 2048;
@@ -128,6 +129,50 @@ describe('HTTP edge: problem+json, request ids, CORS', () => {
         assert.ok(logged.err.message.includes(LEAKY_MESSAGE), logged.err.message);
       }
       assert.equal(logs.lines.at(-1)!.plugin, 'http-probe', "a hook tap's failure names its plugin");
+    });
+  });
+
+  describe('a credential that cannot be used', () => {
+    /** An unknown token, a session that has expired, one that was signed out, and a scheme that is not Bearer. */
+    async function unusable(): Promise<Record<string, string>> {
+      const expired = await signUp(t);
+      await t.db('sessions').where({ token_hash: hashSecret(expired.token) }).update({ expires_at: t.db.raw("now() - interval '1 second'") });
+      const signedOut = await signUp(t);
+      await t.request.post('/api/v1/auth/sign-out').set(signedOut.auth).expect(204);
+      return { unknown: 'Bearer tsr_not-a-real-token', expired: expired.auth.Authorization, 'signed out': signedOut.auth.Authorization, basic: 'Basic dXNlcjpwYXNz' };
+    }
+
+    it('is treated as absent by the routes that need no credential: a stale token does not stop a sign-in', async () => {
+      const headers = await unusable();
+      for (const [what, header] of Object.entries(headers)) {
+        const as = (res: Response, status: number) => assert.equal(res.status, status, `${what}: → ${res.status} ${res.text}`);
+        as(await t.request.get('/api/v1/health').set('Authorization', header), 200);
+        as(await t.request.get('/api/v1/openapi.json').set('Authorization', header), 200);
+        as(await t.request.get('/api/v1/templates').set('Authorization', header), 200);
+        as(await t.request.get('/api/v1/public/gallery').set('Authorization', header), 200);
+        as(await t.request.get('/api/v1/auth/providers').set('Authorization', header), 200);
+        const signIn = await t.request.post('/api/v1/auth/sign-in').set('Authorization', header).send({ email: member.email, password: 'correct horse battery' });
+        as(signIn, 200);
+        await t.request.get('/api/v1/me').set('Authorization', `Bearer ${signIn.body.token}`).expect(200);
+        const email = `fresh-${Date.now()}-${what.replace(/ /g, '-')}@example.test`;
+        as(await t.request.post('/api/v1/auth/sign-up').set('Authorization', header).send({ email, password: 'correct horse battery', name: 'Fresh' }), 201);
+        as(await t.request.post('/api/v1/auth/password-reset').set('Authorization', header).send({ email }), 202);
+        // Unknown public tokens are unknown (404), not a matter of the caller's credential.
+        as(await t.request.get(`/api/v1/public/forms/${'x'.repeat(43)}`).set('Authorization', header), 404);
+        as(await t.request.get(`/api/v1/files/signed/${'x'.repeat(43)}`).set('Authorization', header), 404);
+      }
+    });
+
+    it('is still 401 on a route that needs one, saying why', async () => {
+      const headers = await unusable();
+      for (const header of [headers.unknown, headers.expired, headers['signed out']]) {
+        const res = await t.request.get('/api/v1/me').set('Authorization', header);
+        assertProblem(res, 401, 'unauthenticated');
+        assert.equal(res.body.detail, 'The bearer token is invalid, expired or revoked.');
+      }
+      const res = await t.request.get('/api/v1/me').set('Authorization', headers.basic);
+      assertProblem(res, 401, 'unauthenticated');
+      assert.equal(res.body.detail, 'The Authorization header must be "Bearer <token>".');
     });
   });
 

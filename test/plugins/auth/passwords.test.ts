@@ -80,12 +80,13 @@ describe('auth: passwords', () => {
       await me(bearer(other.body.token)).expect(200);
     });
 
-    it('counts wrong current passwords as failed sign-ins: past the limit it is 429 rate_limited', async () => {
+    it('counts wrong current passwords as failed sign-ins of the email from that address: past the limit it is 429 rate_limited', async () => {
       const u = await signUp(t, { password: PASSWORD });
+      const ip = freshIp();
       for (let i = 0; i < 5; i++) {
-        assert.equal((await t.request.post('/api/v1/me/password').set(u.auth).set('X-Forwarded-For', freshIp()).send({ current_password: `wrong ${i}`, new_password: NEW_PASSWORD })).status, 422);
+        assert.equal((await t.request.post('/api/v1/me/password').set(u.auth).set('X-Forwarded-For', ip).send({ current_password: `wrong ${i}`, new_password: NEW_PASSWORD })).status, 422);
       }
-      const res = await t.request.post('/api/v1/me/password').set(u.auth).set('X-Forwarded-For', freshIp()).send({ current_password: PASSWORD, new_password: NEW_PASSWORD });
+      const res = await t.request.post('/api/v1/me/password').set(u.auth).set('X-Forwarded-For', ip).send({ current_password: PASSWORD, new_password: NEW_PASSWORD });
       assertProblem(res, 429, 'rate_limited');
       assert.ok(Number(res.headers['retry-after']) > 0);
       assert.equal(await verify(await passwordHashOf(u.id), PASSWORD), true);

@@ -4,7 +4,7 @@ import http from 'node:http';
 import type net from 'node:net';
 import { randomUUID } from 'node:crypto';
 import type { Context, Next } from 'koa';
-import { startTestKernel, type TestKernel, signUp, type SignedUpUser } from '../../../core/testing.ts';
+import { startTestKernel, type TestKernel, signUp, createWorkspace, joinWorkspace, type SignedUpUser } from '../../../core/testing.ts';
 import { definePlugin } from '../../../core/plugin.ts';
 import { builtinPlugins } from '../../../plugins/index.ts';
 import { createPat } from '../tokens/helpers.ts';
@@ -288,9 +288,36 @@ describe('users: avatars', () => {
       await put(owner, PNG, 'a.png', 'image/png').expect(200);
     });
 
-    it('lets any signed-in session read any avatar', async () => {
-      await avatarOf(owner.id, viewer.auth).expect(200);
+    it('serves an avatar to its owner, to whoever shares a workspace with them, and to instance admins', async () => {
       await avatarOf(owner.id, owner.auth).expect(200);
+      // The first account of the instance is its admin, and shares no workspace with the owner.
+      await avatarOf(owner.id, viewer.auth).expect(200);
+      const colleague = await signUp(t);
+      const ws = await createWorkspace(t, owner);
+      const space = (await t.request.post(`/api/v1/workspaces/${ws.id}/spaces`).set(owner.auth).send({ name: 'S' }).expect(201)).body.id;
+      await joinWorkspace(t, owner, ws.id, colleague, 'guest', [space]);
+      await avatarOf(owner.id, colleague.auth).expect(200);
+      await avatarOf(colleague.id, owner.auth).expect(404);
+    });
+
+    it('answers someone who shares no workspace with the owner exactly as for an unknown user: 404', async () => {
+      const stranger = await signUp(t);
+      // The stranger has workspaces of their own, just none with the owner.
+      await createWorkspace(t, stranger);
+      const theirs = await avatarOf(owner.id, stranger.auth).expect(404);
+      const unknown = await avatarOf(randomUUID(), stranger.auth).expect(404);
+      const shape = (res: { headers: Record<string, string>; body: Buffer }) => {
+        const { request_id: _, ...problem } = JSON.parse(res.body.toString());
+        return { type: res.headers['content-type'], etag: res.headers.etag, problem };
+      };
+      assert.deepEqual(shape(theirs), shape(unknown));
+      assert.equal(shape(theirs).etag, undefined);
+      // Once they share one, they see it; once that ends, they no longer do.
+      const ws = await createWorkspace(t, owner);
+      await joinWorkspace(t, owner, ws.id, stranger, 'member');
+      await avatarOf(owner.id, stranger.auth).expect(200);
+      await t.request.delete(`/api/v1/workspaces/${ws.id}/members/${stranger.id}`).set(owner.auth).expect(204);
+      await avatarOf(owner.id, stranger.auth).expect(404);
     });
 
     it('refuses a personal access token on GET /users/{id}/avatar with 403, even with write scope', async () => {

@@ -111,4 +111,14 @@ describe('webhooks: the address policy', () => {
     for (const a of forbidden) assert.equal(isForbiddenAddress(a), true, a);
     for (const a of allowed) assert.equal(isForbiddenAddress(a), false, a);
   });
+
+  it('knows the rarer forms from the registry, and any spelling of an address', () => {
+    // Site-local, discard-only, IPv4-translated (RFC 6145) and local-use NAT64 (RFC 8215): missed by the hand-written list.
+    const forbidden = ['fec0::1', '100::1', '::ffff:0:7f00:1', '::ffff:0:a9fe:a9fe', '64:ff9b:1::a00:1', '64:ff9b::8.8.8.8',
+      '0:0:0:0:0:ffff:7f00:1', '::FFFF:A9FE:A9FE', 'FE80::1', 'fe80::1%eth0', '192.0.0.8', '198.19.1.1'];
+    // Documentation ranges reach nothing, and stand for public addresses here as in examples.
+    const allowed = ['198.51.100.7', '192.0.2.1', '0:0:0:0:0:ffff:808:808'];
+    for (const a of forbidden) assert.equal(isForbiddenAddress(a), true, a);
+    for (const a of allowed) assert.equal(isForbiddenAddress(a), false, a);
+  });
 });
