@@ -133,6 +133,7 @@ export default definePlugin<AutomationsOptions>({
       handler: async () => {
         const purged = await ctx.resolve('automations.runs').purge(options.retentionDays);
         if (purged > 0) ctx.logger.info({ purged }, 'automation runs older than the retention period deleted');
+        await ctx.resolve('automations.hooks').seen.purge();
       },
     });
     if (ctx.has('gdpr')) tapGdpr(ctx);
