@@ -165,7 +165,7 @@ function operation(pluginId: string, def: RouteDef) {
   const requestBody = def.bodyType === 'multipart' || def.bodyType === 'upload'
     ? { required: true, content: { 'multipart/form-data': { schema: plain(def.body) ?? { type: 'object', properties: { file: { type: 'string', format: 'binary' } } } } } }
     : def.bodyType === 'form'
-      ? { required: false, content: { 'application/x-www-form-urlencoded': { schema: plain(def.body) }, 'multipart/form-data': { schema: plain(def.body) } } }
+      ? { required: false, content: Object.fromEntries(['application/x-www-form-urlencoded', 'multipart/form-data'].map((type) => [type, { schema: plain(def.body), ...(def.example === undefined ? {} : { example: def.example }) }])) }
       : def.body
       ? { required: true, content: { 'application/json': { schema: plain(def.body), ...(def.example === undefined ? {} : { example: def.example }) } } }
       : undefined;

@@ -123,6 +123,7 @@ export function notificationRoutes(): AnyRouteDef[] {
       params: UnsubscribeParams,
       bodyType: 'form',
       body: OneClickBody,
+      example: { 'List-Unsubscribe': 'One-Click' },
       responses: UNSUBSCRIBE_RESPONSES,
       handler: ({ params, resolve }) => resolve('notifications.unsubscriber').unsubscribe(params.token),
     }),
