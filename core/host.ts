@@ -4,10 +4,16 @@ import type { PluginStatus } from './plugin-statuses.ts';
 export interface Host {
   /** Every known plugin, by id: whether it is on, and why it failed if it did. Copies: changing them changes nothing. */
   pluginStatuses(): PluginStatus[];
+  /**
+   * The origin of links made outside a request (mail, jobs), without a trailing slash: `publicUrl` when configured,
+   * else the address the server listens on (core/public-url.ts). A request's own links use its origin instead.
+   */
+  publicUrl(): string;
 }
 
-export function hostOf(statuses: () => PluginStatus[]): Host {
+export function hostOf(statuses: () => PluginStatus[], publicUrl: () => string): Host {
   return {
     pluginStatuses: () => statuses().map((s) => ({ ...s, failure: s.failure && { ...s.failure } })),
+    publicUrl,
   };
 }

@@ -25,6 +25,7 @@ import type { Authz } from './authz.ts';
 import type { CacheSignals } from './cache.ts';
 import { PluginStatuses, type PluginStatus } from './plugin-statuses.ts';
 import { hostOf } from './host.ts';
+import { isLoopback, listenOrigin } from './public-url.ts';
 import { KernelServer } from './kernel-server.ts';
 import { openKernelServices, provideKernelServices, type KernelServices } from './kernel-services.ts';
 import type { Plugin } from './plugin.ts';
@@ -75,6 +76,8 @@ export class Kernel {
   private active: LoadedPlugin[] = [];
   private readonly booted = new Set<string>();
   private stopping: Promise<void> | null = null;
+  /** Where the HTTP server took connections, once it does. */
+  private listening?: { host: string; port: number };
 
   private constructor(readonly config: KernelConfig, readonly logger: Logger) {
     this.plugins = new PluginStatuses(this.attribution, logger, config.onBootFailure);
@@ -138,7 +141,7 @@ export class Kernel {
     const plan = await planPlugins(opts.plugins, config);
     this.plugins.record(plan);
     this.services = await openKernelServices(config, logger, this.hooks, { ...opts, migrateOnly: opts.mode === 'migrate' });
-    provideKernelServices(this.container, config, logger, this.hooks, this.services, hostOf(() => this.pluginStatuses()));
+    provideKernelServices(this.container, config, logger, this.hooks, this.services, hostOf(() => this.pluginStatuses(), () => this.publicUrl()));
 
     // Only when a metrics token exists: this strategy would otherwise cost every request a promise for nothing.
     if (config.metrics.enabled && config.metrics.token) {
@@ -244,8 +247,23 @@ export class Kernel {
     return expected && safeEqual(token, expected) ? ({ kind: 'service', name: 'metrics' } as const) : undefined;
   }
 
-  listen(port = this.config.port, host = this.config.host): Promise<http.Server> {
-    return this.http.listen(this.app, port, host, this.config.http.headersTimeoutMs);
+  async listen(port = this.config.port, host = this.config.host): Promise<http.Server> {
+    const server = await this.http.listen(this.app, port, host, this.config.http.headersTimeoutMs);
+    this.listening = { host, port: (server.address() as { port: number }).port };
+    if (!this.config.publicUrl && isLoopback(host)) {
+      this.logger.warn(
+        { publicUrl: this.publicUrl() },
+        `No publicUrl is set and the server listens on ${host} only: links in mail point at ${this.publicUrl()}, which opens on this machine alone. Set PUBLIC_URL to the address people reach Tessera at.`,
+      );
+    }
+    return server;
+  }
+
+  /** See `Host.publicUrl`; before the server listens, the address it is configured to listen on. */
+  publicUrl(): string {
+    if (this.config.publicUrl) return this.config.publicUrl.replace(/\/+$/, '');
+    const { host, port } = this.listening ?? { host: this.config.host, port: this.config.port };
+    return listenOrigin(host, port);
   }
 
   /** Graceful: stop accepting, answer every request already accepted, drain jobs, shut plugins down, close the pool. */

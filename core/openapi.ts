@@ -164,7 +164,9 @@ function operation(pluginId: string, def: RouteDef) {
   const description = [def.description, accessSentence(def), optedOut ? IDEMPOTENCY_IGNORED : undefined].filter(Boolean).join(' ');
   const requestBody = def.bodyType === 'multipart' || def.bodyType === 'upload'
     ? { required: true, content: { 'multipart/form-data': { schema: plain(def.body) ?? { type: 'object', properties: { file: { type: 'string', format: 'binary' } } } } } }
-    : def.body
+    : def.bodyType === 'form'
+      ? { required: false, content: Object.fromEntries(['application/x-www-form-urlencoded', 'multipart/form-data'].map((type) => [type, { schema: plain(def.body), ...(def.example === undefined ? {} : { example: def.example }) }])) }
+      : def.body
       ? { required: true, content: { 'application/json': { schema: plain(def.body), ...(def.example === undefined ? {} : { example: def.example }) } } }
       : undefined;
   return {

@@ -74,6 +74,9 @@ function refuseHostile(value: unknown, base: string): void {
   if (problem) throw validationFailed([problem]);
 }
 
+/** formidable's code for a file part past `maxFiles` (its 413 says nothing of size here). */
+const FORMIDABLE_MAX_FILES = 1015;
+
 /** What multipart framing (boundaries, part headers) may add to a route's byte limit. */
 const MULTIPART_FRAMING = 16 * 1024;
 
@@ -95,29 +98,42 @@ function refuseStalledBody(ctx: Context, idleMs: number) {
   return requestTimeout(`No byte of the request body came for ${idleMs / 1000} s; send the body without pausing.`);
 }
 
+/** The media types a route's body may come as. */
+function mediaTypes(def: RouteDef): string[] {
+  if (def.bodyType === 'form') return ['application/x-www-form-urlencoded', 'multipart/form-data'];
+  return def.bodyType === 'multipart' || def.bodyType === 'upload' ? ['multipart/form-data'] : ['application/json'];
+}
+
 function bodyParser(def: RouteDef, jsonLimit: number, bodyIdleMs: number, blobs: BlobStore) {
   const limit = def.bodyLimit ?? jsonLimit;
   const streamed = def.bodyType === 'upload';
+  const form = def.bodyType === 'form';
   const multipart = def.bodyType === 'multipart' || streamed;
+  const types = mediaTypes(def);
   // Every byte counts, framing included: the cap holds however the body is sent (chunked, no boundary, no end).
-  const cap = limit + (multipart ? MULTIPART_FRAMING : 0);
+  const cap = limit + (multipart || form ? MULTIPART_FRAMING : 0);
   const parserFor = (sink?: ReturnType<typeof uploadSink>) => koaBody({
-    json: !multipart,
+    json: !multipart && !form,
     jsonLimit: limit,
+    formLimit: limit,
     includeUnparsed: def.rawBody === true,
     text: false,
-    urlencoded: false,
-    multipart,
+    urlencoded: form,
+    multipart: multipart || form,
     parsedMethods: ['POST', 'PUT', 'PATCH', 'DELETE'] as never,
-    // Text parts count against the limit too; an empty file is content the route judges (e.g. 415).
+    // Text parts count against the limit too; an empty file is content the route judges (e.g. 415). A form takes no file.
     formidable: multipart
       ? { maxFileSize: limit, maxTotalFileSize: limit, maxFieldsSize: limit, maxFiles: 1, allowEmptyFiles: true, minFileSize: 0, ...(sink ? { fileWriteStreamHandler: sink } : {}) }
-      : undefined,
-    onError: (err: Error & { status?: number; httpCode?: number }, ctx: Context) => {
+      : form
+        ? { maxFieldsSize: limit, maxFiles: 0 }
+        : undefined,
+    onError: (err: Error & { status?: number; httpCode?: number; code?: unknown }, ctx: Context) => {
       const status = err.status ?? err.httpCode;
+      if (form && err.code === FORMIDABLE_MAX_FILES) throw validationFailed([{ pointer: '', detail: 'A form here takes fields, not files.' }]);
       if (status === 413) throw refuseBody(ctx, limit);
       if (status === 408) throw refuseStalledBody(ctx, bodyIdleMs);
       if (multipart) throw validationFailed([{ pointer: '/file', detail: `The multipart body is invalid: ${err.message}` }]);
+      if (form) throw validationFailed([{ pointer: '', detail: `The form body is invalid: ${err.message}` }]);
       throw malformedJson();
     },
   });
@@ -127,10 +143,10 @@ function bodyParser(def: RouteDef, jsonLimit: number, bodyIdleMs: number, blobs:
     // Refuse an announced oversize body before reading it.
     if (length > cap) throw refuseBody(ctx, limit);
     const hasBody = length > 0 || !!ctx.get('transfer-encoding');
+    const parts = hasBody && !!ctx.is('multipart/form-data');
     if (hasBody) {
-      const wanted = multipart ? 'multipart/form-data' : 'application/json';
-      if (!ctx.is(wanted)) throw unsupportedMediaType(`Send the body as ${wanted}.`);
-      const framing = multipart && boundaryProblem(ctx.get('content-type'));
+      if (!ctx.is(types)) throw unsupportedMediaType(`Send the body as ${types.join(' or ')}.`);
+      const framing = parts && boundaryProblem(ctx.get('content-type'));
       if (framing) throw unsupportedMediaType(framing);
     }
     // Multipart parsers count only parts, so every byte is counted here; and no parser times a body that stalls.

@@ -104,9 +104,10 @@ export interface RouteDef<
   body?: B;
   /**
    * `json` (default when `body` is set), `multipart` (files land in temp files: the handler reads ctx.request.files),
-   * or `upload` (multipart whose files stream straight into the blob store: the handler takes `streamedUpload`).
+   * `upload` (multipart whose files stream straight into the blob store: the handler takes `streamedUpload`), or
+   * `form` (an HTML form's fields, urlencoded or multipart without files, validated by `body` like JSON; none at all is `{}`).
    */
-  bodyType?: 'json' | 'multipart' | 'upload';
+  bodyType?: 'json' | 'multipart' | 'upload' | 'form';
   /** Per-route body limit in bytes (JSON or multipart). */
   bodyLimit?: number;
   /** The handler also gets the JSON body's exact text as `rawBody`, e.g. to check a signature over its bytes. */

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { Knex } from 'knex';
 import type { Authz, AccessGrant } from '../../core/authz.ts';
-import { afterCommit, type Db } from '../../core/db.ts';
+import { afterCommit, inTransaction, type Db } from '../../core/db.ts';
 import { invalidField, notFound, validationFailed, type ErrorDetail } from '../../core/errors.ts';
 import { keysetPage, type Page } from '../../core/pagination.ts';
 import type { UserPrincipal } from '../../core/principal.ts';
@@ -66,8 +66,12 @@ export class AutomationService {
   async create(principal: UserPrincipal, grant: AccessGrant, body: CreateAutomationBody, hookBase: string): Promise<Automation> {
     const table = await this.tableFor(principal, grant, body.database_id, '/database_id');
     await this.check(principal, table, { trigger: body.trigger, conditions: body.conditions ?? null, actions: body.actions });
-    const { row, inbound } = await this.insert(this.deps.db, principal, grant.workspaceId, body);
-    await this.rememberMatches(row);
+    const matchOn = await this.matchTable(grant.workspaceId, body.database_id, { trigger: body.trigger, enabled: body.enabled ?? false, conditions: body.conditions });
+    const { row, inbound } = await inTransaction(this.deps.db, async (trx) => {
+      const made = await this.insert(trx, principal, grant.workspaceId, body);
+      await this.rememberMatches(trx, made.row, matchOn);
+      return made;
+    });
     this.deps.changed(row.database_id);
     return withHook(present(row), inbound, hookBase);
   }
@@ -146,25 +150,35 @@ export class AutomationService {
     const becomesInbound = body.trigger?.type === 'inbound_webhook' && before.trigger.type !== 'inbound_webhook';
     const inbound = becomesInbound ? { hook_token: newToken(), hook_secret: newSecret() } : {};
     if (body.trigger && body.trigger.type !== 'inbound_webhook') Object.assign(changes, { hook_token: null, hook_secret: null });
-    const [row] = await this.deps.db(TABLE).where({ workspace_id: grant.workspaceId, id }).update({ ...changes, ...inbound }).returning(COLUMNS);
-    if (!row) throw notFound('No such automation in this workspace.');
-    if (body.trigger || body.conditions !== undefined || body.enabled !== undefined) await this.rememberMatches(row);
+    const rematch = body.trigger !== undefined || body.conditions !== undefined || body.enabled !== undefined;
+    const matchOn = rematch ? await this.matchTable(grant.workspaceId, before.database_id, { ...next, enabled: body.enabled ?? before.enabled }) : undefined;
+    const row = await inTransaction(this.deps.db, async (trx) => {
+      const [updated]: AutomationRow[] = await trx(TABLE).where({ workspace_id: grant.workspaceId, id }).update({ ...changes, ...inbound }).returning(COLUMNS);
+      if (!updated) throw notFound('No such automation in this workspace.');
+      if (rematch) await this.rememberMatches(trx, updated, matchOn);
+      return updated;
+    });
     this.deps.changed(row.database_id);
     return withHook(present(row), inbound, hookBase);
   }
 
+  /** The table an enabled record_matches automation's conditions are evaluated on, read before its transaction. */
+  private async matchTable(workspaceId: string, databaseId: string, a: { trigger: Trigger; enabled: boolean; conditions: unknown }): Promise<RecordTable | undefined> {
+    return a.trigger.type === 'record_matches' && a.enabled && a.conditions ? this.deps.records().readTable(workspaceId, databaseId) : undefined;
+  }
+
   /**
    * A record_matches automation starts from the records that match it now: those do not "start matching" at their
-   * next write. Anything remembered before (other conditions) is forgotten.
+   * next write. Anything remembered before (other conditions) is forgotten. In the transaction that makes or enables
+   * the automation: no write between the two can take a record that matched before for one that starts matching.
    */
-  private async rememberMatches(row: AutomationRow): Promise<void> {
-    await this.deps.db(MATCHED).where({ automation_id: row.id }).del();
-    if (row.trigger.type !== 'record_matches' || !row.enabled || !row.conditions) return;
-    const table = await this.deps.records().readTable(row.workspace_id, row.database_id);
+  private async rememberMatches(trx: Db, row: AutomationRow, table: RecordTable | undefined): Promise<void> {
+    await trx(MATCHED).where({ automation_id: row.id }).del();
+    if (!table || row.trigger.type !== 'record_matches' || !row.enabled || !row.conditions) return;
     const errors: ErrorDetail[] = [];
     const cond = compileFilter(table, row.conditions, { userId: row.created_by ?? '', now: new Date() }, '', errors);
     if (errors.length > 0) return;
-    await this.deps.db.raw(`INSERT INTO ${MATCHED} (automation_id, record_id) SELECT ?, id FROM ?? WHERE deleted_at IS NULL AND ${cond.sql}`, [row.id, table.table, ...(cond.bindings as Knex.RawBinding[])]);
+    await trx.raw(`INSERT INTO ${MATCHED} (automation_id, record_id) SELECT ?, id FROM ?? WHERE deleted_at IS NULL AND ${cond.sql}`, [row.id, table.table, ...(cond.bindings as Knex.RawBinding[])]);
   }
 
   async delete(workspaceId: string, id: string, trx?: Db): Promise<void> {

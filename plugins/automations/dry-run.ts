@@ -5,7 +5,7 @@ import type { UserPrincipal } from '../../core/principal.ts';
 import { compileFilter, type RecordService } from '../records/public.ts';
 import type { ActionRegistry, TriggerData } from './actions.ts';
 import type { AutomationService } from './automations.service.ts';
-import { fill } from './placeholders.ts';
+import { fill, readsCells, type CellText } from './placeholders.ts';
 import type { DryRun } from './schemas.ts';
 
 interface Deps {
@@ -13,6 +13,7 @@ interface Deps {
   automations: () => AutomationService;
   records: () => RecordService;
   actions: ActionRegistry;
+  cells: (databaseId: string) => Promise<CellText>;
 }
 
 /** An automation tried against one record: reads only; each action answers what it would do. */
@@ -39,10 +40,11 @@ export class DryRunService {
       ...(type === 'inbound_webhook' ? { body: input.body ?? null } : {}),
     };
     const steps = [];
+    const cells = readsCells(automation.actions) ? await this.deps.cells(automation.database_id) : undefined;
     for (const { type, ...config } of automation.actions) {
       const def = this.deps.actions.get(type);
       const would = def
-        ? await def.dryRun({ workspaceId, databaseId: automation.database_id, automationId: automation.id, runId: null, config: fill(config, trigger) as Record<string, unknown>, trigger, actor: principal, origin: { type: 'automation', id: automation.id } })
+        ? await def.dryRun({ workspaceId, databaseId: automation.database_id, automationId: automation.id, runId: null, config: fill(config, trigger, cells) as Record<string, unknown>, trigger, actor: principal, origin: { type: 'automation', id: automation.id } })
         : { error: `No action "${type}" is registered.` };
       steps.push({ action: type, would: would ?? null });
     }

@@ -1,5 +1,5 @@
 import { KernelErrors } from '../../core/errors.ts';
-import { defineRoute, type AnyRouteDef } from '../../core/routes.ts';
+import { defineRoute, Reply, type AnyRouteDef } from '../../core/routes.ts';
 import { AutomationErrors } from './errors.ts';
 import { HookBody, HookParams, RunStarted } from './schemas.ts';
 
@@ -14,7 +14,9 @@ export function hookRoutes(maxBytes: number): AnyRouteDef[] {
       description:
         'No credential: the token in the URL names an enabled `inbound_webhook` automation (unknown, rotated or disabled → 404). ' +
         'A post signed Standard-Webhooks style (`webhook-id`, `webhook-timestamp`, `webhook-signature`, with the hook secret) is checked: a bad signature or a timestamp more than 5 minutes off → 401; an unsigned post is accepted. ' +
-        'JSON only (415 otherwise), at most `hookMaxBytes` (413), `hookRequestsPerMinute` per token (429 with Retry-After). Actions read the body as `{{trigger.body.<path>}}`.',
+        'A signed post whose `webhook-id` was received while its timestamp is still in that window (a replay, or a retry) → 200 with the first post\'s `run_id`, and nothing runs again. ' +
+        'JSON only (415 otherwise), at most `hookMaxBytes` (413). `hookRequestsPerMinute` per token for signed posts, as many again for unsigned ones, and as many bad signatures per client address (429 with Retry-After): ' +
+        'unsigned or forged posts never spend what a signing sender may post. Actions read the body as `{{trigger.body.<path>}}`.',
       tags: ['automations'],
       auth: 'public',
       params: HookParams,
@@ -23,9 +25,15 @@ export function hookRoutes(maxBytes: number): AnyRouteDef[] {
       bodyLimit: maxBytes,
       example: { order: { id: 'A-1001', total: 42 } },
       status: 202,
-      responses: { 202: { description: 'The run, queued', schema: RunStarted } },
+      responses: {
+        200: { description: 'A replay of a signed post already received: its run, started once', schema: RunStarted },
+        202: { description: 'The run, queued', schema: RunStarted },
+      },
       errors: [AutomationErrors.bad_signature, KernelErrors.rate_limited],
-      handler: ({ params, body, rawBody, ctx, resolve }) => resolve('automations.hooks').receive(params.token, body, rawBody, ctx.headers),
+      handler: async ({ params, body, rawBody, ctx, resolve }) => {
+        const receipt = await resolve('automations.hooks').receive(params.token, body, rawBody, ctx.headers, ctx.ip);
+        return new Reply(receipt.replayed ? 200 : 202, { run_id: receipt.run_id });
+      },
     }),
   ];
 }

@@ -5,6 +5,7 @@ import type { UserPrincipal } from '../../core/principal.ts';
 import { ActionRegistry, createActionHooks } from './actions.ts';
 import { AutomationService, type AutomationRow } from './automations.service.ts';
 import { recordActions } from './builtin-actions.ts';
+import { cellTexts } from './cell-text.ts';
 import { DryRunService } from './dry-run.ts';
 import { emailAction } from './email-action.ts';
 import { tapGdpr } from './gdpr.ts';
@@ -88,9 +89,10 @@ export default definePlugin<AutomationsOptions>({
         },
       ]);
     };
+    const cells = cellTexts(() => ctx.resolve('databases.fields'), () => ctx.resolve('databases.fieldTypes'));
     ctx.provide('service', (r) => new AutomationService({ db: r('db'), authz: r('authz'), records: () => r('records.service'), query: () => r('records.query'), actions: r('automations.actions'), changed: (databaseId) => r('automations.triggers').forget(databaseId) }));
-    ctx.provide('runs', (r) => new RunService({ db: r('db'), actions: r('automations.actions'), send: async (job, trx) => void (await ctx.sendJob('run', job, trx)), cache: r('caches').create<RunnableAutomation | null>('automations.run', { topics: { automations: 'group' } }), rate: new RunRate(r('db'), options.maxRunsPerMinute), failed: paused, pauseAfterFailures: options.pauseAfterFailures, retryLimit: RETRY_LIMIT }));
-    ctx.provide('dryRun', (r) => new DryRunService({ db: r('db'), automations: () => r('automations.service'), records: () => r('records.service'), actions: r('automations.actions') }));
+    ctx.provide('runs', (r) => new RunService({ db: r('db'), actions: r('automations.actions'), send: async (job, trx) => void (await ctx.sendJob('run', job, trx)), cache: r('caches').create<RunnableAutomation | null>('automations.run', { topics: { automations: 'group' } }), rate: new RunRate(r('db'), options.maxRunsPerMinute), failed: paused, pauseAfterFailures: options.pauseAfterFailures, retryLimit: RETRY_LIMIT, cells }));
+    ctx.provide('dryRun', (r) => new DryRunService({ db: r('db'), automations: () => r('automations.service'), records: () => r('records.service'), actions: r('automations.actions'), cells }));
     ctx.provide('triggers', (r) => new TriggerListener({ cache: r('caches').create<AutomationRow[]>('automations.heard', { topics: { automations: 'group' } }), records: () => r('records.service'), runs: () => r('automations.runs'), maxChainDepth: options.maxChainDepth }));
     ctx.provide('scheduler', (r) => new Scheduler({ db: r('db'), runs: () => r('automations.runs'), triggers: () => r('automations.triggers') }));
     ctx.provide('hooks', (r) => new InboundHooks({ db: r('db'), automations: () => r('automations.service'), runs: () => r('automations.runs'), triggers: () => r('automations.triggers'), perMinute: options.hookRequestsPerMinute }));
@@ -133,6 +135,7 @@ export default definePlugin<AutomationsOptions>({
       handler: async () => {
         const purged = await ctx.resolve('automations.runs').purge(options.retentionDays);
         if (purged > 0) ctx.logger.info({ purged }, 'automation runs older than the retention period deleted');
+        await ctx.resolve('automations.hooks').seen.purge();
       },
     });
     if (ctx.has('gdpr')) tapGdpr(ctx);

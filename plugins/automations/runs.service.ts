@@ -6,7 +6,7 @@ import type { WriteOrigin } from '../records/public.ts';
 import type { LocalCache } from '../../core/cache.ts';
 import type { ActionRegistry, TriggerData } from './actions.ts';
 import { AutomationErrors } from './errors.ts';
-import { fill } from './placeholders.ts';
+import { fill, readsCells, type CellText } from './placeholders.ts';
 import { StepFailed } from './actions.ts';
 import type { RunRate } from './rate-limit.ts';
 import type { RunStatus, Run, Step } from './schemas.ts';
@@ -95,6 +95,8 @@ interface Deps {
   failed: (automation: { id: string; workspace_id: string; database_id: string; name: string; created_by: string | null }) => Promise<void>;
   pauseAfterFailures: number;
   retryLimit: number;
+  /** The text form of a database's cells, for placeholders. */
+  cells: (databaseId: string) => Promise<CellText>;
 }
 
 const now = () => new Date().toISOString();
@@ -196,6 +198,8 @@ export class RunService {
     }
     const origin: WriteOrigin = { type: 'automation', id: automation.id };
     chains.set(origin, { depth: run.trigger.depth + 1, chain: [...run.trigger.chain, automation.id], recordId: run.trigger.record_id });
+    // The fields are read once a run, and only by a run whose placeholders name a cell.
+    let cells: Promise<CellText> | undefined;
     for (let i = steps.length; i < actions.length; i++) {
       const { type, ...config } = actions[i];
       const def = this.deps.actions.get(type);
@@ -209,7 +213,8 @@ export class RunService {
       }
       try {
         if (!def) throw new StepFailed(`No action "${type}" is registered.`);
-        current.output = (await def.run({ workspaceId: automation.workspace_id, databaseId: automation.database_id, automationId: automation.id, runId: run.id, config: fill(config, run.trigger) as Record<string, unknown>, trigger: run.trigger, actor: actingAs(automation.created_by), origin })) ?? null;
+        const texts = readsCells(config) ? await (cells ??= this.deps.cells(automation.database_id)) : undefined;
+        current.output = (await def.run({ workspaceId: automation.workspace_id, databaseId: automation.database_id, automationId: automation.id, runId: run.id, config: fill(config, run.trigger, texts) as Record<string, unknown>, trigger: run.trigger, actor: actingAs(automation.created_by), origin })) ?? null;
         Object.assign(current, { status: 'succeeded', finished_at: now() });
       } catch (err) {
         if (err instanceof PauseRun) {

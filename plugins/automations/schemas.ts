@@ -9,7 +9,7 @@ export const AutomationsOptions = Type.Object(
     pauseAfterFailures: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000, default: 5, description: 'Consecutive failed runs after which an automation is disabled and its creator notified.' })),
     retentionDays: Type.Optional(Type.Integer({ minimum: 1, maximum: 3650, default: 90, description: 'Runs older than this are deleted by a daily job.' })),
     hookMaxBytes: Type.Optional(Type.Integer({ minimum: 1024, maximum: 10485760, default: 65536, description: 'Largest body `POST /hooks/{token}` reads; past it, 413.' })),
-    hookRequestsPerMinute: Type.Optional(Type.Integer({ minimum: 1, maximum: 100000, default: 60, description: 'Posts one hook token may receive per minute (counted across instances); past it, 429.' })),
+    hookRequestsPerMinute: Type.Optional(Type.Integer({ minimum: 1, maximum: 100000, default: 60, description: 'Per minute, counted across instances: signed posts one hook token may receive, as many unsigned ones, and as many bad signatures from one client address; past one, 429.' })),
   },
   { additionalProperties: false },
 );

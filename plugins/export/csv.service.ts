@@ -4,18 +4,8 @@ import type { UserPrincipal } from '../../core/principal.ts';
 import type { DatabaseService } from '../databases/public.ts';
 import type { ExportPage, LiveField, RecordExportReader, RecordTable } from '../records/public.ts';
 import type { ViewService } from '../views/public.ts';
+import { neutralisedCell, rawCell } from './csv-cell.ts';
 import type { CsvQuery } from './schemas.ts';
-
-/**
- * RFC 4180 (what csv-stringify wrote with CRLF records and `quoted_match: /[\r\n]/`): a cell holding a comma, a quote
- * or a line break (CR or LF, alone or not) is quoted, its quotes doubled. Done here rather than in SQL, where the
- * test and the quoting would each evaluate the cell's expression again.
- */
-const NEEDS_QUOTES = /[",\r\n]/;
-
-function csvCell(text: string): string {
-  return NEEDS_QUOTES.test(text) ? `"${text.replaceAll('"', '""')}"` : text;
-}
 
 /** A CSV about to be streamed: its file name and its bytes, read page by page as they are consumed. */
 export interface CsvFile {
@@ -27,8 +17,9 @@ export interface CsvFile {
  * CSV export of a database or a view: the records in the view's order and filter (its own and the caller's override)
  * or in manual order, read by the records plugin's export reader one keyset page at a time, each page written as one
  * chunk. PostgreSQL writes the text of every cell whose type has an exact SQL twin (`csv.formatSql`); JS formats the
- * rest (names, links, lookups) and quotes them all. The stream pulls the next page only when the reader wants more, so memory holds a page or
- * two whatever the size of the table. Everything the request can be refused for (fields, view) is checked, and the
+ * rest (names, links, lookups), quotes them all and, unless `formulas=raw`, neutralises formula-like cells. The
+ * stream pulls the next page only when the reader wants more, so memory holds a page or two whatever the size of the
+ * table. Everything the request can be refused for (fields, view) is checked, and the
  * first page read, before the first byte is sent.
  */
 export class CsvExports {
@@ -57,7 +48,8 @@ export class CsvExports {
     });
     const filename = view ? `${database.name} - ${view.name}.csv` : `${database.name}.csv`;
     // One page ahead at most: the stream asks for the next only when the client has taken this one.
-    return { filename, stream: Readable.from(csvChunks(columns, fields, pages), { highWaterMark: 1 }) };
+    const csvCell = input.formulas === 'raw' ? rawCell : neutralisedCell;
+    return { filename, stream: Readable.from(csvChunks(columns, fields, pages, csvCell), { highWaterMark: 1 }) };
   }
 
   private async view(workspaceId: string, databaseId: string, viewId: string): Promise<{ name: string; hidden_fields: string[]; field_order: string[] }> {
@@ -73,7 +65,7 @@ export class CsvExports {
 }
 
 /** The header row, then one chunk of CSV per page of records (read once per field, a repeated column written again). */
-async function* csvChunks(columns: LiveField[], fields: LiveField[], pages: AsyncIterable<ExportPage>): AsyncGenerator<string> {
+async function* csvChunks(columns: LiveField[], fields: LiveField[], pages: AsyncIterable<ExportPage>, csvCell: (text: string) => string): AsyncGenerator<string> {
   yield `${columns.map((f) => csvCell(f.name)).join(',')}\r\n`;
   const at = columns.map((f) => fields.indexOf(f));
   for await (const page of pages) {

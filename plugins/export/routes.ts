@@ -37,7 +37,7 @@ export function exportRoutes(): AnyRouteDef[] {
         'RFC 4180 (CRLF, quotes doubled, cells with commas, quotes or line breaks quoted), UTF-8 without BOM, a header row of field names. ' +
         "With `view_id`: the view's filter and sorts with the caller's override, and by default its visible fields in its order; without: manual order and every field. " +
         '`fields` names the columns (api_names or ids, comma-separated; with `view_id`, among the fields the view shows). Cells as their text form: select labels, link titles, user names, ISO dates, exact decimals. ' +
-        'Values are written as stored, formula-like ones (`=`, `+`, `-`, `@`) included. Read one page at a time: memory stays flat whatever the size.',
+        "A cell a spreadsheet would run as a formula (starting with `=`, `+`, `-`, `@`, a tab or a CR; a plain number aside) is written with a leading `'`, quoted; `formulas=raw` writes every cell as it is. Read one page at a time: memory stays flat whatever the size.",
       tags,
       auth: 'user',
       access: reader,

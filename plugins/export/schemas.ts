@@ -27,6 +27,15 @@ export const CsvQuery = Type.Object(
         description: 'Comma-separated api_names or ids of the columns, in this order (default: the view’s visible fields, or every field). An unknown one, or one the view hides → 422 naming it.',
       }),
     ),
+    formulas: Type.Optional(
+      Type.Unsafe<'neutralise' | 'raw'>({
+        type: 'string',
+        enum: ['neutralise', 'raw'],
+        default: 'neutralise',
+        description:
+          "`neutralise` (default): a cell starting with `=`, `+`, `-`, `@`, a tab or a CR (a plain number aside) is written with a leading `'` and quoted, so a spreadsheet opening the file shows it as text instead of running it. `raw`: every cell exactly as its text form, for programs reading the file.",
+      }),
+    ),
   },
   { additionalProperties: false },
 );

@@ -30,6 +30,7 @@ export class SmtpProvider implements MailProvider {
       subject: message.subject,
       text: message.text,
       html: message.html,
+      headers: message.headers,
       // The same Message-ID on every retry lets receiving servers and clients drop a duplicate.
       messageId: `<${delivery.id}@${this.messageIdDomain}>`,
     });

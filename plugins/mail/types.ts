@@ -5,6 +5,11 @@ export interface MailMessage {
   subject: string;
   text: string;
   html?: string;
+  /**
+   * Headers of the caller's own, by name (`List-Unsubscribe`, `List-Unsubscribe-Post`). Those the message is made of
+   * (From, To, Subject, Date, Message-ID, MIME and Content-* headers…) are refused, and so is a line break in a value.
+   */
+  headers?: Record<string, string>;
 }
 
 /** Which delivery this is: the same across retries of one message, so a provider can drop duplicates. */

@@ -49,8 +49,8 @@ export class DigestService {
     private readonly mail: MailSender,
     private readonly unsubscriber: Unsubscriber,
     private readonly windowMinutes: number,
-    /** Where links point: the instance's `publicUrl`, or nothing (links relative to the API's host). */
-    private readonly origin: string,
+    /** Where links point: the instance's `publicUrl`, else the address it listens on (`host.publicUrl`). */
+    private readonly origin: () => string,
   ) {}
 
   /** Mails every recipient whose queue holds something and whose last digest is at least a window old; answers how many were mailed. */
@@ -82,23 +82,35 @@ export class DigestService {
       const [recipient] = await this.users.contactsOf([userId], trx);
       if (!recipient) return false;
       items.sort((a, b) => a.created_at.getTime() - b.created_at.getTime());
-      await this.mail.send({ to: recipient.email, subject: subjectOf(items.length), text: await this.textOf(items, userId, trx) }, trx);
+      const types = [...new Set(items.map((item) => item.type))];
+      const text = await this.textOf(items, types, userId, trx);
+      await this.mail.send({ to: recipient.email, subject: subjectOf(items.length), text, headers: unsubscribeHeaders(await this.link(userId, types)) }, trx);
       await trx('notifications_digests').where({ user_id: userId }).update({ last_sent_at: now });
       return true;
     });
   }
 
-  private async textOf(items: PendingEmail[], userId: string, trx: Db): Promise<string> {
+  private async textOf(items: PendingEmail[], types: string[], userId: string, trx: Db): Promise<string> {
     const actors = [...new Set(items.flatMap((item) => (item.actor_id ? [item.actor_id] : [])))];
     const names = await this.users.namesOf(actors, trx);
     const lines = items.slice(0, LISTED).map((item) => `- ${lineOf(item, item.actor_id ? names.get(item.actor_id) : undefined)}`);
     if (items.length > LISTED) lines.push(`- and ${items.length - LISTED} more`);
-    const types = [...new Set(items.map((item) => item.type))];
-    const links = await Promise.all(
-      types.map(async (type) => `Stop emails about ${NOUNS[type] ?? `"${type}" notifications`}: ${this.origin}/api/v1/public/notifications/unsubscribe/${await this.unsubscriber.token(userId, type)}`),
-    );
+    const links = await Promise.all(types.map(async (type) => `Stop emails about ${NOUNS[type] ?? `"${type}" notifications`}: ${await this.link(userId, type)}`));
     return [`Since our last email:`, '', ...lines, '', ...links, ''].join('\n');
   }
+
+  /** An absolute unsubscribe link (a mail client opens nothing else) for one type, or every type of a mail. */
+  private async link(userId: string, types: string | string[]): Promise<string> {
+    return `${this.origin()}/api/v1/public/notifications/unsubscribe/${await this.unsubscriber.token(userId, types)}`;
+  }
+}
+
+/**
+ * RFC 2369's `List-Unsubscribe`, and RFC 8058's `List-Unsubscribe-Post` that lets a mail client unsubscribe in one
+ * click by POSTing to the link: only for an HTTPS link, as RFC 8058 requires.
+ */
+function unsubscribeHeaders(link: string): Record<string, string> {
+  return { 'List-Unsubscribe': `<${link}>`, ...(link.startsWith('https://') ? { 'List-Unsubscribe-Post': 'List-Unsubscribe=One-Click' } : {}) };
 }
 
 function subjectOf(count: number): string {

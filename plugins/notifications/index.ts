@@ -54,8 +54,7 @@ export default definePlugin<NotificationsOptions>({
     ctx.hooksOf('records.lifecycle').purged.tapPromise('notifications', ({ trx, databaseId, recordIds }) => ctx.resolve('notifications.inbox').forgetRecords(trx, databaseId, recordIds));
 
     if (mail) {
-      const origin = (ctx.config.publicUrl ?? '').replace(/\/+$/, '');
-      ctx.provide('digest', (r) => new DigestService(r('db'), r('auth.users'), r('mail.sender'), r('notifications.unsubscriber'), ctx.options.emailDigestMinutes, origin));
+      ctx.provide('digest', (r) => new DigestService(r('db'), r('auth.users'), r('mail.sender'), r('notifications.unsubscriber'), ctx.options.emailDigestMinutes, () => r('host').publicUrl()));
       // pg-boss schedules by the minute: a digest leaves within a minute of its window opening.
       ctx.job({
         name: 'digest',

@@ -1,12 +1,18 @@
 import { defineRoute, type AnyRouteDef } from '../../core/routes.ts';
 import { pageOf } from '../../core/pagination.ts';
-import { Notification, NotificationParams, NotificationQuery, ReadAll, UnreadCount, UnsubscribeParams, Unsubscribed, WorkspaceParams } from './schemas.ts';
+import { Notification, NotificationParams, NotificationQuery, OneClickBody, ReadAll, UnreadCount, UnsubscribeParams, Unsubscribed, WorkspaceParams } from './schemas.ts';
 
 const tags = ['notifications'];
 const P = '/workspaces/{ws}/notifications';
 /** Every member reads their own notifications, a guest included, and a token of the workspace for its user. */
 const anyMember = { role: 'guest' as const };
 const NOT_YOURS = "Not one of the caller's notifications, or about a database the caller no longer sees";
+const UNSUBSCRIBE = '/public/notifications/unsubscribe/{token}';
+const UNSUBSCRIBE_DESCRIPTION =
+  'No credential: the token in the link of a notification mail names its recipient and a notification type (or, in the `List-Unsubscribe` header, every type the mail holds), signed with the instance key (HMAC-SHA256). ' +
+  "It turns email off for those types in the recipient's preferences (`/me/preferences`), leaving the inbox as it was. Idempotent: using it again answers 200 " +
+  'and turns email off again. A token not made by this instance, or naming an account that is gone: 404.';
+const UNSUBSCRIBE_RESPONSES = { 200: { description: 'Email is off for the types', schema: Unsubscribed }, 404: { description: 'No such unsubscribe link' } };
 
 export function notificationRoutes(): AnyRouteDef[] {
   return [
@@ -92,23 +98,34 @@ export function notificationRoutes(): AnyRouteDef[] {
       responses: { 201: { description: 'The notification, back in the inbox', schema: Notification }, 404: { description: NOT_YOURS } },
       handler: ({ principal, access, params, resolve }) => resolve('notifications.inbox').unarchive(principal, access.access, params.id),
     }),
-    ...(['GET', 'POST'] as const).map((method) =>
-      defineRoute({
-        method,
-        path: '/public/notifications/unsubscribe/{token}',
-        operationId: method === 'GET' ? 'notifications.unsubscribe' : 'notifications.unsubscribeOneClick',
-        summary: method === 'GET' ? 'Turn email off for one notification type, from the link in a mail' : 'The same, for clients that unsubscribe by POST',
-        description:
-          'No credential: the token in the link of a notification mail names its recipient and a notification type, signed with the instance key (HMAC-SHA256). ' +
-          "It turns email off for that type in the recipient's preferences (`/me/preferences`), leaving the inbox as it was. Idempotent: using it again answers 200 " +
-          'and turns email off again. A token not made by this instance, or naming an account that is gone: 404. GET is what a person clicks; POST, without a ' +
-          'body, does the same for clients that unsubscribe by themselves.',
-        tags,
-        auth: 'public',
-        params: UnsubscribeParams,
-        responses: { 200: { description: 'Email is off for the type', schema: Unsubscribed }, 404: { description: 'No such unsubscribe link' } },
-        handler: ({ params, resolve }) => resolve('notifications.unsubscriber').unsubscribe(params.token),
-      }),
-    ),
+    defineRoute({
+      method: 'GET',
+      path: UNSUBSCRIBE,
+      operationId: 'notifications.unsubscribe',
+      summary: 'Turn email off for one notification type, from the link in a mail',
+      description: UNSUBSCRIBE_DESCRIPTION,
+      tags,
+      auth: 'public',
+      params: UnsubscribeParams,
+      responses: UNSUBSCRIBE_RESPONSES,
+      handler: ({ params, resolve }) => resolve('notifications.unsubscriber').unsubscribe(params.token),
+    }),
+    defineRoute({
+      method: 'POST',
+      path: UNSUBSCRIBE,
+      operationId: 'notifications.unsubscribeOneClick',
+      summary: "The same, for mail clients' one-click unsubscribe (RFC 8058)",
+      description:
+        `${UNSUBSCRIBE_DESCRIPTION} The mail's \`List-Unsubscribe\` header names this URL; a client unsubscribes by POSTing \`List-Unsubscribe=One-Click\` ` +
+        'as `application/x-www-form-urlencoded` or `multipart/form-data`. No body does the same; any other field → 422.',
+      tags,
+      auth: 'public',
+      params: UnsubscribeParams,
+      bodyType: 'form',
+      body: OneClickBody,
+      example: { 'List-Unsubscribe': 'One-Click' },
+      responses: UNSUBSCRIBE_RESPONSES,
+      handler: ({ params, resolve }) => resolve('notifications.unsubscriber').unsubscribe(params.token),
+    }),
   ];
 }

@@ -61,6 +61,13 @@ export type NotificationQuery = Static<typeof NotificationQuery>;
 export const UnreadCount = Type.Object({ count: Type.Integer({ minimum: 0, description: 'Unread notifications in the inbox (not archived).' }) });
 export const ReadAll = Type.Object({ updated: Type.Integer({ minimum: 0, description: 'How many unread notifications of the inbox were marked read.' }) });
 export const Unsubscribed = Type.Object({
-  type: Type.String({ description: 'The notification type no longer sent by email.' }),
-  email: Type.Boolean({ description: 'Always false: email for this type is off.' }),
+  type: Type.String({ description: 'The notification type no longer sent by email (the first, for a link naming several).' }),
+  types: Type.Array(Type.String(), { description: "Every type the link names: one for a line's link, all those of the mail for its `List-Unsubscribe` header." }),
+  email: Type.Boolean({ description: 'Always false: email for these types is off.' }),
 });
+
+/** RFC 8058's one-click POST: the form field a mail client sends, nothing else. */
+export const OneClickBody = Type.Object(
+  { 'List-Unsubscribe': Type.Optional(Type.Literal('One-Click', { description: 'What RFC 8058 mail clients send; optional.' })) },
+  { additionalProperties: false },
+);

@@ -29,25 +29,29 @@ export class Unsubscriber {
     await this.keyOf();
   }
 
-  async token(userId: string, type: string): Promise<string> {
-    const payload = Buffer.from(JSON.stringify([userId, type])).toString('base64url');
+  /** A link's token for one type, or for several (a digest's `List-Unsubscribe`: every type the mail holds). */
+  async token(userId: string, types: string | string[]): Promise<string> {
+    const named = Array.isArray(types) && types.length === 1 ? types[0] : types;
+    const payload = Buffer.from(JSON.stringify([userId, named])).toString('base64url');
     return `${payload}.${await this.sign(payload)}`;
   }
 
-  /** Turns email off for the token's user and type; a token not made here, or naming a user gone, is a 404. */
-  async unsubscribe(token: string): Promise<{ type: string; email: false }> {
+  /** Turns email off for the token's user and types; a token not made here, or naming a user gone, is a 404. */
+  async unsubscribe(token: string): Promise<{ type: string; types: string[]; email: false }> {
     const named = await this.verify(token);
     if (!named || !(await this.users.findById(named.userId))) throw notFound(NO_LINK);
-    await this.preferences.turnOff(named.userId, named.type, 'email');
-    return { type: named.type, email: false };
+    for (const type of named.types) await this.preferences.turnOff(named.userId, type, 'email');
+    return { type: named.types[0], types: named.types, email: false };
   }
 
-  private async verify(token: string): Promise<{ userId: string; type: string } | null> {
+  private async verify(token: string): Promise<{ userId: string; types: string[] } | null> {
     const [payload, signature, ...rest] = token.split('.');
     if (!payload || !signature || rest.length > 0 || !safeEqual(signature, await this.sign(payload))) return null;
     try {
-      const [userId, type] = JSON.parse(Buffer.from(payload, 'base64url').toString('utf8')) as unknown[];
-      return typeof userId === 'string' && UUID.test(userId) && typeof type === 'string' ? { userId, type } : null;
+      const [userId, named] = JSON.parse(Buffer.from(payload, 'base64url').toString('utf8')) as unknown[];
+      const types = typeof named === 'string' ? [named] : named;
+      const valid = Array.isArray(types) && types.length > 0 && types.every((t) => typeof t === 'string');
+      return typeof userId === 'string' && UUID.test(userId) && valid ? { userId, types: types as string[] } : null;
     } catch {
       return null;
     }

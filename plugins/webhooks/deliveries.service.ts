@@ -75,8 +75,12 @@ function changedNothing(event: DomainEvent): boolean {
   return Object.values(before.values).every((value) => value === before.updated_at || (!!value && typeof value === 'object' && (value as { id?: unknown }).id === before.updated_by));
 }
 
-/** Whether a webhook hears `event`: its name listed (or `*`), and its database when the webhook names one. */
-function hears(hook: { events: string[]; database_id: string | null }, event: DomainEvent): boolean {
+/**
+ * Whether a webhook hears `event`: it occurred once the webhook was created or enabled, its name is listed (or `*`),
+ * and its database is the webhook's when the webhook names one.
+ */
+function hears(hook: { events: string[]; database_id: string | null; listening_since: Date }, event: DomainEvent): boolean {
+  if (new Date(event.occurred_at) < hook.listening_since) return false;
   if (!hook.events.includes('*') && !hook.events.includes(event.name)) return false;
   if (!hook.database_id) return true;
   const payload = event.payload as { database_id?: unknown } | null;
@@ -89,15 +93,17 @@ export class DeliveryService {
 
   /**
    * The fan-out tap: one delivery per (enabled webhook of the event's workspace that hears it, event), written in the
-   * fan-out's transaction. Events without a workspace reach no webhook. One query for the batch's webhooks.
+   * fan-out's transaction. Events without a workspace reach no webhook, nor events older than the webhook or its last
+   * enabling (the fan-out may come long after the write: a backlog is not owed to a webhook made since). One query for
+   * the batch's webhooks.
    */
   async enqueue(trx: Db, events: DomainEvent[]): Promise<number> {
     const workspaces = [...new Set(events.map((e) => e.workspace_id).filter((ws): ws is string => !!ws))];
     if (workspaces.length === 0) return 0;
-    const hooks: Array<{ id: string; workspace_id: string; events: string[]; database_id: string | null; url: string; secret: string; consecutive_failures: number }> = await trx(WEBHOOKS)
+    const hooks: Array<{ id: string; workspace_id: string; events: string[]; database_id: string | null; listening_since: Date; url: string; secret: string; consecutive_failures: number }> = await trx(WEBHOOKS)
       .whereIn('workspace_id', workspaces)
       .where({ enabled: true })
-      .select('id', 'workspace_id', 'events', 'database_id', 'url', 'secret', 'consecutive_failures');
+      .select('id', 'workspace_id', 'events', 'database_id', 'listening_since', 'url', 'secret', 'consecutive_failures');
     if (hooks.length === 0) return 0;
     const room = this.deps.sender().room();
     const rows = [];

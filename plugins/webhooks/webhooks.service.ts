@@ -84,6 +84,8 @@ export class WebhookService {
     if (body.url !== undefined) changes.url = body.url;
     if (body.events !== undefined) changes.events = body.events;
     if (body.enabled !== undefined) Object.assign(changes, { enabled: body.enabled, disabled_reason: null, consecutive_failures: 0 });
+    // Enabled again: it hears what happens from now on, not what happened while it was off.
+    if (body.enabled === true) changes.listening_since = this.deps.db.raw('CASE WHEN enabled THEN listening_since ELSE now() END');
     const [row] = await this.deps.db(TABLE).where({ workspace_id: workspaceId, id }).update(changes).returning(COLUMNS);
     if (!row) throw notFound('No such webhook in this workspace.');
     return present(row);

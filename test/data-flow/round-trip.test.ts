@@ -36,7 +36,8 @@ describe('data flow: export → import into an empty database → the same value
   const api = (path: string) => `/api/v1/workspaces/${ws}${path}`;
   // The user's fields only: the system ones (created, modified) say when and by whom, which a copy cannot keep.
   const columns = ['name', 'code', 'notes', 'amount', 'price', 'done', 'due', 'at', 'stage', 'tags', 'mail', 'site'].join(',');
-  const exportCsv = async (db: string) => (await t.request.get(api(`/databases/${db}/export.csv`)).query({ fields: columns }).set(admin.auth).buffer(true).expect(200)).text;
+  // Raw: a program reading the file (here the import) wants `=1+2` as stored, not neutralised for a spreadsheet.
+  const exportCsv = async (db: string) => (await t.request.get(api(`/databases/${db}/export.csv`)).query({ fields: columns, formulas: 'raw' }).set(admin.auth).buffer(true).expect(200)).text;
 
   before(async () => {
     t = await startTestKernel();

@@ -100,6 +100,38 @@ describe('automations: rules, record triggers, runs', function () {
     await disable(a.id);
   });
 
+  it('placeholders write a cell as its text form, as the CSV export does: a select its label, a user a name', async () => {
+    const space = (await w.t.request.get(w.api(`/databases/${w.db}`)).set(w.admin.auth).expect(200)).body.space_id;
+    const db = (await w.t.request.post(w.api('/databases')).set(w.admin.auth).send({ name: 'Tickets', space_id: space }).expect(201)).body.id;
+    const field = (body: object) => w.t.request.post(w.api(`/databases/${db}/fields`)).set(w.admin.auth).send(body).expect(201);
+    await field({ name: 'Status', api_name: 'status', type: 'single_select', options: { choices: [{ label: 'Open' }, { label: 'Closed' }] } });
+    await field({ name: 'Tags', api_name: 'tags', type: 'multi_select', options: { choices: [{ label: 'red' }, { label: 'blue' }] } });
+    await field({ name: 'Owner', api_name: 'owner', type: 'user' });
+    await field({ name: 'Price', api_name: 'price', type: 'number', options: { precision: 2 } });
+    await field({ name: 'Note', api_name: 'note', type: 'text' });
+    const text = 'from {{trigger.before.status}} to {{record.status}}; {{record.tags}}; {{record.owner}}; {{record.price}}';
+    const a = (
+      await create({
+        database_id: db,
+        trigger: { type: 'record_updated', fields: ['status'] },
+        actions: [{ type: 'update_record', values: { note: text } }, { type: 'create_record', database_id: w.logDb, values: { name: '{{trigger.before.status}}' } }],
+      }).expect(201)
+    ).body;
+    const r = (await w.t.request.post(w.api(`/databases/${db}/records`)).set(w.admin.auth).send({ values: { name: 'T', status: 'Open', tags: ['blue', 'red'], owner: w.admin.id, price: 12.5 } }).expect(201)).body;
+    const dry = await w.t.request.post(w.api(`/automations/${a.id}/dry-run`)).set(w.admin.auth).send({ record_id: r.id }).expect(200);
+    assert.equal(dry.body.steps[0].would.values.note, 'from  to Open; red, blue; Ada Admin; 12.50', JSON.stringify(dry.body));
+    await w.t.request.patch(w.api(`/databases/${db}/records/${r.id}`)).set(w.admin.auth).send({ values: { status: 'Closed' } }).expect(200);
+    await finished(a.id);
+    const [run] = await runs(a.id);
+    assert.equal(run.status, 'succeeded', JSON.stringify(run));
+    const note = (await w.t.request.get(w.api(`/databases/${db}/records/${r.id}`)).set(w.admin.auth).expect(200)).body.values.note;
+    assert.equal(note, 'from Open to Closed; red, blue; Ada Admin; 12.50');
+    // A string that is one placeholder of a select takes its label too.
+    const logged = (await w.t.request.get(w.api(`/databases/${w.logDb}/records/${run.steps[1].output.record_id}`)).set(w.admin.auth).expect(200)).body;
+    assert.equal(logged.values.name, 'Open');
+    await disable(a.id);
+  });
+
   it('record_matches fires when a record starts matching, not again while it keeps matching', async () => {
     const a = (await create({ trigger: { type: 'record_matches' }, conditions: { field: 'stage', op: 'eq', value: 'won' }, actions: [{ type: 'create_record', database_id: w.logDb, values: { name: 'won {{record.name}}' } }] }).expect(201)).body;
     const r = await record({ name: 'M', stage: 'lead' });

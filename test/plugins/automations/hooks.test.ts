@@ -8,7 +8,8 @@ describe('automations: inbound hooks (POST /hooks/{token})', function () {
   let w: AutomationWorld;
 
   before(async () => {
-    w = await automationWorld({ config: { jobs: { pollingIntervalSeconds: 0.5 }, plugins: { automations: { options: { hookMaxBytes: 1024, hookRequestsPerMinute: 5 } } } } });
+    // trustProxy: tests post as several client addresses through X-Forwarded-For.
+    w = await automationWorld({ config: { http: { trustProxy: true }, jobs: { pollingIntervalSeconds: 0.5 }, plugins: { automations: { options: { hookMaxBytes: 1024, hookRequestsPerMinute: 5 } } } } });
   });
   after(() => w.t.stop());
 
@@ -57,8 +58,47 @@ describe('automations: inbound hooks (POST /hooks/{token})', function () {
     await post(signedHeaders(h.secret, 'msg_4', body, Date.now() - 10 * 60 * 1000)).expect(401);
     await post({ 'webhook-id': 'msg_5' }).expect(401);
     assert.equal(await runCount(), before);
-    // Another hook: this one's five posts a minute are spent.
-    await w.t.request.post((await hook()).path).send(body).set('content-type', 'application/json').expect(202);
+  });
+
+  it('answers a signed post received again (a replay, or a retry with a new timestamp) with its first run, started once', async () => {
+    const h = await hook();
+    const body = '{"order":{"id":"R-1"}}';
+    const post = (headers: Record<string, string>) => w.t.request.post(h.path).set(headers).send(body);
+    const signed = signedHeaders(h.secret, 'msg_replayed', body);
+    const first = await post(signed).expect(202);
+    const before = await runCount();
+    const replayed = await post(signed).expect(200);
+    assert.deepEqual(replayed.body, { run_id: first.body.run_id });
+    const retried = await post(signedHeaders(h.secret, 'msg_replayed', body, Date.now() + 2000)).expect(200);
+    assert.equal(retried.body.run_id, first.body.run_id);
+    assert.equal(await runCount(), before, 'no run started again');
+    // Once the first post's timestamp has left the window, its replay fails the timestamp check, and a fresh post with the id is a new message.
+    const stale = await post(signedHeaders(h.secret, 'msg_replayed', body, Date.now() - 6 * 60 * 1000)).expect(401);
+    assert.equal(stale.body.code, 'bad_signature');
+    await w.t.db('automation_hook_seen').where({ webhook_id: 'msg_replayed' }).update({ expires_at: new Date(Date.now() - 1000) });
+    const later = await post(signedHeaders(h.secret, 'msg_replayed', body)).expect(202);
+    assert.notEqual(later.body.run_id, first.body.run_id);
+    // The same id on another hook is another sender's message.
+    const other = await hook();
+    await w.t.request.post(other.path).set(signedHeaders(other.secret, 'msg_replayed', body)).send(body).expect(202);
+  });
+
+  it('counts bad signatures per client address, apart from signed and unsigned posts: a flood slows the forger, never the signer', async () => {
+    const h = await hook();
+    const body = '{"order":{"id":"F-1"}}';
+    const post = (headers: Record<string, string>, from: string) => w.t.request.post(h.path).set({ ...headers, 'x-forwarded-for': from }).send(body);
+    const forged = signedHeaders(`whsec_${Buffer.alloc(32).toString('base64')}`, 'msg_forged', body);
+    const statuses: number[] = [];
+    for (let i = 0; i < 7; i++) statuses.push((await post(forged, '203.0.113.9')).status);
+    assert.deepEqual(statuses, [401, 401, 401, 401, 401, 429, 429]);
+    assert.equal((await post(forged, '198.51.100.7')).status, 401, 'another address is still told why');
+    // The owner's signed posts go through, even from the flooding address.
+    await post(signedHeaders(h.secret, 'msg_owner_1', body), '203.0.113.9').expect(202);
+    // Unsigned posts spend a budget of their own, not the signer's.
+    for (let i = 0; i < 5; i++) await post({ 'content-type': 'application/json' }, '192.0.2.1').expect(202);
+    const limited = await post({ 'content-type': 'application/json' }, '192.0.2.2').expect(429);
+    assert.ok(Number(limited.headers['retry-after']) >= 1);
+    await post(signedHeaders(h.secret, 'msg_owner_2', body), '192.0.2.3').expect(202);
   });
 
   it('refuses a body over the cap (413), not JSON (415), and posts past the per-token rate (429 with Retry-After), storing nothing', async () => {
@@ -73,5 +113,7 @@ describe('automations: inbound hooks (POST /hooks/{token})', function () {
     const limited = await w.t.request.post(h.path).send({}).expect(429);
     assert.ok(Number(limited.headers['retry-after']) >= 1);
     assert.equal(await runCount(), before + 5);
+    const signed = signedHeaders(h.secret, 'msg_signed_budget', '{}');
+    await w.t.request.post(h.path).set(signed).send('{}').expect(202);
   });
 });

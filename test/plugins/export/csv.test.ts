@@ -80,11 +80,12 @@ describe('export: CSV of a database or a view', () => {
     assert.equal(cell(tricky, 'Contacts'), 'Ann "the closer", Bob, Jr.', 'link titles');
     assert.equal(cell(tricky, 'Created by'), 'Eddie Editor');
     assert.match(cell(tricky, 'Created'), /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/);
-    // Formula-like cells are exported exactly as written.
-    assert.equal(cell(formula, 'Name'), '=SUM(A1:A2)');
-    assert.equal(cell(formula, 'Code'), '+33 6 12');
+    // Formula-like cells are neutralised (a leading ', quoted); a plain number is left a number.
+    assert.ok(text.includes(`"'=SUM(A1:A2)"`));
+    assert.equal(cell(formula, 'Name'), "'=SUM(A1:A2)");
+    assert.equal(cell(formula, 'Code'), "'+33 6 12");
     assert.equal(cell(formula, 'Amount'), '-0.01');
-    assert.equal(cell(formula, 'Notes'), '@cmd');
+    assert.equal(cell(formula, 'Notes'), "'@cmd");
     assert.equal(cell(formula, 'Signed'), 'false');
     assert.deepEqual(['Code', 'Amount', 'Stage', 'Tags', 'Due', 'Owner', 'Contacts'].map((n) => cell(empty, n)), ['', '', '', '', '', '', '']);
   });
@@ -92,7 +93,7 @@ describe('export: CSV of a database or a view', () => {
   it('exports the columns `fields` names, by api_name or id, in that order; an unknown one is a 422 naming it', async () => {
     const amount = (await w.t.request.get(w.api(`/databases/${w.db}/fields/amount`)).set(w.admin.auth).expect(200)).body.id;
     const res = await get({ fields: `code,${amount},name` }).expect(200);
-    assert.deepEqual(rows(res.text), [['Code', 'Amount', 'Name'], ['007', '1234.50', 'Comma, "quotes"\nand a line'], ['+33 6 12', '-0.01', '=SUM(A1:A2)'], ['', '', 'Empty one']]);
+    assert.deepEqual(rows(res.text), [['Code', 'Amount', 'Name'], ['007', '1234.50', 'Comma, "quotes"\nand a line'], ["'+33 6 12", '-0.01', "'=SUM(A1:A2)"], ['', '', 'Empty one']]);
     const bad = await get({ fields: 'code,nope,other' }).expect(422);
     assert.equal(bad.headers['content-type'], 'application/problem+json');
     assert.deepEqual(bad.body.errors.map((e: { pointer: string }) => e.pointer), ['/query/fields']);
@@ -103,6 +104,31 @@ describe('export: CSV of a database or a view', () => {
     await get({ fields: 'x'.repeat(8193) }).expect(422);
     await get({ fields: 'code\u0000' }).expect(422);
     await get({ format: 'xlsx' }).expect(422);
+    await get({ formulas: 'none' }).expect(422);
+  });
+
+  it('neutralises every formula-like cell by default (OWASP), and writes them as stored with formulas=raw', async () => {
+    const hostile = ['=1+2";=1+2', '+cmd', '-2+3+cmd|\' /C calc\'!A0', '@SUM(1)', '\t=1', '\r=1', 'a;=1+2', 'tab\tinside'];
+    const ids: string[] = [];
+    for (const notes of hostile) ids.push(await create({ name: 'hostile', notes }));
+    await field({ name: '=HYPERLINK("http://evil")', api_name: 'evil', type: 'text' });
+    try {
+      const neutral = await get({ fields: 'notes,evil' }).expect(200);
+      const lines = neutral.text.split('\r\n');
+      assert.equal(lines[0], `Notes,"'=HYPERLINK(""http://evil"")"`);
+      const written = rows(neutral.text).slice(-hostile.length).map((r) => r[0]);
+      assert.deepEqual(written, ["'=1+2\";=1+2", "'+cmd", "'-2+3+cmd|' /C calc'!A0", "'@SUM(1)", "'\t=1", "'\r=1", 'a;=1+2', 'tab\tinside']);
+      // Quoted, so a spreadsheet splitting on ; or tabs finds no new cell inside.
+      assert.ok(neutral.text.includes('"a;=1+2"') && neutral.text.includes('"tab\tinside"'));
+      for (const line of lines.slice(1)) assert.doesNotMatch(line, /(^|,)[=+\-@\t\r]/, line);
+
+      const raw = await get({ fields: 'notes,evil', formulas: 'raw' }).expect(200);
+      assert.equal(raw.text.split('\r\n')[0], 'Notes,"=HYPERLINK(""http://evil"")"');
+      assert.deepEqual(rows(raw.text).slice(-hostile.length).map((r) => r[0]), hostile);
+    } finally {
+      for (const id of ids) await w.t.request.delete(w.api(`/databases/${w.db}/records/${id}`)).set(w.editor.auth).expect(204);
+      await w.t.request.delete(w.api(`/databases/${w.db}/fields/evil`)).set(w.admin.auth);
+    }
   });
 
   it("follows a view: its filter, sorts, field order and hidden fields, with the caller's own override", async () => {
@@ -116,7 +142,7 @@ describe('export: CSV of a database or a view', () => {
     ).body;
     const res = await get({ view_id: view.id }).expect(200);
     assert.equal(res.headers['content-disposition'], `attachment; filename="Deals - Open deals.csv"; filename*=UTF-8''Deals%20-%20Open%20deals.csv`);
-    assert.deepEqual(rows(res.text), [['Amount', 'Name', 'Code'], ['5.00', 'Zed', '010'], ['-0.01', '=SUM(A1:A2)', '+33 6 12']]);
+    assert.deepEqual(rows(res.text), [['Amount', 'Name', 'Code'], ['5.00', 'Zed', '010'], ['-0.01', "'=SUM(A1:A2)", "'+33 6 12"]]);
     assert.ok(!res.text.includes('s3') && !res.text.includes('Secret'), 'a hidden field is not exported');
     const refused = await get({ view_id: view.id, fields: 'name,secret,notes' }).expect(422);
     assert.match(refused.body.errors[0].detail, /"secret", "notes" are hidden in this view/);
@@ -177,6 +203,6 @@ describe('export: CSV of a database or a view', () => {
     await w.t.request.get(w.api(`/databases/${elsewhere}/export.csv`)).set(w.guest.auth).expect(404);
     const pat = (await w.t.request.post('/api/v1/me/tokens').set(w.member.auth).send({ name: 'reader', workspace_id: w.ws }).expect(201)).body.token;
     const res = await w.t.request.get(csvUrl).query({ fields: 'code' }).set({ Authorization: `Bearer ${pat}` }).expect(200);
-    assert.deepEqual(rows(res.text), [['Code'], ['007'], ['+33 6 12'], ['']]);
+    assert.deepEqual(rows(res.text), [['Code'], ['007'], ["'+33 6 12"], ['']]);
   });
 });

@@ -86,6 +86,18 @@ describe('mail', () => {
       assert.deepEqual(sink.received.map((m) => m.to[0]), ['ann@example.test', 'bob@example.test']);
     });
 
+    it("sends a caller's own headers (List-Unsubscribe), and refuses at once a header the message owns or a line break", async () => {
+      sink.received.length = 0;
+      const link = 'https://tessera.test/api/v1/public/notifications/unsubscribe/abc.def';
+      await sender().send({ to: 'dan@example.test', subject: 'Digest', text: 'news', headers: { 'List-Unsubscribe': `<${link}>`, 'List-Unsubscribe-Post': 'List-Unsubscribe=One-Click' } });
+      const [got] = await waitUntil('the message with headers', () => sink.received.length > 0 && sink.received);
+      assert.equal(header(got.raw, 'List-Unsubscribe'), `<${link}>`);
+      assert.equal(header(got.raw, 'List-Unsubscribe-Post'), 'List-Unsubscribe=One-Click');
+      for (const headers of [{ Bcc: 'evil@example.test' }, { 'content-type': 'text/html' }, { 'X-Note': 'one\r\nBcc: evil@example.test' }, { 'Bad Name': 'x' }] as Array<Record<string, string>>) {
+        await assert.rejects(sender().send({ to: 'dan@example.test', subject: 'No', text: 'no', headers }), TypeError, JSON.stringify(headers));
+      }
+    });
+
     it('retries a message the relay refused for now, with the same Message-ID', async function () {
       this.timeout(30000);
       sink.received.length = 0;
@@ -186,7 +198,7 @@ describe('mail', () => {
         await sender().send({ to: 'first@example.test', subject: 'First', text: 'one' }, trx);
       });
       await waitUntil('the first message stored', async () => (await t.db('mail_outbox').where({ to: 'first@example.test' })).length === 1);
-      await sender().send({ to: 'second@example.test', subject: 'Second', text: 'two', html: '<b>two</b>' });
+      await sender().send({ to: 'second@example.test', subject: 'Second', text: 'two', html: '<b>two</b>', headers: { 'List-Unsubscribe': '<https://tessera.test/u>' } });
       await waitUntil('the second message stored', async () => (await t.db('mail_outbox').where({ to: 'second@example.test' })).length === 1);
 
       const page1 = await t.request.get('/api/v1/admin/mail/outbox?limit=1').set(admin.auth);
@@ -194,11 +206,11 @@ describe('mail', () => {
       assert.equal(page1.body.data.length, 1);
       assert.deepEqual(
         { ...page1.body.data[0], id: undefined, created_at: undefined },
-        { id: undefined, to: 'second@example.test', subject: 'Second', text: 'two', html: '<b>two</b>', created_at: undefined },
+        { id: undefined, to: 'second@example.test', subject: 'Second', text: 'two', html: '<b>two</b>', headers: { 'List-Unsubscribe': '<https://tessera.test/u>' }, created_at: undefined },
       );
       assert.ok(page1.body.next_cursor);
       const page2 = await t.request.get(`/api/v1/admin/mail/outbox?limit=1&cursor=${page1.body.next_cursor}`).set(admin.auth);
-      assert.deepEqual(page2.body.data.map((m: { to: string; html: unknown }) => [m.to, m.html]), [['first@example.test', null]]);
+      assert.deepEqual(page2.body.data.map((m: { to: string; html: unknown; headers: unknown }) => [m.to, m.html, m.headers]), [['first@example.test', null, null]]);
       assert.equal(page2.body.next_cursor, null);
 
       assert.equal((await t.request.get('/api/v1/admin/mail/outbox').set(other.auth)).status, 403);

@@ -8,7 +8,7 @@ const PUBLIC_URL = 'https://tessera.example';
 
 describe('notifications: the email digest and unsubscribing', () => {
   let w: NotificationsWorld;
-  const outboxFor = (to: string) => w.t.db('mail_outbox').where({ to }).orderBy('created_at').select('subject', 'text');
+  const outboxFor = (to: string) => w.t.db('mail_outbox').where({ to }).orderBy('created_at').select('subject', 'text', 'headers');
   const digest = () => w.t.container.resolverFor('notifications')('notifications.digest');
   const about = (type: string, title: string): NotificationInput => ({
     workspaceId: w.ws,
@@ -42,6 +42,9 @@ describe('notifications: the email digest and unsubscribing', () => {
     for (const line of ['- Ada mentioned you on “Alpha”', '- Ada assigned you to “Beta”', '- Ada mentioned you on “Gamma”']) assert.ok(first.text.includes(line), `${line} in:\n${first.text}`);
     linkFor(first.text, 'mentions');
     linkFor(first.text, 'assignments');
+    // One-click unsubscribe (RFC 8058): an absolute HTTPS link for every type the mail holds.
+    assert.match(first.headers['List-Unsubscribe'], new RegExp(`^<${PUBLIC_URL}/api/v1/public/notifications/unsubscribe/[A-Za-z0-9_-]+\\.[A-Za-z0-9_-]+>$`));
+    assert.equal(first.headers['List-Unsubscribe-Post'], 'List-Unsubscribe=One-Click');
     assert.deepEqual(await w.t.db('notifications_emails').where({ user_id: w.member.id }).select('id'), [], 'the queue is emptied');
 
     await w.notify([about('comment', 'Delta')]);
@@ -60,7 +63,7 @@ describe('notifications: the email digest and unsubscribing', () => {
   it('unsubscribes from one type by the link, without a credential, idempotently; a bad token is a 404', async () => {
     const [mail] = await outboxFor(w.member.email);
     const link = linkFor(mail.text, 'mentions');
-    assert.deepEqual((await w.t.request.get(link).expect(200)).body, { type: 'mention', email: false });
+    assert.deepEqual((await w.t.request.get(link).expect(200)).body, { type: 'mention', types: ['mention'], email: false });
     const prefs = (await w.t.request.get('/api/v1/me/preferences').set(w.member.auth).expect(200)).body;
     assert.deepEqual(prefs.notifications, { mention: { inbox: true, email: false } });
     await w.t.request.get(link).expect(200);
@@ -79,6 +82,31 @@ describe('notifications: the email digest and unsubscribing', () => {
     await w.notify([about('mention', 'Epsilon'), about('assigned', 'Zeta')]);
     assert.deepEqual((await w.t.db('notifications_emails').where({ user_id: w.member.id }).select('type')).map((r) => r.type), ['assigned'], 'no mail for mentions any more');
     assert.equal((await w.t.db('notifications').where({ user_id: w.member.id, subject_title: 'Epsilon' })).length, 1, 'the inbox still gets them');
+  });
+
+  it("takes a mail client's one-click POST of the List-Unsubscribe link, as a form, for every type of the mail", async () => {
+    await w.t.request.patch('/api/v1/me/preferences').set(w.editor.auth).send({ notifications: { mention: { email: true }, assigned: { email: true } } }).expect(200);
+    await w.notify([about('mention', 'Eta'), about('assigned', 'Theta')].map((n) => ({ ...n, userId: w.editor.id })));
+    await digest().sendDue();
+    const [mail] = await waitUntil('the digest', async () => {
+      const mails = await outboxFor(w.editor.email);
+      return mails.length > 0 && mails;
+    });
+    const link = mail.headers['List-Unsubscribe'].slice(1 + PUBLIC_URL.length, -1);
+    const emails = async () => (await w.t.request.get('/api/v1/me/preferences').set(w.editor.auth).expect(200)).body.notifications;
+
+    // Refused, changing nothing: another field, a JSON body, a file.
+    const stray = await w.t.request.post(link).type('form').send('List-Unsubscribe=One-Click&also=1').expect(422);
+    assert.equal(stray.body.code, 'validation_failed');
+    await w.t.request.post(link).send({ 'List-Unsubscribe': 'One-Click' }).expect(415);
+    await w.t.request.post(link).attach('file', Buffer.from('x'), 'x.txt').expect(422);
+    assert.deepEqual(await emails(), { mention: { inbox: true, email: true }, assigned: { inbox: true, email: true } });
+
+    const res = await w.t.request.post(link).type('form').send('List-Unsubscribe=One-Click').expect(200);
+    assert.deepEqual(res.body, { type: 'mention', types: ['mention', 'assigned'], email: false });
+    assert.deepEqual(await emails(), { mention: { inbox: true, email: false }, assigned: { inbox: true, email: false } });
+    // As multipart/form-data too (what RFC 8058 suggests clients send).
+    await w.t.request.post(link).field('List-Unsubscribe', 'One-Click').expect(200);
   });
 
   it('keeps the inbox setting of the type as it was when a link turns its email off', async () => {

@@ -1,3 +1,4 @@
+import type { Logger } from 'pino';
 import { inTransaction } from '../../../core/db.ts';
 import type { Plugin } from '../../../core/plugin.ts';
 import { startTestKernel, type TestKernel, createWorkspace, signUp, type SignedUpUser } from '../../../core/testing.ts';
@@ -26,8 +27,8 @@ export interface NotificationsWorld {
   notify: (inputs: NotificationInput[]) => Promise<number>;
 }
 
-export async function notificationsWorld(opts: { extra?: Plugin[]; config?: Record<string, unknown> } = {}): Promise<NotificationsWorld> {
-  const t = await startTestKernel({ ...(opts.extra ? { plugins: [...builtinPlugins, ...opts.extra] } : {}), ...(opts.config ? { config: opts.config } : {}) });
+export async function notificationsWorld(opts: { extra?: Plugin[]; config?: Record<string, unknown>; logger?: Logger } = {}): Promise<NotificationsWorld> {
+  const t = await startTestKernel({ ...(opts.extra ? { plugins: [...builtinPlugins, ...opts.extra] } : {}), ...(opts.config ? { config: opts.config } : {}), ...(opts.logger ? { logger: opts.logger } : {}) });
   const admin = await signUp(t, { name: 'Ada' });
   const editor = await signUp(t, { name: 'Eddie' });
   const member = await signUp(t, { name: 'Mia' });

@@ -114,6 +114,26 @@ describe('webhooks: deliveries', function () {
     await w.t.request.delete(`/api/v1/workspaces/${w.otherWs}/webhooks/${other.body.id}`).set(w.outsider.auth).expect(204);
   });
 
+  it('delivers only events that occur once the webhook exists or was enabled, however late the fan-out', async () => {
+    const names = () => receiver.got.map((r) => `${r.path} ${JSON.parse(r.body).data.record.values.name}`).sort();
+    const off = await webhook({ enabled: false }, '/was-off');
+    // The fan-out stopped: the writes commit, their events wait in the outbox, as an import's thousands do.
+    await w.t.kernel.events.stop();
+    let fresh: { id: string } | undefined;
+    try {
+      await w.t.request.post(records()).set(w.editor.auth).send({ records: [{ values: { name: 'Before 1' } }, { values: { name: 'Before 2' } }] }).expect(201);
+      fresh = await webhook({}, '/new');
+      await w.t.request.patch(w.api(`/webhooks/${off.id}`)).set(w.admin.auth).send({ enabled: true }).expect(200);
+    } finally {
+      w.t.kernel.events.start();
+    }
+    await w.t.request.post(records()).set(w.editor.auth).send({ values: { name: 'After' } }).expect(201);
+    await waitUntil('the deliveries of After', () => receiver.got.length >= 2);
+    await sleep(300);
+    assert.deepEqual(names(), ['/new After', '/was-off After']);
+    for (const hook of [off, fresh!]) await w.t.request.delete(w.api(`/webhooks/${hook.id}`)).set(w.admin.auth).expect(204);
+  });
+
   it('retries a failing endpoint on the schedule with jitter, keeping webhook-id, then disables it and notifies the admins', async () => {
     receiver.answer = () => ({ status: 500 });
     const hook = await webhook();
