@@ -1,7 +1,7 @@
 import { defineRoute, Reply, type AnyRouteDef } from './routes.ts';
 import { Type } from './schema.ts';
-import { forbidden, notFound, unauthenticated } from './errors.ts';
-import { buildOpenApi, docsAsset, docsPage } from './openapi.ts';
+import { forbidden, KernelErrors, notFound, unauthenticated } from './errors.ts';
+import { buildOpenApi, docsAsset, DOCS_ASSET_TYPES, docsPage } from './openapi.ts';
 import type { Kernel } from './kernel.ts';
 import type { RouteState } from './router.ts';
 
@@ -37,7 +37,7 @@ export function kernelRoutes(kernel: Kernel): AnyRouteDef[] {
       tags: ['system'],
       auth: 'public',
       params: Type.Object({ name: Type.String() }),
-      responses: { 200: { description: 'Asset bytes', contentType: 'application/octet-stream' } },
+      responses: { 200: { description: 'Asset bytes', contentType: DOCS_ASSET_TYPES } },
       handler: ({ params }) => {
         const asset = docsAsset(params.name);
         if (!asset) throw notFound();
@@ -56,6 +56,8 @@ export function kernelRoutes(kernel: Kernel): AnyRouteDef[] {
         tags: ['system'],
         auth: 'public',
         responses: { 200: { description: 'Prometheus text format', contentType: 'text/plain' } },
+        // Public, so that the metrics token reaches it; the handler refuses everyone else itself.
+        errors: [KernelErrors.unauthenticated, KernelErrors.forbidden],
         handler: async ({ principal, ctx }) => {
           const ok =
             (principal.kind === 'service' && principal.name === 'metrics') ||

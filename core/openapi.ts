@@ -1,10 +1,10 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { createRequire } from 'node:module';
-import { DOC_KEYWORD, type SchemaDoc, type TSchema } from './schema.ts';
+import { defaultsOptional, DOC_KEYWORD, type SchemaDoc, type TSchema } from './schema.ts';
 import { API_PREFIX } from './router.ts';
 import { PROBLEM_TYPE } from './problem.ts';
-import type { RegisteredRoute, ResponseSpec, RouteDef } from './routes.ts';
+import { isMultipart, takesNoBody, type RegisteredRoute, type ResponseSpec, type RouteDef } from './routes.ts';
 import { KernelErrors, type CodedError } from './errors.ts';
 import { IDEMPOTENCY_TTL_HOURS, isIdempotentRoute, REPLAYED_HEADER } from './idempotency.ts';
 import { KERNEL_VERSION } from './version.ts';
@@ -52,7 +52,7 @@ function plain(schema: TSchema | undefined): any {
 }
 
 function parametersOf(def: RouteDef, where: 'path' | 'query') {
-  const schema = plain(where === 'path' ? def.params : def.query);
+  const schema = defaultsOptional(plain(where === 'path' ? def.params : def.query));
   const names = where === 'path' ? [...def.path.matchAll(/\{([A-Za-z0-9_]+)\}/g)].map((m) => m[1]) : Object.keys(schema?.properties ?? {});
   return names.map((name) => ({
     name,
@@ -66,11 +66,14 @@ function parametersOf(def: RouteDef, where: 'path' | 'query') {
 /** The kernel's codes every route of its kind can give, then the ones the route names; each code once. */
 function errorsOf(def: RouteDef, idempotent: boolean): CodedError[] {
   const implied: CodedError[] = [];
-  if (def.body) implied.push(KernelErrors.malformed_json);
+  // A route without a body schema still reads what is sent, and refuses anything but nothing or `{}`.
+  const json = !isMultipart(def) && def.bodyType !== 'form' && (def.body !== undefined || takesNoBody(def));
+  const readsBody = json || isMultipart(def) || def.bodyType === 'form';
+  if (json) implied.push(KernelErrors.malformed_json);
   if (def.auth !== 'public') implied.push(KernelErrors.unauthenticated, KernelErrors.forbidden);
   if (def.path.includes('{')) implied.push(KernelErrors.not_found);
-  if (def.body || def.bodyType === 'multipart' || def.bodyType === 'upload') implied.push(KernelErrors.request_timeout, KernelErrors.payload_too_large, KernelErrors.unsupported_media_type);
-  if (def.body || def.query || idempotent) implied.push(KernelErrors.validation_failed);
+  if (readsBody) implied.push(KernelErrors.request_timeout, KernelErrors.payload_too_large, KernelErrors.unsupported_media_type);
+  if (readsBody || def.query || idempotent) implied.push(KernelErrors.validation_failed);
   if (idempotent) implied.push(KernelErrors.idempotency_in_flight, KernelErrors.idempotency_key_reused);
   const byCode = new Map<string, CodedError>();
   for (const entry of [...implied, ...(def.errors ?? [])]) byCode.set(entry.code, entry);
@@ -146,8 +149,10 @@ function problemContent(extensions?: Record<string, TSchema>): object {
 }
 
 function response(status: number, spec: ResponseSpec): Record<string, unknown> {
-  const type = spec.contentType ?? (spec.schema ? 'application/json' : undefined);
-  const content = status >= 400 && !spec.schema ? problemContent(spec.extensions) : type ? { [type]: spec.schema ? { schema: plain(spec.schema) } : {} } : undefined;
+  const types = [spec.contentType ?? (spec.schema ? 'application/json' : [])].flat();
+  const content = status >= 400 && !spec.schema
+    ? problemContent(spec.extensions)
+    : types.length ? Object.fromEntries(types.map((type) => [type, spec.schema ? { schema: plain(spec.schema) } : {}])) : undefined;
   const headers: Record<string, object> = { 'X-Request-Id': REQUEST_ID_HEADER };
   if (status === 429) headers['Retry-After'] = RETRY_AFTER_HEADER;
   for (const [name, header] of Object.entries(spec.headers ?? {})) headers[name] = { description: header.description, schema: plain(header.schema) ?? { type: 'string' } };
@@ -162,12 +167,12 @@ function operation(pluginId: string, def: RouteDef) {
   if (idempotent) documentReplay(def, responses);
   const optedOut = def.method === 'POST' && def.status === 201 && !idempotent;
   const description = [def.description, accessSentence(def), optedOut ? IDEMPOTENCY_IGNORED : undefined].filter(Boolean).join(' ');
-  const requestBody = def.bodyType === 'multipart' || def.bodyType === 'upload'
-    ? { required: true, content: { 'multipart/form-data': { schema: plain(def.body) ?? { type: 'object', properties: { file: { type: 'string', format: 'binary' } } } } } }
+  const requestBody = isMultipart(def)
+    ? { required: true, content: { 'multipart/form-data': { schema: defaultsOptional(plain(def.body)) ?? { type: 'object', required: ['file'], properties: { file: { type: 'string', format: 'binary' } } } } } }
     : def.bodyType === 'form'
-      ? { required: false, content: Object.fromEntries(['application/x-www-form-urlencoded', 'multipart/form-data'].map((type) => [type, { schema: plain(def.body), ...(def.example === undefined ? {} : { example: def.example }) }])) }
+      ? { required: false, content: Object.fromEntries(['application/x-www-form-urlencoded', 'multipart/form-data'].map((type) => [type, { schema: defaultsOptional(plain(def.body)), ...(def.example === undefined ? {} : { example: def.example }) }])) }
       : def.body
-      ? { required: true, content: { 'application/json': { schema: plain(def.body), ...(def.example === undefined ? {} : { example: def.example }) } } }
+        ? { required: true, content: { 'application/json': { schema: defaultsOptional(plain(def.body)), ...(def.example === undefined ? {} : { example: def.example }) } } }
       : undefined;
   return {
     operationId: def.operationId ?? `${pluginId}.${def.method.toLowerCase()}${def.path.replace(/\{([^}]+)\}/g, 'By_$1').replace(/[^A-Za-z0-9_]+/g, '_')}`,
@@ -184,6 +189,10 @@ function operation(pluginId: string, def: RouteDef) {
   };
 }
 
+/**
+ * `serverUrl`: the configured public URL. Without one the server is `/`, which a client resolves against the address
+ * it fetched this document from (OpenAPI 3.1), so "Try it out" and generated clients reach the instance that served it.
+ */
 export function buildOpenApi(routes: RegisteredRoute[], serverUrl?: string) {
   components = {};
   const paths: Record<string, Record<string, object>> = {};
@@ -198,7 +207,7 @@ export function buildOpenApi(routes: RegisteredRoute[], serverUrl?: string) {
       version: KERNEL_VERSION,
       description: 'Structured records, served by a small kernel and the plugins enabled on this instance.',
     },
-    ...(serverUrl ? { servers: [{ url: serverUrl }] } : {}),
+    servers: [{ url: serverUrl?.replace(/\/+$/, '') || '/' }],
     security: [{ bearer: [] }],
     paths,
     components: {
@@ -232,9 +241,12 @@ export function docsPage(): string {
 /** The page's own start-up script, a file rather than inline so the page's CSP allows scripts from 'self' only. */
 const DOCS_SCRIPT = `window.ui = SwaggerUIBundle({ url: '${API_PREFIX}/openapi.json', dom_id: '#ui', deepLinking: true, filter: true, presets: [SwaggerUIBundle.presets.apis, SwaggerUIStandalonePreset], layout: 'StandaloneLayout' });`;
 
+/** The types the reference page's assets are sent as. */
+export const DOCS_ASSET_TYPES = ['application/javascript', 'text/css', 'image/png'];
+
 export function docsAsset(name: string): { body: fs.ReadStream | string; type: string } | null {
-  if (name === 'tessera-docs.js') return { body: DOCS_SCRIPT, type: 'application/javascript' };
+  if (name === 'tessera-docs.js') return { body: DOCS_SCRIPT, type: DOCS_ASSET_TYPES[0] };
   if (!ASSETS.has(name)) return null;
-  const type = name.endsWith('.css') ? 'text/css' : name.endsWith('.png') ? 'image/png' : 'application/javascript';
+  const type = name.endsWith('.css') ? DOCS_ASSET_TYPES[1] : name.endsWith('.png') ? DOCS_ASSET_TYPES[2] : DOCS_ASSET_TYPES[0];
   return { body: fs.createReadStream(path.join(SWAGGER_DIR, name)), type };
 }

@@ -9,7 +9,7 @@ import { isUser, scopeAllows, type Principal } from './principal.ts';
 import { discardUploads } from './uploads.ts';
 import { discardStreamedUploads, settleUploads, uploadSink } from './streamed-uploads.ts';
 import type { BlobStore } from './blobs.ts';
-import { Reply, type RegisteredRoute, type RouteDef } from './routes.ts';
+import { isMultipart, Reply, takesNoBody, type RegisteredRoute, type RouteDef } from './routes.ts';
 import { Lifetime, type AwilixContainer } from 'awilix';
 import { SCOPED_KEYS, type KernelContainer, type Resolve } from './container.ts';
 import type { KernelHooks } from './hooks.ts';
@@ -108,7 +108,7 @@ function bodyParser(def: RouteDef, jsonLimit: number, bodyIdleMs: number, blobs:
   const limit = def.bodyLimit ?? jsonLimit;
   const streamed = def.bodyType === 'upload';
   const form = def.bodyType === 'form';
-  const multipart = def.bodyType === 'multipart' || streamed;
+  const multipart = isMultipart(def);
   const types = mediaTypes(def);
   // Every byte counts, framing included: the cap holds however the body is sent (chunked, no boundary, no end).
   const cap = limit + (multipart || form ? MULTIPART_FRAMING : 0);
@@ -208,11 +208,10 @@ export function buildRouter(routes: RegisteredRoute[], opts: MountOptions): Rout
     }
     const validateParams = validator(def.params, true);
     const validateQuery = validator(def.query, true);
-    // A write that takes no body still reads one, to refuse what a client thought it could set (`{ "copies": 3 }`).
-    const multipart = def.bodyType === 'multipart' || def.bodyType === 'upload';
-    const takesNoBody = !def.body && !multipart && def.method !== 'GET';
-    const validateBody = def.body || multipart || takesNoBody ? validator(def.body ?? NO_BODY, false) : null;
-    const parseBody = def.body || multipart || takesNoBody ? bodyParser(def, opts.jsonLimit, opts.bodyIdleMs, opts.blobs) : null;
+    const multipart = isMultipart(def);
+    const readsBody = def.body || multipart || takesNoBody(def);
+    const validateBody = readsBody ? validator(def.body ?? NO_BODY, false) : null;
+    const parseBody = readsBody ? bodyParser(def, opts.jsonLimit, opts.bodyIdleMs, opts.blobs) : null;
     const template = `${API_PREFIX}${def.path}`;
     const rootResolve = opts.container.resolverFor(pluginId);
     const idempotency = isIdempotentRoute(def) ? opts.idempotency : null;

@@ -21,8 +21,11 @@ export type RouteAuth = 'public' | 'user' | 'session' | 'instance_admin';
 export interface ResponseSpec {
   description: string;
   schema?: TSchema;
-  /** Defaults to application/json when a schema is given. */
-  contentType?: string;
+  /**
+   * Defaults to application/json when a schema is given. Several when the answer's type depends on what is served
+   * (each listed as it is sent); a media range (all images, or any type) when any type of that range can come.
+   */
+  contentType?: string | string[];
   /** Errors: members this problem carries beyond RFC 9457's and ours (`current_version`, `usage_count`). */
   extensions?: Record<string, TSchema>;
   /** Headers a client may rely on (`ETag`); `X-Request-Id` is on every answer and need not be named. */
@@ -139,6 +142,19 @@ export function defineRoute<
   W extends AccessRule | undefined = undefined,
 >(def: RouteDef<P, Q, B, A, W>): NoInfer<RouteDef<P, Q, B, A, W>> {
   return def;
+}
+
+/** Whether a route reads a multipart body (into temp files or straight into the blob store). */
+export function isMultipart(def: Pick<RouteDef, 'bodyType'>): boolean {
+  return def.bodyType === 'multipart' || def.bodyType === 'upload';
+}
+
+/**
+ * A write without a body schema still reads a body, to refuse what a client thought it could set (`{ "copies": 3 }`):
+ * nothing or `{}` passes; anything else is refused like a bad body.
+ */
+export function takesNoBody(def: Pick<RouteDef, 'body' | 'bodyType' | 'method'>): boolean {
+  return !def.body && !isMultipart(def) && def.method !== 'GET';
 }
 
 /** A route of any shape, as plugins hand them to `ctx.routes`. */

@@ -141,3 +141,24 @@ export const DOC_KEYWORD = 'x-tessera-doc';
 export function documented<T extends TSchema>(schema: T, doc: SchemaDoc | (() => SchemaDoc)): T {
   return { ...schema, [DOC_KEYWORD]: doc } as T;
 }
+
+/**
+ * A request schema as a client reads it: a property with a `default` is filled in by the server (ajv's `useDefaults`)
+ * when left out, so it is not required of the client. Defaults apply where ajv applies them: in `properties` and
+ * `items`, not inside `anyOf`/`oneOf` branches (there a required property stays required). Works on a plain copy.
+ */
+export function defaultsOptional<T>(schema: T): T {
+  if (!schema || typeof schema !== 'object') return schema;
+  const node = schema as Record<string, any>;
+  const properties = node.properties && typeof node.properties === 'object' ? node.properties : undefined;
+  if (properties) {
+    for (const value of Object.values(properties)) defaultsOptional(value);
+    if (Array.isArray(node.required)) {
+      node.required = node.required.filter((name: string) => !(properties[name] && 'default' in properties[name]));
+      if (node.required.length === 0) delete node.required;
+    }
+  }
+  if (node.items) defaultsOptional(node.items);
+  if (node.additionalProperties && typeof node.additionalProperties === 'object') defaultsOptional(node.additionalProperties);
+  return schema;
+}

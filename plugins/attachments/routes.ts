@@ -92,8 +92,8 @@ export function attachmentRoutes(maxBytes: number): AnyRouteDef[] {
       access: reader,
       params: AttachmentParams,
       responses: {
-        200: { description: 'The bytes', contentType: 'application/octet-stream', headers: BYTES },
-        206: { description: 'The range asked for', contentType: 'application/octet-stream', headers: { ...BYTES, 'Content-Range': { description: '`bytes a-b/size`' } } },
+        200: { description: "The bytes, as the type detected from them (the attachment's `mime_type`)", contentType: '*/*', headers: BYTES },
+        206: { description: 'The range asked for', contentType: '*/*', headers: { ...BYTES, 'Content-Range': { description: '`bytes a-b/size`' } } },
         304: { description: 'The cached copy is current' },
         404: NOT_LIVE,
         416: { description: 'The range starts past the end (`Content-Range: bytes */size`)' },

@@ -16,6 +16,7 @@ export function buttonType(automations: () => AutomationService) {
     type: 'button',
     cell: { schema: { type: 'object', properties: { label: { type: 'string' } }, required: ['label'] }, example: { label: 'Send quote' }, writes: 'Read-only: press it instead.' },
     options: ButtonOptions,
+    optionsExample: { label: 'Send quote', automation_id: '0190c7a2-5b7e-7000-8000-000000000020' },
     readOnly: true,
     // A constant: the cell is the field's label, which toApi reads from the options.
     select: () => 'true',

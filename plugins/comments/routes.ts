@@ -9,7 +9,7 @@ const R = '/workspaces/{ws}/databases/{db}/records/{id}/comments';
 const member = { role: 'member' as const, resource: { type: 'database', param: 'db' } };
 const NOT_LIVE = { description: 'No live record with this id in the database, or no such comment on it' };
 const CONTENT =
-  'Rich text (API.md "Rich text") of at most 10,000 characters of text (422 at `/content` above); mention nodes name workspace members (422 otherwise).';
+  'Rich text (the `RichText` schema) of at most 10,000 characters of text (422 at `/content` above); mention nodes name workspace members (422 otherwise).';
 
 const on = (params: { ws: string; db: string; id: string }) => ({ workspaceId: params.ws, databaseId: params.db, recordId: params.id });
 

@@ -1,6 +1,6 @@
 import { Type, type Static } from '../../core/schema.ts';
 import { pageQuery } from '../../core/pagination.ts';
-import { FORMER_MEMBER } from '../documents/public.ts';
+import { FORMER_MEMBER, richTextSchema } from '../documents/public.ts';
 
 const Uuid = (description?: string) => Type.String({ format: 'uuid', ...(description ? { description } : {}) });
 
@@ -13,7 +13,7 @@ export const Comment = Type.Object({
   id: Uuid(),
   record_id: Uuid(),
   author: CommentAuthor,
-  content: Type.Unknown({ description: 'Rich text (a TipTap/ProseMirror `doc`).' }),
+  content: richTextSchema('Rich text (a TipTap/ProseMirror `doc`).'),
   text: Type.String({ description: 'The plain-text form of `content`.' }),
   mentions: Type.Array(Uuid(), { description: 'Users the comment mentions, each once.' }),
   created_at: Type.String({ format: 'date-time' }),
@@ -26,7 +26,7 @@ export const RecordParams = Type.Object({ ws: Uuid('Workspace id'), db: Uuid('Da
 export const CommentParams = Type.Object({ ws: Uuid('Workspace id'), db: Uuid('Database id'), id: Uuid('Record id'), cid: Uuid('Comment id') });
 
 export const CommentBody = Type.Object(
-  { content: Type.Unknown({ description: 'Rich text (API.md "Rich text"), at most 10,000 characters of text; mention nodes name workspace members.' }) },
+  { content: richTextSchema('Rich text, at most 10,000 characters of text; mention nodes name workspace members.') },
   { additionalProperties: false },
 );
 export type CommentBody = Static<typeof CommentBody>;

@@ -1,4 +1,4 @@
-import { compile, Type, type SchemaDoc, type Static } from '../../core/schema.ts';
+import { compile, defaultsOptional, Type, type SchemaDoc, type Static } from '../../core/schema.ts';
 import type { FieldTypeRegistry } from './field-types/registry.ts';
 import { API_NAME_PATTERN } from './names.ts';
 
@@ -42,18 +42,19 @@ export const DeletedField = Type.Object({
 });
 
 /**
- * The create body as the reference shows it: `type` one of the types registered on this instance,
- * and `options` the schema of the type named (a component per type, its defaults as the example).
+ * The create body as the reference shows it: `type` one of the types this route creates on this instance (not those
+ * another plugin makes, such as links), and `options` the schema of the type named: a component per type, what a
+ * client must send (a defaulted option may be left out) and an example (the type's own, else its defaults).
  * Built when the document is, once every plugin has added its types.
  */
 export function fieldBodyDoc(types: FieldTypeRegistry): SchemaDoc {
-  const names = types.names();
+  const names = types.names().filter((name) => !types.get(name)!.managedBy);
   const schemas: Record<string, object> = {};
   const variants = names.map((name) => {
     const type = types.get(name)!;
-    const example: Record<string, unknown> = {};
+    const example: Record<string, unknown> = { ...type.optionsExample };
     compile(type.options)(example);
-    schemas[`FieldOptions.${name}`] = { ...JSON.parse(JSON.stringify(type.options)), title: `${name} options`, example };
+    schemas[`FieldOptions.${name}`] = { ...defaultsOptional(JSON.parse(JSON.stringify(type.options))), title: `${name} options`, example };
     return { title: name, properties: { type: { const: name }, options: { $ref: `#/components/schemas/FieldOptions.${name}` } } };
   });
   const base = JSON.parse(JSON.stringify(CreateFieldBody));

@@ -3,6 +3,7 @@
  * write's rich text (`documents.richText`), the documents service's type, and its hook sets.
  */
 export { checkRichText, imagesOf, mentionsOf, plainText, MAX_RICH_TEXT_DEPTH, MAX_RICH_TEXT_NODES } from './rich-text.ts';
+export { richTextSchema } from './rich-text.doc.ts';
 export type { RichTextCheck, RichTextDoc, RichTextNode } from './rich-text.ts';
 export type { CheckedContent, CheckOptions, RichTextChecker } from './content-check.ts';
 export type { DocumentService } from './documents.service.ts';

@@ -62,6 +62,10 @@ const NODES: Record<string, NodeRule> = {
 };
 
 const MARKS = new Set(['bold', 'italic', 'strike', 'code', 'link']);
+
+/** The node and mark types rich text may hold (the reference documents each: rich-text.doc.ts). */
+export const RICH_TEXT_NODE_TYPES: readonly string[] = Object.keys(NODES);
+export const RICH_TEXT_MARK_TYPES: readonly string[] = [...MARKS];
 const NODE_KEYS = new Set(['type', 'attrs', 'content', 'marks', 'text']);
 
 export interface RichTextCheck {

@@ -1,9 +1,10 @@
 import { Type, type Static } from '../../core/schema.ts';
 import { pageQuery } from '../../core/pagination.ts';
+import { richTextSchema } from './rich-text.doc.ts';
 
 const Uuid = (description?: string) => Type.String({ format: 'uuid', ...(description ? { description } : {}) });
 const Nullable = <T extends Parameters<typeof Type.Union>[0][number]>(schema: T, description: string) => Type.Union([schema, Type.Null()], { description });
-const RichText = Type.Unknown({ description: 'Rich text: a TipTap/ProseMirror `doc` with the nodes API.md "Rich text" lists.' });
+const RichText = richTextSchema('Rich text: a TipTap/ProseMirror `doc` (see the `RichText` schema for every node and mark).');
 
 export const WorkspaceParams = Type.Object({ ws: Uuid('Workspace id') });
 export const RecordParams = Type.Object({ ws: Uuid('Workspace id'), db: Uuid('Database id'), id: Uuid('Record id') });

@@ -1,6 +1,6 @@
 import { defineRoute, Reply, type AnyRouteDef } from '../../core/routes.ts';
 import { streamedUpload } from '../../core/streamed-uploads.ts';
-import { DryRunResult, ImportCreated, ImportParams, ImportQueued, ImportStatus, ImportStatusParams, RowError, type ImportOptions } from './schemas.ts';
+import { DryRunResult, ImportCreated, ImportParams, ImportQueued, ImportStatus, ImportStatusParams, ImportUploadBody, RowError, type ImportOptions } from './schemas.ts';
 import { Type } from '../../core/schema.ts';
 
 const tags = ['import'];
@@ -26,7 +26,8 @@ export function importRoutes(options: ImportOptions): AnyRouteDef[] {
       auth: 'user',
       access: { role: 'editor', resource },
       params: ImportParams,
-      // No `body`: the parts are described above; the router hands multipart text parts over unchecked and the service checks them.
+      // The router hands multipart text parts over unchecked: `body` documents them, the service checks them.
+      body: ImportUploadBody,
       bodyType: 'upload',
       bodyLimit: options.maxBytes,
       // A replayed import would be a second import: the answer is not stored for Idempotency-Key.

@@ -15,6 +15,17 @@ export type ImportOptions = Static<typeof ImportOptions>;
 export const ImportParams = Type.Object({ ws: Uuid('Workspace id'), db: Uuid('Database id') });
 export const ImportStatusParams = Type.Object({ ws: Uuid('Workspace id'), db: Uuid('Database id'), id: Uuid('Import id') });
 
+/** The multipart parts, as the reference shows them; the service checks them (the router checks no multipart part). */
+export const ImportUploadBody = Type.Object({
+  file: Type.String({ format: 'binary', description: 'The CSV: UTF-8 (a BOM allowed), a header row first.' }),
+  mapping: Type.String({
+    contentMediaType: 'application/json',
+    description: 'A JSON object, as text: every CSV header → a field api_name or id, `{ "create": { "name", "type", "options"? } }` to create a field, or `null` to skip the column.',
+    examples: ['{"Name":"name","Amount":{"create":{"name":"Amount","type":"number"}},"Notes":null}'],
+  }),
+  dry_run: Type.Optional(Type.Union([Type.Literal('true'), Type.Literal('false')], { default: 'false', description: '`true`: answer what would happen and write nothing.' })),
+});
+
 /** A new field a mapping asks for. */
 export const CreateTarget = Type.Object(
   {

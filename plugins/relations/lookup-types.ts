@@ -48,6 +48,7 @@ export function createCountType(): FieldType<LinkedOptions> {
     type: 'count',
     cell: { schema: { type: 'integer', minimum: 0 }, example: 3, writes: 'Read-only.' },
     options: Type.Object(linkedOptionProperties, { additionalProperties: false }),
+    optionsExample: { link_field_id: 'deals' },
     readOnly: true,
     resolveOptions: (trx, databaseId, options, writer) => resolveLinked(trx, databaseId, options, writer, false).then(({ target: _t, ...o }) => o),
     reaches: reachesLinked<LinkedOptions>(SHOWN_UNSEEN),
@@ -77,6 +78,7 @@ export function createLookupType(types: FieldTypeRegistry): FieldType<LinkedOpti
     type: 'lookup',
     cell: { schema: { type: 'array', description: "The linked records' values of the field read, as that field shows them." }, example: [1200, 300], writes: 'Read-only.' },
     options: Type.Object({ ...linkedOptionProperties, ...targetFieldProperty }, { additionalProperties: false }),
+    optionsExample: { link_field_id: 'deals', target_field_id: 'amount' },
     readOnly: true,
     async resolveOptions(trx: Db, databaseId: string, options: LinkedOptions, writer: OptionsWriter) {
       const { target, ...resolved } = await resolveLinked(trx, databaseId, options, writer, true);
@@ -180,6 +182,7 @@ export function createRollupType(types: FieldTypeRegistry): FieldType<RollupOpti
       { ...linkedOptionProperties, ...targetFieldProperty, function: Type.Union(ROLLUP_FUNCTIONS.map((f) => Type.Literal(f))) },
       { additionalProperties: false },
     ),
+    optionsExample: { link_field_id: 'deals', target_field_id: 'amount', function: 'sum' },
     readOnly: true,
     async resolveOptions(trx: Db, databaseId: string, options: RollupOptions, writer: OptionsWriter) {
       const { target, ...resolved } = await resolveLinked(trx, databaseId, options, writer, true);

@@ -6,6 +6,7 @@ import { StartupError } from '../../core/errors.ts';
 import { definePlugin } from '../../core/plugin.ts';
 import { defineRoute } from '../../core/routes.ts';
 import system from '../../plugins/system/index.ts';
+import { ApiDocument } from '../fixtures/openapi-document.ts';
 
 describe('OpenAPI document and reference page', () => {
   let t: TestKernel;
@@ -76,6 +77,29 @@ describe('OpenAPI document and reference page', () => {
       assert.ok(validate(structuredClone(def.example)), `${def.method} ${def.path}: its example fails its schema: ${JSON.stringify(validate.errors)}`);
       assert.deepEqual(doc.paths[`/api/v1${def.path}`][def.method.toLowerCase()].requestBody.content['application/json'].example, def.example);
     }
+  });
+
+  it('gives examples that pass their own schemas: of every schema, parameter, request and response', async () => {
+    const api = new ApiDocument((await t.request.get('/api/v1/openapi.json').expect(200)).body);
+    const examples = api.examples();
+    assert.ok(examples.length > 500, `only ${examples.length} examples found`);
+    const failing = examples.flatMap(({ at, schema, value }) => {
+      const failure = api.failure(schema, value);
+      return failure ? [`${at}: ${failure}`] : [];
+    });
+    assert.deepEqual(failing, [], `${failing.length} of ${examples.length} examples fail their schemas`);
+    // What a client may leave out is not required of it: the server fills in the defaults.
+    const currency = api.doc.components.schemas['FieldOptions.currency'];
+    assert.equal(currency.required, undefined);
+    assert.equal(api.failure('/components/schemas/FieldOptions.currency', { code: 'EUR', symbol: '€', precision: 2 }), null);
+  });
+
+  it('names the server it is served by, and every part an import takes', async () => {
+    const { body: doc } = await t.request.get('/api/v1/openapi.json').expect(200);
+    assert.deepEqual(doc.servers, [{ url: '/' }]);
+    const parts = doc.paths['/api/v1/workspaces/{ws}/databases/{db}/import'].post.requestBody.content['multipart/form-data'].schema;
+    assert.deepEqual(Object.keys(parts.properties).sort(), ['dry_run', 'file', 'mapping']);
+    assert.deepEqual(parts.required.sort(), ['file', 'mapping']);
   });
 
   it('documents every error as a problem with X-Request-Id, Retry-After on 429, and the extension members a route adds', async () => {

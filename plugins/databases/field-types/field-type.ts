@@ -276,6 +276,11 @@ export interface FieldType<O = any> {
    * write differs), for the API reference. Absent: documented as any JSON value.
    */
   readonly cell?: CellDoc;
+  /**
+   * Options the reference shows for a create, where the defaults alone are not a valid example (options naming other
+   * fields or an automation). Absent: the defaults.
+   */
+  readonly optionsExample?: Partial<O>;
   /** Whether the type can be the title field (shown in links, searched by `q`). */
   readonly canBeTitle?: boolean;
   /** CSV: a cell's text → an API value (then `fromApi`); an API value → a cell's text. */
