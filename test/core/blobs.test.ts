@@ -5,6 +5,7 @@ import path from 'node:path';
 import { Readable } from 'node:stream';
 import { LocalDiskBlobStore } from '../../core/blobs.ts';
 import { blobStoreSuite } from './blob-store-suite.ts';
+import { storageIndependent } from '../fixtures/suite-runs.ts';
 
 blobStoreSuite('local disk', async () => {
   const root = fs.mkdtempSync(path.join(os.tmpdir(), 'tessera-blobs-'));
@@ -12,6 +13,7 @@ blobStoreSuite('local disk', async () => {
 });
 
 describe('local disk blob store', () => {
+  storageIndependent();
   let root: string;
   let store: LocalDiskBlobStore;
   beforeEach(() => {

@@ -9,11 +9,13 @@ import { StartupError } from '../../core/errors.ts';
 import auth from '../../plugins/auth/index.ts';
 import tokens from '../../plugins/tokens/index.ts';
 import workspaces from '../../plugins/workspaces/index.ts';
+import { storageIndependent } from '../fixtures/suite-runs.ts';
 
 const bad = (input: unknown, env: NodeJS.ProcessEnv = {}) => () => loadConfig({ env, input: input as ConfigInput });
 const startupError = (pattern: RegExp) => (err: unknown) => err instanceof StartupError && err.code === 'config_invalid' && pattern.test(err.message);
 
 describe('configuration: a bad value is a start-up error naming the key', () => {
+  storageIndependent();
   it('names a top-level key', () => {
     assert.throws(bad({ port: 'x' }), startupError(/"\/port"/));
   });
@@ -54,6 +56,7 @@ describe('configuration: a bad value is a start-up error naming the key', () => 
 });
 
 describe('configuration: { "$env": "NAME" }', () => {
+  storageIndependent();
   it('resolves anywhere in the file, plugin options included', () => {
     const config = loadConfig({
       env: { METRICS_SECRET: 'a-metrics-token-of-32-characters', HELLO_GREETING: 'Hi' },
@@ -80,6 +83,7 @@ describe('configuration: { "$env": "NAME" }', () => {
 });
 
 describe('configuration file', () => {
+  storageIndependent();
   let dir: string;
   beforeEach(() => {
     dir = fs.mkdtempSync(path.join(os.tmpdir(), 'tessera-config-'));
@@ -109,6 +113,7 @@ describe('configuration file', () => {
 });
 
 describe('configuration from the environment', () => {
+  storageIndependent();
   it('coerces { "$env" } values to the type of their key', async () => {
     const { loadConfig } = await import('../../core/config.ts');
     const config = loadConfig({

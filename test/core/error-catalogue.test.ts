@@ -1,7 +1,9 @@
 import assert from 'node:assert/strict';
 import { AppError, defineErrors, KernelErrors, notFound } from '../../core/errors.ts';
+import { storageIndependent } from '../fixtures/suite-runs.ts';
 
 describe('error catalogue', () => {
+  storageIndependent();
   const Errors = defineErrors({
     last_view: { status: 409, when: "Deleting the database's last view", create: () => 'Keep one view.' },
     option_in_use: { status: 409, when: 'The option is in use', create: (usage: number) => ({ detail: `${usage} records.`, extensions: { usage_count: usage } }) },

@@ -3,6 +3,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { builtinPlugins } from '../../plugins/index.ts';
 import { importsOf, pluginFolderOf, rel, ROOT, sourceFiles, stripComments, tableOwners, tablesNamed } from '../fixtures/source-scan.ts';
+import { storageIndependent } from '../fixtures/suite-runs.ts';
 
 /**
  * Plugins meet only through what they declare. A plugin's `public.ts` is the one file other plugins may import
@@ -45,6 +46,7 @@ function crossing(file: string, specifier: string): string | undefined {
 }
 
 describe('plugin seams', () => {
+  storageIndependent();
   const files = ['core', 'plugins', 'examples'].flatMap((dir) => sourceFiles(path.join(ROOT, dir)));
 
   it('imports another plugin only through its public.ts, and the kernel imports no plugin', () => {

@@ -1,7 +1,9 @@
 import assert from 'node:assert/strict';
 import { checksummedSecret, hasValidChecksum, hashSecret, randomSecret, safeEqual } from '../../core/secrets.ts';
+import { storageIndependent } from '../fixtures/suite-runs.ts';
 
 describe('secrets', () => {
+  storageIndependent();
   it('makes URL-safe random secrets of the asked length, never twice the same', () => {
     const seen = new Set<string>();
     for (let i = 0; i < 1000; i++) {

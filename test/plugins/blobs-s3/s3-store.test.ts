@@ -6,6 +6,7 @@ import { S3Options } from '../../../plugins/blobs-s3/schemas.ts';
 import { Value } from '@sinclair/typebox/value';
 import { blobStoreSuite } from '../../core/blob-store-suite.ts';
 import { s3rverCredentials, startS3Server, type S3Server } from '../../fixtures/s3-server.ts';
+import { storageIndependent } from '../../fixtures/suite-runs.ts';
 
 const optionsFor = (server: S3Server, extra: Partial<S3Options> = {}): S3Options =>
   Value.Default(S3Options, { endpoint: server.endpoint, bucket: server.bucket, ...s3rverCredentials(), ...extra }) as S3Options;
@@ -25,6 +26,7 @@ blobStoreSuite('S3 (s3rver on loopback)', async () => {
 });
 
 describe('S3 blob store', function () {
+  storageIndependent();
   this.timeout(60_000);
   let server: S3Server;
   let client: S3Client;

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { checkRichText, imagesOf, mentionsOf, plainText, MAX_RICH_TEXT_DEPTH, type RichTextDoc } from '../../../plugins/documents/public.ts';
+import { storageIndependent } from '../../fixtures/suite-runs.ts';
 
 const doc = (...content: unknown[]) => ({ type: 'doc', content });
 const text = (t: string, marks?: unknown[]) => ({ type: 'text', text: t, ...(marks ? { marks } : {}) });
@@ -8,6 +9,7 @@ const para = (...content: unknown[]) => ({ type: 'paragraph', content });
 const pointers = (value: unknown) => checkRichText(value, '/content').errors.map((e) => e.pointer);
 
 describe('documents: rich text', () => {
+  storageIndependent();
   it('accepts every node and mark of the contract', () => {
     const user = randomUUID();
     const file = randomUUID();

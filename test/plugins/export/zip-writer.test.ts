@@ -7,8 +7,10 @@ import { Readable } from 'node:stream';
 import { strFromU8, unzipSync } from 'fflate';
 import { LocalDiskBlobStore } from '../../../core/blobs.ts';
 import { safeSegment, writeZipBlob } from '../../../core/zip-writer.ts';
+import { storageIndependent } from '../../fixtures/suite-runs.ts';
 
 describe('core/zip-writer: one streaming zip writer for workspace and GDPR exports', () => {
+  storageIndependent();
   let dir: string;
   let blobs: LocalDiskBlobStore;
 

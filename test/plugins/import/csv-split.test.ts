@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { parse } from 'csv-parse/sync';
 import { CsvSplitter, MalformedCsv } from '../../../plugins/import/csv-split.ts';
+import { storageIndependent } from '../../fixtures/suite-runs.ts';
 
 /** The records of `text` given to the splitter in pieces cut at `cuts`, or the malformed-CSV message. */
 function split(text: string, cuts: number[], maxChars = 1000): string[][] | string {
@@ -39,6 +40,7 @@ function lcg(seed: number): () => number {
 }
 
 describe('import: the CSV splitter', function () {
+  storageIndependent();
   it('reads quoted fields with commas, doubled quotes and line breaks, any line ending, and skips blank lines', () => {
     const text = 'Name,Code\r\n"Line one\nline two","a ""quoted"", b"\r\n\r\nplain,x\rlast,"",\n\n"",\n""';
     assert.deepEqual(split(text, []), [['Name', 'Code'], ['Line one\nline two', 'a "quoted", b'], ['plain', 'x'], ['last', '', ''], ['', ''], ['']]);

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
 import { formWorld, type FormWorld } from './setup.ts';
+import { cases, SEED } from '../../fixtures/randomised.ts';
 
 describe('public: any submission', () => {
   let w: FormWorld;
@@ -23,7 +24,7 @@ describe('public: any submission', () => {
         assert.equal(Number(after!.n) - Number(before!.n), res.status === 201 ? 1 : 0);
         if (res.status === 422) assert.ok(res.body.errors.every((e: { pointer: string }) => e.pointer.startsWith('/values')), res.text);
       }),
-      { numRuns: 80, seed: 20261126 },
+      { numRuns: cases(80), seed: SEED },
     );
   });
 });

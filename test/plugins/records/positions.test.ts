@@ -3,6 +3,7 @@ import { generateKeyBetween } from 'fractional-indexing';
 import { AppError } from '../../../core/errors.ts';
 import { positionBetween, positionsAfter } from '../../../plugins/records/positions.ts';
 import { recordsWorld, type RecordsWorld } from './setup.ts';
+import { cases, SEED, seededRandom } from '../../fixtures/randomised.ts';
 
 /** Byte order, as the `position text COLLATE "C"` column sorts. */
 const byBytes = (a: string, b: string) => Buffer.compare(Buffer.from(a), Buffer.from(b));
@@ -43,12 +44,13 @@ describe('records: positions', () => {
 
     it('keep a strict order through thousands of random insertions', () => {
       const list = positionsAfter(null, 50);
-      for (let n = 0; n < 3000; n++) {
-        const i = Math.floor(Math.random() * (list.length + 1));
+      const random = seededRandom();
+      for (let n = 0; n < cases(3000); n++) {
+        const i = Math.floor(random() * (list.length + 1));
         list.splice(i, 0, positionBetween(list[i - 1] ?? null, list[i] ?? null));
       }
       const sorted = [...list].sort(byBytes);
-      assert.deepEqual(list, sorted);
+      assert.deepEqual(list, sorted, `TESSERA_SEED=${SEED} replays this`);
       assert.equal(new Set(list).size, list.length);
       list.forEach(assertValid);
       assert.ok(Math.max(...list.map((k) => k.length)) < 40);

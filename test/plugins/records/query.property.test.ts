@@ -7,13 +7,14 @@ import type { RefField, RefRecord, RefWorld } from './reference/model.ts';
 import { expectedValue, shownValue } from './reference/output.ts';
 import { expectedPage, ordered, type RefQuery } from './reference/pages.ts';
 import type { Place } from './reference/order.ts';
+import { cases, SEED } from '../../fixtures/randomised.ts';
 
 /**
- * Runs per `mocha` run, kept small for the suite: PROPERTY_RUNS=1000 (with `--timeout 0`) searches
+ * Runs per `mocha` run, on the suite's fixed seed (see randomised.ts): PROPERTY_RUNS=1000 (with `--timeout 0`) searches
  * wider; PROPERTY_SEED and PROPERTY_PATH (as a failure prints them) replay a counterexample.
  */
-const RUNS = Number(process.env.PROPERTY_RUNS ?? 20);
-const REPLAY = process.env.PROPERTY_SEED === undefined ? {} : { seed: Number(process.env.PROPERTY_SEED), path: process.env.PROPERTY_PATH };
+const RUNS = Number(process.env.PROPERTY_RUNS ?? cases(20));
+const REPLAY = process.env.PROPERTY_SEED === undefined ? { seed: SEED } : { seed: Number(process.env.PROPERTY_SEED), path: process.env.PROPERTY_PATH };
 /** A walk that has not ended after this many pages is looping. */
 const MAX_PAGES = 100;
 

@@ -1,10 +1,12 @@
 import assert from 'node:assert/strict';
 import { changesText } from '../../../plugins/search/follow.ts';
+import { storageIndependent } from '../../fixtures/suite-runs.ts';
 
 const field = (type: string, extra: Record<string, unknown> = {}) => ({ id: 'f', api_name: 'f', type, is_title: false, options: {}, ...extra });
 const choices = (labels: string[]) => ({ choices: labels.map((label, i) => ({ id: String(i), label })) });
 
 describe('search: which field events read a database again', () => {
+  storageIndependent();
   it('reads again when the text of entries can change', () => {
     assert.equal(changesText('field.converted', { before: field('number'), after: field('text') }), true);
     assert.equal(changesText('field.converted', { before: field('text'), after: field('number') }), true);

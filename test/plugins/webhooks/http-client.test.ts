@@ -2,8 +2,10 @@ import assert from 'node:assert/strict';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { WebhookClient, systemResolver } from '../../../plugins/webhooks/http-client.ts';
+import { storageIndependent } from '../../fixtures/suite-runs.ts';
 
 describe('webhooks: the HTTP client', () => {
+  storageIndependent();
   it('sends again on a new connection when a kept-alive one is reset as it is reused, and reports a reset on a new one', async () => {
     let requests = 0;
     let resetNext = true;

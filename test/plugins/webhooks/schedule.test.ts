@@ -1,7 +1,9 @@
 import assert from 'node:assert/strict';
 import { MAX_ATTEMPTS, parseRetryAfter, retryDelayMs, RETRY_SCHEDULE_S } from '../../../plugins/webhooks/schedule.ts';
+import { storageIndependent } from '../../fixtures/suite-runs.ts';
 
 describe('webhooks: the retry schedule', () => {
+  storageIndependent();
   it('follows 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 14 h, 20 h, 24 h within ±10 % jitter, then stops after ten attempts', () => {
     assert.deepEqual([...RETRY_SCHEDULE_S], [5, 300, 1800, 7200, 18000, 36000, 50400, 72000, 86400]);
     assert.equal(MAX_ATTEMPTS, 10);

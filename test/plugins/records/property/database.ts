@@ -88,7 +88,9 @@ export class PropertyDatabase {
     if (present) {
       const fields = (await t.db('fields').where({ database_id: this.id }).whereNull('deleted_at').whereNotNull('column_name').pluck('id')) as string[];
       const now = new Date();
-      if (fields.length > 0) await t.db('index_fields').insert(fields.map((id, i) => ({ database_id: this.id, field_id: id, mode: 'auto', uses: 1, learned_at: now, last_used_at: now, ascending: true, descending: i % 2 === 1 })));
+      // The learner may have recorded a field since the delete (a slow query of the walk before teaches it): this wins.
+      const rows = fields.map((id, i) => ({ database_id: this.id, field_id: id, mode: 'auto', uses: 1, learned_at: now, last_used_at: now, ascending: true, descending: i % 2 === 1 }));
+      if (rows.length > 0) await t.db('index_fields').insert(rows).onConflict(['database_id', 'field_id']).merge();
     }
     await t.container.resolverFor('databases')('databases.viewIndexes').sync(this.id);
   }
