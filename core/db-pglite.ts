@@ -9,7 +9,7 @@ import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm';
 import { guardHeldConnection } from './held-connection.ts';
 import { knexLog } from './knex-log.ts';
 import { lockDataDir } from './pglite-lock.ts';
-import { trimWal } from './pglite-wal-trim.ts';
+import { trimWal, type NeededWal } from './pglite-wal-trim.ts';
 import { SIGNAL_CHANNEL, type DatabaseOptions, type Db, type PgliteRuntime } from './db-types.ts';
 
 /**
@@ -45,7 +45,7 @@ export async function openPglite(opts: DatabaseOptions, schema: string, searchPa
     await pglite.listen(SIGNAL_CHANNEL, (payload) => signals.emit('signal', payload));
     return {
       knex,
-      dumpCluster: async () => withTrimmedWal(await pglite.dumpDataDir('none')),
+      dumpCluster: () => trimmedDump(pglite),
       async close() {
         await knex.destroy();
         if (!pglite.closed) await pglite.close();
@@ -70,8 +70,7 @@ export async function emptyClusterDump(): Promise<Blob> {
     await pglite.exec(`UPDATE pg_database SET datistemplate = false WHERE datname IN ('template0', 'template1')`);
     await pglite.exec('DROP DATABASE template0');
     await pglite.exec('DROP DATABASE template1');
-    await pglite.exec('CHECKPOINT');
-    return withTrimmedWal(await pglite.dumpDataDir('none'));
+    return await trimmedDump(pglite);
   } finally {
     await pglite.close();
   }
@@ -84,6 +83,12 @@ export async function loadPgliteRuntime(): Promise<PgliteRuntime> {
   return { wasmModule: await WebAssembly.compile(wasm), fsBundle: new Blob([bundle]) };
 }
 
-async function withTrimmedWal(dump: Blob): Promise<Blob> {
-  return new Blob([trimWal(new Uint8Array(await dump.arrayBuffer()))]);
+/** The cluster as a dump to start from, checkpointed in a fresh WAL segment so that little WAL goes with it (see trimWal). */
+async function trimmedDump(pglite: PGlite): Promise<Blob> {
+  await pglite.exec('SELECT pg_switch_wal(); CHECKPOINT');
+  const segments = `SELECT pg_walfile_name(redo_lsn) AS first, pg_walfile_name(pg_current_wal_insert_lsn()) AS last FROM pg_control_checkpoint()`;
+  const [{ first }] = (await pglite.query<NeededWal>(segments)).rows;
+  const dump = new Uint8Array(await (await pglite.dumpDataDir('none')).arrayBuffer());
+  const [{ last }] = (await pglite.query<NeededWal>(segments)).rows;
+  return new Blob([trimWal(dump, { first, last })]);
 }

@@ -135,7 +135,7 @@ let pgliteRuntime: Promise<PgliteRuntime> | undefined;
 async function sharedEmptyCluster(): Promise<Blob> {
   const pglite = path.dirname(createRequire(import.meta.url).resolve('@electric-sql/pglite'));
   const { version } = JSON.parse(fs.readFileSync(path.join(pglite, '..', 'package.json'), 'utf8')) as { version: string };
-  const file = path.join(os.tmpdir(), `tessera-pglite-${version}-cluster.tar`);
+  const file = path.join(os.tmpdir(), `tessera-pglite-${version}-empty-cluster.tar`);
   if (fs.existsSync(file)) return new Blob([fs.readFileSync(file)]);
   const dump = await emptyClusterDump();
   const partial = `${file}.${process.pid}`;
