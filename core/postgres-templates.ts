@@ -16,6 +16,7 @@ export class PostgresTemplates {
   private dropper?: Promise<pg.Client>;
   /** Per migrations key: the template database, or `null` when migrating one failed (kernels of that key migrate). */
   private readonly templates = new Map<string, Promise<string | null>>();
+  private readonly sightings = new Map<string, number>();
   private made = 0;
   /** Drops run one after another, behind the tests: nothing waits for them but the next drop. */
   private drops: Promise<unknown> = Promise.resolve();
@@ -28,9 +29,14 @@ export class PostgresTemplates {
 
   /**
    * A new database cloned from the template of `key`, made first by `migrate` (given the template's URL, it answers
-   * whether every plugin migrated). Undefined when there is no usable template: the caller migrates as usual.
+   * whether every plugin migrated). Undefined when there is no usable template, and for the first kernel of a key: the
+   * caller migrates as usual. A key seen once (a test's own plugins or configuration) costs no template, and its
+   * plugins register once, as the test expects.
    */
   async clone(key: string, migrate: (url: string) => Promise<boolean>): Promise<string | undefined> {
+    const seen = (this.sightings.get(key) ?? 0) + 1;
+    this.sightings.set(key, seen);
+    if (seen < 2) return undefined;
     let template = this.templates.get(key);
     if (!template) {
       template = this.makeTemplate(migrate);
