@@ -12,7 +12,7 @@ const JSON_LIMIT = 2048;
 const AVATAR_CAP = MB + 16 * 1024;
 const BOUNDARY = 'tessera-test-boundary';
 /** The kernel's wait for headers and for a body's next bytes in this file: a few seconds, as in production. */
-const WAIT_MS = 2000;
+const WAIT_MS = 1000;
 const FILE_PART = Buffer.from(`--${BOUNDARY}\r\nContent-Disposition: form-data; name="file"; filename="a.png"\r\nContent-Type: image/png\r\n\r\n`);
 
 function assertProblem(res: { status: number; headers: Headers; body: any }, status: number, code: string) {
