@@ -17,6 +17,7 @@ import type { AccessGrant, Authz } from './authz.ts';
 import { isIdempotentRoute, type Idempotency } from './idempotency.ts';
 import { findHostileInput } from './input-guard.ts';
 import { withCappedBody } from './body-cap.ts';
+import { InvalidUtf8, withUtf8Body } from './utf8-body.ts';
 import { boundaryProblem } from './multipart-boundary.ts';
 
 
@@ -107,7 +108,7 @@ function bodyParser(def: RouteDef, jsonLimit: number, blobs: BlobStore) {
       const status = err.status ?? err.httpCode;
       if (status === 413) throw refuseBody(ctx, limit);
       if (multipart) throw validationFailed([{ pointer: '/file', detail: `The multipart body is invalid: ${err.message}` }]);
-      throw malformedJson();
+      throw malformedJson(err instanceof InvalidUtf8 ? err.message : undefined);
     },
   });
   const parse = streamed ? null : parserFor();
@@ -129,6 +130,8 @@ function bodyParser(def: RouteDef, jsonLimit: number, blobs: BlobStore) {
       await withCappedBody(ctx, cap, (capped) => upload(capped, async () => {}));
       await settleUploads(ctx);
     } else if (multipart) await withCappedBody(ctx, cap, (capped) => parse!(capped, async () => {}));
+    // Bytes that are not UTF-8 are refused, never decoded into U+FFFD and stored.
+    else if (hasBody) await withUtf8Body(ctx, (checked) => parse!(checked, async () => {}));
     else await parse!(ctx, async () => {});
     return hasBody ? ctx.request.body : undefined;
   };
