@@ -6,8 +6,8 @@ import { UUID_PATTERN } from './schema.ts';
 /**
  * The one cursor of every page: base64url JSON `[fingerprint, values]`. `values` are the sort keys of the last
  * row as PostgreSQL text (null for an empty key), so timestamps keep their microseconds and a row changed or
- * deleted between pages moves no other. `fingerprint` ties the cursor to the query that made it (a filter and
- * sorts hashed with `queryFingerprint`), empty for a list whose order never changes.
+ * deleted between pages moves no other. `fingerprint` ties the cursor to the query that made it (a database, a filter
+ * and sorts hashed with `queryFingerprint`), empty for a list whose keys fit no other list.
  */
 type CursorBody = [fingerprint: string, values: Array<string | null>];
 
@@ -69,7 +69,7 @@ export function decodeCursor(cursor: string, keys: CursorKey[], opts: { fingerpr
   }
   if (!Array.isArray(body) || body.length !== 2 || typeof body[0] !== 'string' || !Array.isArray(body[1])) throw invalidField(pointer, INVALID);
   if (body[0] !== (opts.fingerprint ?? '')) {
-    throw invalidField(pointer, 'This cursor belongs to another query: send the same filter, sorts, q and view_id as the request that returned it.');
+    throw invalidField(pointer, 'This cursor belongs to another list or query: send it to the list that returned it, with the same filter, sorts, q and view_id.');
   }
   const values = body[1] as unknown[];
   if (values.length !== keys.length) throw invalidField(pointer, INVALID);

@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
 import { Type, type TSchema } from './schema.ts';
-import { decodeCursor, encodeCursor, type CursorKeyType } from './cursor.ts';
+import { decodeCursor, encodeCursor, queryFingerprint, type CursorKeyType } from './cursor.ts';
 
 /** `?limit=` and `?cursor=` for a list route; `max` is 200 for most lists and 1000 for record pages. */
 export function pageQuery(max = 200) {
@@ -33,21 +33,24 @@ export interface Keyset {
 
 /**
  * Runs `query` (which must select its own columns) as one keyset page: `LIMIT n + 1`, no
- * count, the cursor from core/cursor.ts.
+ * count, the cursor from core/cursor.ts. `scope`: what the list is of (a database), when its keys
+ * would fit another's list as well; the cursor is bound to it, and another list's is a 422.
  */
 export async function keysetPage<T extends object>(
   db: Knex,
   query: Knex.QueryBuilder,
   keyset: Keyset,
   page: { limit?: number; cursor?: string },
+  scope?: object,
 ): Promise<Page<T>> {
   const limit = page.limit ?? 50;
   const columns = keyset.keys.map((k) => k.column);
   const aliases = keyset.keys.map((_, i) => `__cursor_${i}`);
+  const fingerprint = scope ? queryFingerprint(scope) : '';
   const q = query.clone();
   keyset.keys.forEach((k, i) => q.select(db.raw(`??::text as ??`, [k.column, aliases[i]])));
   if (page.cursor) {
-    const values = decodeCursor(page.cursor, keyset.keys);
+    const values = decodeCursor(page.cursor, keyset.keys, { fingerprint });
     const tuple = keyset.keys.map((k) => `?::${k.type}`).join(', ');
     const cols = columns.map(() => '??').join(', ');
     q.whereRaw(`(${cols}) ${keyset.direction === 'desc' ? '<' : '>'} (${tuple})`, [...columns, ...values]);
@@ -57,7 +60,7 @@ export async function keysetPage<T extends object>(
   const more = rows.length > limit;
   if (more) rows.length = limit;
   const last = rows[rows.length - 1];
-  const next = more && last ? encodeCursor(aliases.map((a) => last[a])) : null;
+  const next = more && last ? encodeCursor(aliases.map((a) => last[a]), fingerprint) : null;
   for (const row of rows) for (const a of aliases) delete row[a];
   return { data: rows as T[], next_cursor: next };
 }

@@ -17,6 +17,7 @@ import type { AccessGrant, Authz } from './authz.ts';
 import { isIdempotentRoute, type Idempotency } from './idempotency.ts';
 import { findHostileInput } from './input-guard.ts';
 import { withCappedBody } from './body-cap.ts';
+import { InvalidUtf8, withUtf8Body } from './utf8-body.ts';
 import { boundaryProblem } from './multipart-boundary.ts';
 
 
@@ -133,8 +134,8 @@ function bodyParser(def: RouteDef, jsonLimit: number, bodyIdleMs: number, blobs:
       if (status === 413) throw refuseBody(ctx, limit);
       if (status === 408) throw refuseStalledBody(ctx, bodyIdleMs);
       if (multipart) throw validationFailed([{ pointer: '/file', detail: `The multipart body is invalid: ${err.message}` }]);
-      if (form) throw validationFailed([{ pointer: '', detail: `The form body is invalid: ${err.message}` }]);
-      throw malformedJson();
+      if (form && !(err instanceof InvalidUtf8)) throw validationFailed([{ pointer: '', detail: `The form body is invalid: ${err.message}` }]);
+      throw malformedJson(err instanceof InvalidUtf8 ? err.message : undefined);
     },
   });
   const parse = streamed ? null : parserFor();
@@ -156,7 +157,9 @@ function bodyParser(def: RouteDef, jsonLimit: number, bodyIdleMs: number, blobs:
       const upload = parserFor(uploadSink(ctx, blobs));
       await withCappedBody(ctx, limits, (capped) => upload(capped, async () => {}));
       await settleUploads(ctx);
-    } else if (hasBody) await withCappedBody(ctx, limits, (capped) => parse!(capped, async () => {}));
+    } else if (multipart || parts) await withCappedBody(ctx, limits, (capped) => parse!(capped, async () => {}));
+    // Bytes that are not UTF-8 are refused, never decoded into U+FFFD and stored.
+    else if (hasBody) await withCappedBody(ctx, limits, (capped) => withUtf8Body(capped, (checked) => parse!(checked, async () => {})));
     else await parse!(ctx, async () => {});
     return hasBody ? ctx.request.body : undefined;
   };

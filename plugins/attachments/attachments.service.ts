@@ -64,9 +64,11 @@ export class AttachmentService {
 
   /**
    * Stores the streamed file as a new attachment of the record's field, appended to its cell; the caller keeps the
-   * upload's blob once this returns (committed). The type comes from the bytes alone.
+   * upload's blob once this returns (committed). The type comes from the bytes alone; an empty file → 422 at `/file`.
    */
   async upload(principal: UserPrincipal, on: On, fieldRef: string | undefined, upload: Upload): Promise<Attachment> {
+    // Nothing to show or serve: an empty part is most often a client that lost the file it meant to send.
+    if (upload.size === 0) throw invalidField('/file', 'The file is empty (0 bytes).');
     return this.attach(principal, on, fieldRef, { key: upload.key, name: upload.name, size: upload.size, head: upload.head, mime: upload.detected?.mime });
   }
 

@@ -30,6 +30,7 @@ export function attachmentRoutes(maxBytes: number): AnyRouteDef[] {
       description:
         `Multipart: \`file\` (required) and \`field\` (api_name or id of an attachment field; optional when the database has exactly one, 422 at \`/field\` otherwise). ` +
         `The file streams into the blob store; past ${maxBytes} bytes (option \`maxBytes\`) → 413 \`payload_too_large\`, answered while the client is still sending. ` +
+        'An empty file (0 bytes) → 422 at `/file`. ' +
         'The type is read from the bytes, never from the part\'s Content-Type; bytes with no known signature are `application/octet-stream`. The attachment is ' +
         'appended to the record\'s cell: a record write (`record.updated`, a new version). Images get their thumbnails made by a job.',
       tags,

@@ -8,7 +8,7 @@ import { escapePointer } from '../../core/schema.ts';
 import type { Installed, PackHooks } from './hooks.ts';
 import type { KindCatalogue } from './kind-catalogue.ts';
 import { DependsOnFailed, InstallRefs } from './refs.ts';
-import { checkPack } from './pack-check.ts';
+import { checkPack, underPack } from './pack-check.ts';
 import type { LedgerService, LedgerItem, InstallSource } from './ledger.service.ts';
 import type { DryRun, InstallResult, Pack, Problem } from './schemas.ts';
 
@@ -75,7 +75,8 @@ export class InstallService {
     if (held === 'weaker') throw forbidden('Installing into this space needs the creator role there.');
   }
 
-  private refuse(problems: Problem[], dryRun: boolean, plan: DryRun['plan'] = []): DryRun {
+  private refuse(inPack: Problem[], dryRun: boolean, plan: DryRun['plan'] = []): DryRun {
+    const problems = underPack(inPack);
     if (dryRun) return { plan, problems };
     throw validationFailed(problems, problems.length === 1 ? `The pack cannot be installed: ${problems[0].detail}` : `The pack cannot be installed: ${problems.length} problems.`);
   }

@@ -10,7 +10,7 @@ import { containsPattern } from '../../core/like-pattern.ts';
 import type { WorkspaceService } from '../workspaces/public.ts';
 import { PackErrors } from './errors.ts';
 import type { KindCatalogue } from './kind-catalogue.ts';
-import { checkPack } from './pack-check.ts';
+import { checkPack, underPack } from './pack-check.ts';
 import type { MarketplaceQuery, Pack, PublishedPack } from './schemas.ts';
 
 type PublishedRow = {
@@ -45,7 +45,7 @@ export class MarketplaceService {
 
   async publish(actor: UserPrincipal, workspaceId: string, input: unknown, isPublic: boolean): Promise<PublishedPack> {
     const { pack, problems } = checkPack(input, this.kinds, this.host, this.maxResources);
-    if (!pack || problems.length > 0) throw validationFailed(problems);
+    if (!pack || problems.length > 0) throw validationFailed(underPack(problems));
     return inTransaction(this.db, async (trx) => {
       const publisher = await this.workspaces.hold(trx, workspaceId);
       // One publication of a name at a time: the version check and the insert see the same versions.

@@ -59,6 +59,15 @@ export function checkPack(input: unknown, kinds: KindCatalogue, host: Host, maxR
   return { pack, problems };
 }
 
+/**
+ * Problems as a client reads them: every pointer under `/pack`, the member that holds the pack in the body of an
+ * install or a publication, and in the answers of `GET /templates/{id}` and `GET /marketplace/packs/{id}` (where the
+ * pack of a template applied or a published pack installed comes from).
+ */
+export function underPack(problems: Problem[]): Problem[] {
+  return problems.map((p) => ({ pointer: `/pack${p.pointer}`, detail: p.detail }));
+}
+
 function secretsIn(value: unknown, pointer: string): Problem[] {
   if (!value || typeof value !== 'object') return [];
   const out: Problem[] = [];

@@ -19,7 +19,7 @@ export function installReply(outcome: DryRun | InstallResult): Reply {
 }
 
 export const INSTALL_RESPONSES = {
-  200: { description: 'Dry run: what would be made, and every problem at its pointer in the pack', schema: DryRun },
+  200: { description: 'Dry run: what would be made, and every problem at its pointer under `/pack`', schema: DryRun },
   201: { description: 'Installed: the ids each ref became', schema: InstallResult },
 };
 
@@ -44,7 +44,7 @@ export const EXAMPLE_PACK = {
 export const INSTALL_DESCRIPTION =
   'All or nothing, in one transaction through every owning plugin. A pack of an unknown `format_version`, needing a plugin that is ' +
   'missing, disabled or of another version, naming an unknown kind, or invalid for any owner answers 422 with `errors[]` pointing into ' +
-  'the pack (`/resources/field/2/type`), and nothing is made. With `dry_run` the same checks run and the answer is 200 `{ plan, problems }`. ' +
+  'the pack, under `/pack` (`/pack/resources/field/2/type`, `/pack/format_version`), and nothing is made. With `dry_run` the same checks run and the answer is 200 `{ plan, problems }`. ' +
   'With `space_id` the pack\'s spaces merge into that space; names that collide get a suffix ("Tasks (2)").';
 
 export function packRoutes(maxBytes: number): AnyRouteDef[] {

@@ -62,7 +62,7 @@ export const ApplyBody = Type.Object(Target, { additionalProperties: false });
 export type ApplyBody = Static<typeof ApplyBody>;
 
 export const PlanStep = Type.Object({ kind: Type.String(), ref: Type.String(), action: Type.Union([Type.Literal('create'), Type.Literal('reuse')]) });
-export const Problem = Type.Object({ pointer: Type.String({ description: 'JSON pointer into the pack (`/resources/field/2/type`), whether it came in the body, from a template or from the marketplace.' }), detail: Type.String() });
+export const Problem = Type.Object({ pointer: Type.String({ description: 'JSON pointer under `/pack` (`/pack/resources/field/2/type`): the pack in the body, or in the answer of GET /templates/{id} or GET /marketplace/packs/{id} for a template or a published pack.' }), detail: Type.String() });
 export type Problem = Static<typeof Problem>;
 
 export const DryRun = Type.Object({ plan: Type.Array(PlanStep), problems: Type.Array(Problem) });

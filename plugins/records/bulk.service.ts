@@ -70,7 +70,7 @@ export class RecordBulkService {
       if (withCells.length > 0) {
         // The links as they were, for the events, before they change.
         await table.fillComputed(trx, withCells.map((v) => v.before), table.fields);
-        await writeOutsideCells(trx, withCells.map((v) => ({ recordId: v.before.id, cells: v.decoded.cells })));
+        await writeOutsideCells(trx, withCells.map((v) => ({ recordId: v.before.id, cells: v.decoded.cells })), { workspaceId, userId });
       }
       await table.reactToWrites(trx, valid.filter((v) => updated.has(v.before.id)).map((v) => ({ id: v.before.id, columns: v.decoded.columns })), { workspaceId, userId });
       const after = valid.map((v) => updated.get(v.before.id) ?? v.before);

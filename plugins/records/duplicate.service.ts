@@ -17,7 +17,8 @@ export class RecordDuplicateService {
    * A new record with the source's cells of every live writable field, as stored (a user cell
    * naming someone who has since left is copied too); number, version, created_* and updated_*
    * are its own. Links are copied where a record may have several (many-to-many, and the one
-   * side of a one-to-many: the copy gets the same parent), not a parent's children. It goes between the source and the next live record in manual order.
+   * side of a one-to-many: the copy gets the same parent), not a parent's children, nor links into a
+   * database the caller cannot see. It goes between the source and the next live record in manual order.
    */
   async duplicate(principal: UserPrincipal, workspaceId: string, databaseId: string, id: string): Promise<ApiRecord> {
     const userId = principal.user.id;
@@ -28,7 +29,7 @@ export class RecordDuplicateService {
       const position = positionBetween(source.position, await table.neighbourPosition(trx, source, 'after'));
       const writable = table.fields.flatMap((f) => (f.column_name && !f.fieldType.readOnly ? [f.column_name] : []));
       const row = await insertCopy(trx, table, source.id, writable, { position, userId });
-      for (const field of table.fields) if (!field.column_name && field.fieldType.store) await field.fieldType.store.duplicate(trx, field, source.id, row.id);
+      for (const field of table.fields) if (!field.column_name && field.fieldType.store) await field.fieldType.store.duplicate(trx, field, source.id, row.id, { workspaceId, userId });
       await table.reactToWrites(trx, [row], { workspaceId, userId });
       const [record] = await this.records.present(trx, table, [row]);
       await this.records.changed(trx, principal, table, [{ kind: 'created', recordId: record.id, before: null, after: record, duplicatedFrom: source.id }], {

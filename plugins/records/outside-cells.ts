@@ -25,8 +25,8 @@ export async function checkOutsideCells(trx: Db, writes: Array<{ recordId: strin
   return problems;
 }
 
-export async function writeOutsideCells(trx: Db, writes: Array<{ recordId: string; cells: DecodedCell[] }>): Promise<void> {
-  for (const [field, cells] of byField(writes)) await field.fieldType.store!.write(trx, field, cells);
+export async function writeOutsideCells(trx: Db, writes: Array<{ recordId: string; cells: DecodedCell[] }>, ctx: CellContext): Promise<void> {
+  for (const [field, cells] of byField(writes)) await field.fieldType.store!.write(trx, field, cells, ctx);
 }
 
 /** What a request that stops at its first bad record answers: 409 when a cell clashes with other records, else 422 with every pointer. */
@@ -40,5 +40,5 @@ export async function storeOutsideCells(trx: Db, writes: Array<{ recordId: strin
   if (!writes.some((w) => w.cells.length > 0)) return;
   const problems = await checkOutsideCells(trx, writes, ctx);
   if (problems.length > 0) throw refusal(problems);
-  await writeOutsideCells(trx, writes);
+  await writeOutsideCells(trx, writes, ctx);
 }

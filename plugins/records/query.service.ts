@@ -100,8 +100,16 @@ export class QueryService {
     const fields = this.selectedFields(table, input.fields, base, errors);
     if (errors.length > 0) throw validationFailed(errors);
 
-    // The view's filters are part of the query: a cursor made before the view changed is refused.
-    const print = queryFingerprint({ filter: input.filter ?? null, sorts: sorts ?? null, q: input.q ?? null, view_id: input.view_id ?? null, view_filters: view?.filters ?? null });
+    // The view's filters are part of the query: a cursor made before the view changed is refused. So is the
+    // database: its keys would fit any other's pages (manual order is `position, id` everywhere).
+    const print = queryFingerprint({
+      database_id: databaseId,
+      filter: input.filter ?? null,
+      sorts: sorts ?? null,
+      q: input.q ?? null,
+      view_id: input.view_id ?? null,
+      view_filters: view?.filters ?? null,
+    });
     const where = (q: Knex.QueryBuilder) => {
       q.whereNull('deleted_at');
       for (const c of conditions) q.whereRaw(c.sql, c.bindings as Knex.RawBinding[]);

@@ -197,7 +197,7 @@ export class RecordTable {
   /** Soft-deleted records, newest deletion first, one keyset page. */
   async trash(db: Db, page: { limit?: number; cursor?: string }): Promise<Page<RecordRow & { deleted_at: Date }>> {
     const query = db(this.table).whereNotNull('deleted_at').select([...this.columns, 'deleted_at']);
-    return keysetPage<RecordRow & { deleted_at: Date }>(db, query, TRASH_ORDER, page);
+    return keysetPage<RecordRow & { deleted_at: Date }>(db, query, TRASH_ORDER, page, { trash: this.databaseId });
   }
 }
 

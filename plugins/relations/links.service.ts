@@ -14,6 +14,8 @@ type Pair = { from_id: string; to_id: string };
  * written with the record (which replaces the record's links). In a one-to-many relation a `to`
  * record has one `from` at most: a second → 409 naming the record it is linked to. A link to a
  * record in the trash is hidden, and gives way to a new one (it does not come back with that record).
+ * A writer who cannot see the other database sees the cell empty, and its writes leave the links as
+ * they are: an unlink removes nothing, a replace only adds, a duplicate carries none.
  */
 export class LinkService implements CellStore {
   constructor(
@@ -44,13 +46,14 @@ export class LinkService implements CellStore {
     });
   }
 
-  /** Unlinking what is not linked changes nothing (204 all the same). */
+  /** Unlinking what is not linked, or what the caller cannot see, changes nothing (204 all the same). */
   async remove(principal: UserPrincipal, access: WorkspaceAccess, databaseId: string, recordId: string, fieldRef: string, targetId: string): Promise<void> {
     await inTransaction(this.db, async (trx) => {
       const table = await this.records.open(trx, access.workspaceId, databaseId);
       const o = options(linkField(table, fieldRef));
       const held = await table.find(trx, recordId, true);
       if (!held) throw notFound('No such record in this database.');
+      if (!(await this.sees(trx, o, { workspaceId: access.workspaceId, userId: principal.user.id }))) return;
       const { mine, theirs } = linkEnds(o);
       const [before] = await this.records.present(trx, table, [held]);
       const removed = (await trx(junctionNameOf(o.relation_id)).where({ [mine]: recordId, [theirs]: targetId }).delete().returning(['from_id', 'to_id'])) as Pair[];
@@ -86,18 +89,23 @@ export class LinkService implements CellStore {
     return problems;
   }
 
-  /** Replaces each record's links through the field with the checked ones. */
-  async write(trx: Db, field: FieldMeta<any>, cells: CellWrite[]): Promise<void> {
-    await this.link(trx, field, cells, 'replace');
+  /**
+   * Replaces each record's links through the field with the checked ones; for a writer who cannot see the linked
+   * database (the cell reads empty to it), adds them to the links it cannot see instead.
+   */
+  async write(trx: Db, field: FieldMeta<any>, cells: CellWrite[], ctx: CellContext): Promise<void> {
+    await this.link(trx, field, cells, (await this.sees(trx, options(field), ctx)) ? 'replace' : 'add');
   }
 
   /**
    * A duplicate's links: the source's links to live records, unless the targets could then have
-   * two links (the `from` side of a one-to-many: its children stay with the source).
+   * two links (the `from` side of a one-to-many: its children stay with the source), or the caller
+   * cannot see them.
    */
-  async duplicate(trx: Db, field: FieldMeta<any>, sourceId: string, copyId: string): Promise<void> {
+  async duplicate(trx: Db, field: FieldMeta<any>, sourceId: string, copyId: string, ctx: CellContext): Promise<void> {
     const o = options(field);
     if (o.kind === 'one_to_many' && o.side === 'from') return;
+    if (!(await this.sees(trx, o, ctx))) return;
     const { mine, theirs } = linkEnds(o);
     await trx.raw(
       `INSERT INTO ?? (${mine}, ${theirs}) SELECT ?::uuid, j.${theirs} FROM ?? j JOIN ?? t ON t.id = j.${theirs} AND t.deleted_at IS NULL WHERE j.${mine} = ? ORDER BY j.created_at, j.${theirs}`,
@@ -135,11 +143,16 @@ export class LinkService implements CellStore {
       })) as Pair[];
   }
 
+  /** Whether the writer sees the linked database (a public form's writer, with no user, sees none). */
+  private async sees(trx: Db, o: LinkOptions, ctx: CellContext): Promise<boolean> {
+    if (ctx.userId === null) return false;
+    const location = await this.authz.locate('database', { workspaceId: ctx.workspaceId, id: o.target_database_id, trx });
+    return !!location && (await this.authz.userCanSee(ctx.userId, ctx.workspaceId, location.path, trx));
+  }
+
   /** The targets that are live records of the other database, if the writer can see it; held until commit. */
   private async liveTargets(trx: Db, o: LinkOptions, targets: string[], ctx: CellContext): Promise<Set<string>> {
-    if (targets.length === 0) return new Set();
-    const location = await this.authz.locate('database', { workspaceId: ctx.workspaceId, id: o.target_database_id, trx });
-    if (!location || ctx.userId === null || !(await this.authz.userCanSee(ctx.userId, ctx.workspaceId, location.path, trx))) return new Set();
+    if (targets.length === 0 || !(await this.sees(trx, o, ctx))) return new Set();
     return new Set((await trx(tableNameOf(o.target_database_id)).whereIn('id', targets).whereNull('deleted_at').forKeyShare().pluck('id')) as string[]);
   }
 

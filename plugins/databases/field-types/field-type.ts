@@ -159,13 +159,17 @@ export interface WriteContext extends CellContext {
   databaseId: string;
 }
 
-/** Where a computed type keeps written cells. Every cell is checked before any is written. */
+/**
+ * Where a computed type keeps written cells. Every cell is checked before any is written. `ctx` is the writer: what
+ * of a value it cannot see (links into a database it was not given) its write leaves as it is, and its duplicate
+ * does not carry.
+ */
 export interface CellStore {
   check(trx: Db, field: FieldMeta<any>, cells: CellWrite[], ctx: CellContext): Promise<CellProblem[]>;
-  /** Replaces each record's value with the checked one. */
-  write(trx: Db, field: FieldMeta<any>, cells: CellWrite[]): Promise<void>;
-  /** Gives a duplicate what of the source's value may be shared (links that allow more than one). */
-  duplicate(trx: Db, field: FieldMeta<any>, sourceId: string, copyId: string): Promise<void>;
+  /** Replaces each record's value with the checked one, as far as the writer sees it. */
+  write(trx: Db, field: FieldMeta<any>, cells: CellWrite[], ctx: CellContext): Promise<void>;
+  /** Gives a duplicate what of the source's value may be shared (links that allow more than one) and the writer sees. */
+  duplicate(trx: Db, field: FieldMeta<any>, sourceId: string, copyId: string, ctx: CellContext): Promise<void>;
 }
 
 /**

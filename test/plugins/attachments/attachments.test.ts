@@ -1,5 +1,7 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
 import { pointers } from '../records/setup.ts';
 import { attachmentsWorld, eventually, png, type AttachmentsWorld } from './setup.ts';
 
@@ -73,16 +75,26 @@ describe('attachments: upload, cell, get, content, delete', () => {
     assert.equal(content.headers['content-disposition'], `attachment; filename="_trange _name_.txt"; filename*=UTF-8''%C5%9Ctrange%20%22name%22.txt`);
   });
 
-  it('keeps every file of uploads sent at once to one record, and takes an empty file', async () => {
+  it('keeps every file of uploads sent at once to one record', async () => {
     const sent = await Promise.all([0, 1, 2, 3, 4].map((i) => w.upload(Buffer.from(`file ${i}`), `f${i}.txt`)));
     assert.deepEqual(sent.map((r) => r.status), [201, 201, 201, 201, 201]);
     assert.deepEqual(new Set((await cell()).map((c: { id: string }) => c.id)), new Set(sent.map((r) => r.body.id)));
+  });
+
+  it('refuses an empty file with 422 at /file: the cell, the version and the store stay as they were', async () => {
+    const kept = (await w.upload(Buffer.from('bytes'), 'kept.txt')).body;
+    const before = (await w.t.request.get(w.url(`/${w.record}`)).set(w.member.auth).expect(200)).body;
     const empty = await w.upload(Buffer.alloc(0), 'empty.txt');
-    assert.equal(empty.status, 201, JSON.stringify(empty.body));
-    assert.deepEqual([empty.body.size, empty.body.mime_type], [0, 'application/octet-stream']);
-    const res = await w.t.request.get(empty.body.url).set(w.member.auth).expect(200);
-    assert.equal(res.headers['content-length'], '0');
-    await w.t.request.get(empty.body.url).set(w.member.auth).set('Range', 'bytes=0-').expect(416);
+    assert.equal(empty.status, 422, JSON.stringify(empty.body));
+    assert.equal(empty.body.code, 'validation_failed');
+    assert.deepEqual(pointers(empty), ['/file']);
+    const after = (await w.t.request.get(w.url(`/${w.record}`)).set(w.member.auth).expect(200)).body;
+    assert.deepEqual([after.version, after.values.files.map((c: { id: string }) => c.id)], [before.version, [kept.id]]);
+    assert.equal(Number((await w.t.db('attachments').count({ n: '*' }))[0].n), 1);
+    const keys = await w.t.db('attachment_blobs').pluck('key');
+    assert.deepEqual(keys, [await blobOf(kept.id)]);
+    const uploads = path.join(w.t.kernel.config.dataDir, 'blobs', 'uploads');
+    await eventually(async () => fs.readdirSync(uploads).length === 1, 'the empty upload to leave the store');
   });
 
   it('deletes an attachment: out of the cell, its bytes gone after the commit', async () => {

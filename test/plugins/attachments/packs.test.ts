@@ -57,7 +57,7 @@ describe('attachments: in packs with the sample records', () => {
     pack.resources.attachment[1].field = 'score';
     const res = await install(pack);
     assert.equal(res.status, 422);
-    assert.deepEqual(res.body.errors.map((e: { pointer: string }) => e.pointer), ['/resources/attachment/1/field']);
+    assert.deepEqual(res.body.errors.map((e: { pointer: string }) => e.pointer), ['/pack/resources/attachment/1/field']);
     const installedBytes = path.join(w.t.kernel.config.dataDir, 'blobs', 'attachments');
     await eventually(async () => !fs.existsSync(installedBytes) || fs.readdirSync(installedBytes).length === 0, 'the bytes of the rolled-back install to go');
   });

@@ -98,7 +98,7 @@ describe('automations and buttons in packs', function () {
     bad.resources.automation[i].trigger = { type: 'record_updated', fields: ['nowhere'] };
     const { ws: target, install } = await elsewhere('Target');
     const res = await install({ pack: bad }).expect(422);
-    assert.ok(res.body.errors.some((e: { pointer: string }) => e.pointer === `/resources/automation/${i}/trigger/fields/0`), JSON.stringify(res.body.errors));
+    assert.ok(res.body.errors.some((e: { pointer: string }) => e.pointer === `/pack/resources/automation/${i}/trigger/fields/0`), JSON.stringify(res.body.errors));
     assert.deepEqual((await w.t.request.get(`/api/v1/workspaces/${target}/automations`).set(w.admin.auth).expect(200)).body.data, []);
   });
 });

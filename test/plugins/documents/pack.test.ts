@@ -76,7 +76,7 @@ describe('documents: packs', function () {
       },
     };
     const res = await t.request.post(api(away, '/packs/install')).set(admin.auth).send({ pack }).expect(422);
-    assert.deepEqual(res.body.errors.map((e: { pointer: string }) => e.pointer), ['/resources/document/0/content/content/0/attrs/file_id']);
+    assert.deepEqual(res.body.errors.map((e: { pointer: string }) => e.pointer), ['/pack/resources/document/0/content/content/0/attrs/file_id']);
     assert.equal((await t.db('documents').where({ workspace_id: away }).count({ n: '*' }))[0].n, 0);
   });
 });

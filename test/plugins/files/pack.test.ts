@@ -112,10 +112,10 @@ describe('files: images travel in packs with the documents that show them', func
     broken.resources.file.push({ ref: 'file_9', name: '../evil.png', data: png.toString('base64') });
     const res = (await install(broken).expect(422)).body;
     // The document showing the refused image is refused at that image too.
-    assert.deepEqual(res.errors.map((e: { pointer: string }) => e.pointer).sort(), ['/resources/document/0/content/content/1/attrs/file_id', '/resources/file/1/data', '/resources/file/2/name']);
+    assert.deepEqual(res.errors.map((e: { pointer: string }) => e.pointer).sort(), ['/pack/resources/document/0/content/content/1/attrs/file_id', '/pack/resources/file/1/data', '/pack/resources/file/2/name']);
     const garbled = structuredClone(pack);
     garbled.resources.file[0].data = 'not base64!';
-    assert.deepEqual((await install(garbled).expect(422)).body.errors.map((e: { pointer: string }) => e.pointer), ['/resources/file/0/data']);
+    assert.deepEqual((await install(garbled).expect(422)).body.errors.map((e: { pointer: string }) => e.pointer), ['/pack/resources/file/0/data']);
     assert.deepEqual(await theirFiles(), []);
     await eventually(async () => packBlobs(w.t).length === 0, 'the failed install’s bytes to be deleted');
   });

@@ -77,7 +77,7 @@ describe('packs: templates, the marketplace and the public gallery', function ()
     await t.request.post(api('/marketplace/packs')).set(creator.auth).send({ pack: { ...v1, version: '1.1.0' } }).expect(403);
     // A pack that would not install is not published.
     const broken = await t.request.post(api('/marketplace/packs')).set(admin.auth).send({ pack: { ...v1, version: '1.2.0', resources: { widget: [{ ref: 'w' }] } } }).expect(422);
-    assert.deepEqual(broken.body.errors.map((e: { pointer: string }) => e.pointer), ['/resources/widget']);
+    assert.deepEqual(broken.body.errors.map((e: { pointer: string }) => e.pointer), ['/pack/resources/widget']);
 
     const v2 = await t.request.post(api('/marketplace/packs')).set(admin.auth).send({ pack: { ...v1, version: '1.10.0' }, public: true }).expect(201);
     const list = (await t.request.get('/api/v1/marketplace/packs?q=inventory').set(reader.auth).expect(200)).body.data;

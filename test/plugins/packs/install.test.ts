@@ -28,6 +28,12 @@ function samplePack(): Pack {
   };
 }
 
+/** The value at a JSON pointer (RFC 6901) in `doc`; undefined when nothing is there. */
+function at(doc: unknown, pointer: string): unknown {
+  const tokens = pointer.split('/').slice(1).map((t) => t.replace(/~1/g, '/').replace(/~0/g, '~'));
+  return tokens.reduce<unknown>((node, token) => (node !== null && typeof node === 'object' ? (node as Record<string, unknown>)[token] : undefined), doc);
+}
+
 describe('packs: install, dry run and uninstall', function () {
   this.timeout(60_000);
   let t: TestKernel;
@@ -77,17 +83,17 @@ describe('packs: install, dry run and uninstall', function () {
   });
 
   const refusals: Array<[string, (p: Pack) => void, string]> = [
-    ['a ref to nothing', (p) => (p.resources.field[1].database = 'nowhere'), '/resources/field/1/database'],
-    ['an unknown kind', (p) => (p.resources.widget = [{ ref: 'w' }]), '/resources/widget'],
-    ['a plugin this instance does not have', (p) => (p.requires.billing = '^1.0.0'), '/requires/billing'],
-    ['a plugin of another major version', (p) => (p.requires.databases = '^2.0.0'), '/requires/databases'],
-    ['an unknown format_version', (p) => (p.format_version = 2), '/format_version'],
-    ['one invalid field among valid ones', (p) => (p.resources.field[1].type = 'hologram'), '/resources/field/1/type'],
-    ['a property its owner does not know', (p) => (p.resources.database[0].table_name = 'pg_authid'), '/resources/database/0/table_name'],
-    ['a secret', (p) => (p.resources.view[0].options = { webhook_secret: 'whsec_abc' }), '/resources/view/0/options/webhook_secret'],
-    ['a folder listed before its parent', (p) => (p.resources.folder = [{ ref: 'child', space: 'space', parent: 'parent', name: 'Child' }, { ref: 'parent', space: 'space', name: 'Parent' }]), '/resources/folder/0/parent'],
-    ['a ref used twice', (p) => (p.resources.select_option[1].ref = 'low'), '/resources/select_option/1/ref'],
-    ['a record cell its field refuses', (p) => (p.resources.record[0].values.severity = 'Critical'), '/resources/record/0/values/severity'],
+    ['a ref to nothing', (p) => (p.resources.field[1].database = 'nowhere'), '/pack/resources/field/1/database'],
+    ['an unknown kind', (p) => (p.resources.widget = [{ ref: 'w' }]), '/pack/resources/widget'],
+    ['a plugin this instance does not have', (p) => (p.requires.billing = '^1.0.0'), '/pack/requires/billing'],
+    ['a plugin of another major version', (p) => (p.requires.databases = '^2.0.0'), '/pack/requires/databases'],
+    ['an unknown format_version', (p) => (p.format_version = 2), '/pack/format_version'],
+    ['one invalid field among valid ones', (p) => (p.resources.field[1].type = 'hologram'), '/pack/resources/field/1/type'],
+    ['a property its owner does not know', (p) => (p.resources.database[0].table_name = 'pg_authid'), '/pack/resources/database/0/table_name'],
+    ['a secret', (p) => (p.resources.view[0].options = { webhook_secret: 'whsec_abc' }), '/pack/resources/view/0/options/webhook_secret'],
+    ['a folder listed before its parent', (p) => (p.resources.folder = [{ ref: 'child', space: 'space', parent: 'parent', name: 'Child' }, { ref: 'parent', space: 'space', name: 'Parent' }]), '/pack/resources/folder/0/parent'],
+    ['a ref used twice', (p) => (p.resources.select_option[1].ref = 'low'), '/pack/resources/select_option/1/ref'],
+    ['a record cell its field refuses', (p) => (p.resources.record[0].values.severity = 'Critical'), '/pack/resources/record/0/values/severity'],
   ];
   for (const [what, spoil, pointer] of refusals) {
     it(`refuses ${what} with 422 at its pointer, creating nothing`, async () => {
@@ -97,6 +103,8 @@ describe('packs: install, dry run and uninstall', function () {
       const res = await install({ pack }).expect(422);
       assert.equal(res.body.code, 'validation_failed');
       assert.ok(res.body.errors.some((e: { pointer: string }) => e.pointer === pointer), JSON.stringify(res.body.errors));
+      // Each pointer names a place in the body sent, `{ pack }`.
+      for (const e of res.body.errors as Array<{ pointer: string }>) assert.notEqual(at({ pack }, e.pointer), undefined, e.pointer);
       assert.deepEqual(await snapshot(), before);
       // A dry run finds the same problem and writes nothing either.
       const dry = await install({ pack, dry_run: true }).expect(200);
@@ -112,7 +120,7 @@ describe('packs: install, dry run and uninstall', function () {
     pack.resources.database[0].space = foreign;
     const before = await snapshot(other);
     const res = await install({ pack }).expect(422);
-    assert.deepEqual(res.body.errors.map((e: { pointer: string }) => e.pointer), ['/resources/database/0/space']);
+    assert.deepEqual(res.body.errors.map((e: { pointer: string }) => e.pointer), ['/pack/resources/database/0/space']);
     assert.deepEqual(await snapshot(other), before);
     // Nor does `space_id`: another workspace's space is not found.
     delete pack.resources.database[0].space;
@@ -134,7 +142,7 @@ describe('packs: install, dry run and uninstall', function () {
     pack.resources.view[0].group_by = 'nothing';
     const bad = await install({ pack, dry_run: true }).expect(200);
     // Every problem, each at its place; the record naming the field that cannot be made says so too.
-    assert.deepEqual(bad.body.problems.map((p: { pointer: string }) => p.pointer), ['/resources/field/0/type', '/resources/record/0/values/summary', '/resources/view/0/group_by']);
+    assert.deepEqual(bad.body.problems.map((p: { pointer: string }) => p.pointer), ['/pack/resources/field/0/type', '/pack/resources/record/0/values/summary', '/pack/resources/view/0/group_by']);
     assert.deepEqual(await snapshot(), before);
   });
 
@@ -144,7 +152,7 @@ describe('packs: install, dry run and uninstall', function () {
     delete (pack.resources as Record<string, unknown>).space;
     delete pack.resources.database[0].space;
     const refused = await install({ pack }).expect(422);
-    assert.deepEqual(refused.body.errors.map((e: { pointer: string }) => e.pointer), ['/resources/database/0/space']);
+    assert.deepEqual(refused.body.errors.map((e: { pointer: string }) => e.pointer), ['/pack/resources/database/0/space']);
     const res = await install({ pack, space_id: target }).expect(201);
     assert.equal((await t.db('databases').where({ id: res.body.created.database[0].id }).first()).space_id, target);
   });
@@ -238,7 +246,7 @@ describe('packs: a pack needing a disabled plugin', () => {
     const before = await t.db('spaces').where({ workspace_id: ws }).pluck('id');
     const res = await t.request.post(`/api/v1/workspaces/${ws}/packs/install`).set(admin.auth).send({ pack }).expect(422);
     const pointers = res.body.errors.map((e: { pointer: string }) => e.pointer);
-    assert.deepEqual(pointers, ['/requires/starter-packs']);
+    assert.deepEqual(pointers, ['/pack/requires/starter-packs']);
     assert.match(res.body.errors[0].detail, /disabled/);
     // Nor are its templates offered.
     assert.deepEqual((await t.request.get('/api/v1/templates').expect(200)).body.data, []);

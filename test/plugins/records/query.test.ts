@@ -87,6 +87,20 @@ describe('records: query', () => {
     await query({ sorts: [{ field: 'score' }], limit: 2, cursor: 'bm9wZQ' }).expect(422);
   });
 
+  it("binds the cursor to its database: another database's cursor is refused, in a query and in a list", async () => {
+    const space = (await w.t.db('databases').where({ id: w.db }).first('space_id')).space_id;
+    const other = (await w.t.request.post(`/api/v1/workspaces/${w.ws}/databases`).set(w.admin.auth).send({ name: 'E', space_id: space }).expect(201)).body.id;
+    const records = (path: string) => `/api/v1/workspaces/${w.ws}/databases/${other}/records${path}`;
+    for (const name of ['one', 'two', 'three']) await w.t.request.post(records('')).set(w.editor.auth).send({ values: { name } }).expect(201);
+    const queried = (await query({ limit: 2 }).expect(200)).body.next_cursor;
+    const res = await w.t.request.post(records('/query')).set(w.member.auth).send({ limit: 2, cursor: queried }).expect(422);
+    assert.deepEqual(pointers(res), ['/cursor']);
+    const listed = (await w.t.request.get(w.url('?limit=2')).set(w.member.auth).expect(200)).body.next_cursor;
+    assert.deepEqual(pointers(await w.t.request.get(records(`?limit=2&cursor=${listed}`)).set(w.member.auth).expect(422)), ['/query/cursor']);
+    // In its own database the same cursor reads on.
+    assert.equal((await query({ limit: 2, cursor: queried }).expect(200)).body.data.length, 2);
+  });
+
   it('reports every mistake of a filter at its pointer', async () => {
     const res = await query({
       filter: { and: [{ field: 'nope', op: 'eq', value: 1 }, { field: 'score', op: 'contains', value: 'x' }, { field: 'stage', op: 'eq', value: 'Maybe' }, { field: 'score', op: 'gt' }, { or: 3 }] },

@@ -30,6 +30,16 @@ describe('records: trash and purge', () => {
     assert.ok(![...first.data, ...second.data].some((r: { id: string }) => r.id === live.id));
   });
 
+  it("refuses another database's trash cursor with 422", async () => {
+    await w.t.request.post(w.url('/delete')).set(w.editor.auth).send({ ids: (await create(3)).map((r) => r.id) }).expect(200);
+    const cursor = (await w.t.request.get(trash()).query({ limit: 1 }).set(w.member.auth).expect(200)).body.next_cursor;
+    const space = (await w.t.db('databases').where({ id: w.db }).first('space_id')).space_id;
+    const other = (await w.t.request.post(`/api/v1/workspaces/${w.ws}/databases`).set(w.admin.auth).send({ name: 'E', space_id: space }).expect(201)).body.id;
+    const res = await w.t.request.get(`/api/v1/workspaces/${w.ws}/databases/${other}/trash`).query({ cursor }).set(w.member.auth).expect(422);
+    assert.deepEqual(res.body.errors.map((e: { pointer: string }) => e.pointer), ['/query/cursor']);
+    await w.t.request.get(trash()).query({ cursor }).set(w.member.auth).expect(200);
+  });
+
   it('is readable by a member, not by an outsider', async () => {
     await w.t.request.get(trash()).set(w.outsider.auth).expect(404);
   });

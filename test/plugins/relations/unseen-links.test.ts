@@ -120,6 +120,37 @@ describe('relations: links into a database the reader cannot see', () => {
     await w.t.request.patch(records(w.db, `/${bob}`)).set(w.member.auth).send({ values: { secrets: [projectX] } }).expect(422);
   });
 
+  it('leaves the links a guest cannot see as they are, whatever it writes; its duplicate carries none of them', async () => {
+    await w.t.request.put(api('/access')).set(w.admin.auth).send({ scope_type: 'database', scope_id: w.db, user_id: w.member.id, role: 'editor' }).expect(201);
+    const linked = async (id: string) => ((await w.t.request.get(records(w.db, `/${id}`)).set(w.editor.auth).expect(200)).body.values.secrets as Array<{ id: string }>).map((l) => l.id);
+    const as = w.member.auth;
+    // Emptying the cell, as the guest sees it already: 200, what it sent is what it reads, the link stays.
+    for (const secretsCell of [[], null]) {
+      const res = (await w.t.request.patch(records(w.db, `/${ann}`)).set(as).send({ values: { name: 'Ann', secrets: secretsCell } }).expect(200)).body;
+      assert.deepEqual(res.values.secrets, []);
+      assert.deepEqual(await linked(ann), [projectX], JSON.stringify(secretsCell));
+    }
+    const bulk = (await w.t.request.patch(records(w.db)).set(as).send({ records: [{ id: ann, values: { secrets: [] } }] }).expect(200)).body;
+    assert.deepEqual(bulk.errors, []);
+    assert.deepEqual(await linked(ann), [projectX]);
+    const moved = (await w.t.request.post(records(w.db, `/${ann}/move`)).set(as).send({ after_id: bob, values: { secrets: null } }).expect(200)).body;
+    assert.deepEqual(moved.values.secrets, []);
+    assert.deepEqual(await linked(ann), [projectX]);
+    await w.t.request.delete(records(w.db, `/${ann}/links/secrets/${projectX}`)).set(as).expect(204);
+    assert.deepEqual(await linked(ann), [projectX]);
+    // A copy made by the guest carries nothing it could not see; one made by a member carries the link.
+    const copy = (await w.t.request.post(records(w.db, `/${ann}/duplicate`)).set(as).expect(201)).body;
+    assert.deepEqual(await linked(copy.id), []);
+    const memberCopy = (await w.t.request.post(records(w.db, `/${ann}/duplicate`)).set(w.editor.auth).expect(201)).body;
+    assert.deepEqual(await linked(memberCopy.id), [projectX]);
+    assert.deepEqual(await linked(ann), [projectX]);
+    // Writes by a member who sees Secrets still replace and unlink.
+    await w.t.request.delete(records(w.db, `/${memberCopy.id}/links/secrets/${projectX}`)).set(w.editor.auth).expect(204);
+    assert.deepEqual(await linked(memberCopy.id), []);
+    await w.t.request.patch(records(w.db, `/${ann}`)).set(w.editor.auth).send({ values: { secrets: [] } }).expect(200);
+    assert.deepEqual(await linked(ann), []);
+  });
+
   it('refuses a guest a lookup, rollup or count through a link into what it cannot see, before naming anything there', async () => {
     await w.t.request.put(api('/access')).set(w.admin.auth).send({ scope_type: 'database', scope_id: w.db, user_id: w.member.id, role: 'creator' }).expect(201);
     for (const options of [

@@ -43,13 +43,13 @@ describe('webhooks: packs', function () {
     const creator = await signUp(w.t, { name: 'Cleo Creator' });
     await joinWorkspace(w.t, w.outsider, w.otherWs, creator, 'creator');
     const refused = await w.t.request.post(`/api/v1/workspaces/${w.otherWs}/packs/install`).set(creator.auth).send({ pack }).expect(422);
-    assert.ok(refused.body.errors.some((e: { pointer: string; detail: string }) => e.pointer.startsWith('/resources/webhook/0') && /admin/.test(e.detail)), JSON.stringify(refused.body.errors));
+    assert.ok(refused.body.errors.some((e: { pointer: string; detail: string }) => e.pointer.startsWith('/pack/resources/webhook/0') && /admin/.test(e.detail)), JSON.stringify(refused.body.errors));
   });
 
   it('refuses a pack whose webhook targets a private address, at its pointer', async () => {
     const bad = structuredClone(pack);
     bad.resources.webhook[0].url = 'http://169.254.169.254/latest';
     const res = await w.t.request.post(`/api/v1/workspaces/${w.otherWs}/packs/install`).set(w.outsider.auth).send({ pack: bad }).expect(422);
-    assert.ok(res.body.errors.some((e: { pointer: string }) => e.pointer === '/resources/webhook/0/url'), JSON.stringify(res.body.errors));
+    assert.ok(res.body.errors.some((e: { pointer: string }) => e.pointer === '/pack/resources/webhook/0/url'), JSON.stringify(res.body.errors));
   });
 });
