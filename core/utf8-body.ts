@@ -62,7 +62,10 @@ export async function withUtf8Body<T>(ctx: Context, parse: (checked: Context) =>
   const { 'content-length': length, ...rest } = req.headers;
   const checked = new Utf8Check({ ...rest, 'content-encoding': 'identity', ...(decompress ? {} : { 'content-length': length }) });
   const source: Readable = decompress ? req.pipe(decompress()) : req;
-  if (source !== req) source.once('error', (err) => checked.destroy(err));
+  // pipe() forwards no error either: a cap (body-cap.ts) or a decompressor failing must fail the parse with its own.
+  const fail = (err: Error) => checked.destroy(err);
+  req.once('error', fail);
+  if (source !== req) source.once('error', fail);
   source.pipe(checked);
   // pipe() forwards data, not a hang-up: without this the parser would wait for the rest forever.
   const hangUp = () => ended(req) || checked.destroy(new Error('The client closed the connection before the end of the body.'));
@@ -73,6 +76,7 @@ export async function withUtf8Body<T>(ctx: Context, parse: (checked: Context) =>
     return await parse(view);
   } finally {
     req.off('close', hangUp);
+    req.off('error', fail);
     source.unpipe(checked);
     if (source !== req) req.unpipe(source as Transform);
     req.pause();
