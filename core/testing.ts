@@ -168,12 +168,12 @@ async function startKernel(opts: TestKernelOptions): Promise<StartedKernel> {
   // A kernel on storage of the test's own (a restart) migrates what it finds, as a real one would.
   const key = !opts.storage && config.migrateOnStart ? migrationsKey(plugins, config) : undefined;
   let storage: TestStorage = opts.storage ?? {};
-  // A test naming its own database URL (a proxy in front of PostgreSQL) gets a schema there, not a clone.
-  if (pg && !opts.storage && !opts.config?.databaseUrl) {
-    const templates = (postgresTemplates ??= new PostgresTemplates(pg));
-    const clone = key ? await templates.clone(key, (url) => migrateTemplate(config, plugins, url)) : undefined;
+  if (pg && !opts.storage) {
+    // A test naming its own database URL (a proxy in front of PostgreSQL) gets a schema there, not a clone.
+    const cloning = key && !opts.config?.databaseUrl;
+    const clone = cloning ? await (postgresTemplates ??= new PostgresTemplates(pg)).clone(key, (url) => migrateTemplate(config, plugins, url)) : undefined;
     storage = clone ? { schema: CLONED_SCHEMA, databaseUrl: clone } : { schema: `t_${randomBytes(6).toString('hex')}` };
-  } else if (pg && !opts.storage) storage = { schema: `t_${randomBytes(6).toString('hex')}` };
+  }
   const cleanUp = async () => {
     if (!opts.storage) {
       if (storage.databaseUrl) postgresTemplates?.drop(storage.databaseUrl);
