@@ -2,17 +2,9 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { StartupError } from './errors.ts';
 import { checkWritableDir } from './preflight.ts';
+import { processAlive } from './process-alive.ts';
 
 const LOCK_FILE = 'tessera.lock';
-
-function pidAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
 
 /** PGlite corrupts a data directory opened by two processes; refuse the second one. */
 export function lockDataDir(dir: string, dataDir: string): () => void {
@@ -25,7 +17,7 @@ export function lockDataDir(dir: string, dataDir: string): () => void {
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
       const holder = Number(fs.readFileSync(file, 'utf8'));
-      if (holder && holder !== process.pid && pidAlive(holder)) {
+      if (holder && holder !== process.pid && processAlive(holder)) {
         throw new StartupError(
           `The embedded database in "${dir}" is already open in process ${holder}. Stop it, or set DATA_DIR to another directory.`,
           'database_locked',

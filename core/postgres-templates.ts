@@ -1,4 +1,5 @@
 import pg from 'pg';
+import { processAlive } from './process-alive.ts';
 
 /**
  * Migrated PostgreSQL databases that test kernels are cloned from. `CREATE DATABASE … TEMPLATE` copies a migrated
@@ -80,7 +81,7 @@ export class PostgresTemplates {
     const { rows } = await this.query(`SELECT datname FROM pg_database WHERE starts_with(datname, $1)`, [base]);
     for (const { datname } of rows as Array<{ datname: string }>) {
       const pid = Number(/^(\d+)_[kt]\d+$/.exec(datname.slice(base.length))?.[1]);
-      if (!pid || pid === process.pid || alive(pid)) continue;
+      if (!pid || pid === process.pid || processAlive(pid)) continue;
       await this.query(`DROP DATABASE IF EXISTS "${datname}" WITH (FORCE)`).catch(() => undefined);
     }
   }
@@ -105,13 +106,4 @@ async function connect(url: URL): Promise<pg.Client> {
   const client = new pg.Client({ connectionString: url.toString() });
   await client.connect();
   return client;
-}
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
-  }
 }
