@@ -17,15 +17,34 @@ const pluginIds = new WeakMap<Plugin, number>();
 let nextPluginId = 1;
 
 /**
- * Which migrations and job queues a kernel sets up: its plugin objects (by identity: the same
- * objects register the same jobs) and the configuration that enables, resolves or configures them.
+ * Which migrations and job queues a kernel sets up: its plugin objects (by identity: the same objects register the
+ * same jobs) and the configuration that enables or resolves them. Options are left out: migrations do not read them,
+ * so kernels that differ only in options share a template. Options can make a plugin fail to register, though, and
+ * a failed plugin does not migrate: a kernel started from a template that then finds a plugin failed is started
+ * again without one (`TemplateMismatch`).
  */
 export function migrationsKey(plugins: readonly Plugin[], config: KernelConfig): string {
   const ids = plugins.map((p) => {
     if (!pluginIds.has(p)) pluginIds.set(p, nextPluginId++);
     return pluginIds.get(p);
   });
-  return JSON.stringify([ids, config.plugins, config.baseDir]);
+  const wiring = Object.entries(config.plugins)
+    .filter(([, c]) => c.enabled !== undefined || c.resolve !== undefined)
+    .map(([id, c]) => [id, c.enabled, c.resolve])
+    .sort();
+  return JSON.stringify([ids, wiring, config.baseDir]);
+}
+
+/** A kernel started from a template had a plugin fail: the template holds what that plugin would not have migrated. */
+export class TemplateMismatch extends Error {
+  constructor() {
+    super('a plugin of a kernel started from a migrated template failed: it is started again without the template');
+  }
+}
+
+/** Every plugin of the kernel came through migration: a copy of its database is what any kernel of its key starts from. */
+export function allMigrated(statuses: readonly PluginStatus[]): boolean {
+  return !statuses.some((s) => s.state === 'failed');
 }
 
 /**
@@ -35,7 +54,7 @@ export function migrationsKey(plugins: readonly Plugin[], config: KernelConfig):
  */
 export class PgliteTemplates {
   private readonly sightings = new Map<string, number>();
-  /** `null`: the dump was not taken (a plugin failed); kernels of the key migrate. */
+  /** `null`: no dump was taken; the kernels that waited for it migrate. */
   private readonly templates = new Map<string, Promise<Blob | null>>();
 
   async use(key: string): Promise<TemplateUse> {
@@ -50,7 +69,9 @@ export class PgliteTemplates {
     return {
       capture: async (database, statuses) => {
         captured = true;
-        settle(statuses.some((s) => s.state === 'failed') || !database.dumpCluster ? null : await database.dumpCluster().catch(() => null));
+        // A kernel whose options failed a plugin leaves the copy to the next kernel of its key.
+        if (!allMigrated(statuses)) this.release(key);
+        settle(!allMigrated(statuses) || !database.dumpCluster ? null : await database.dumpCluster().catch(() => null));
       },
       done: () => {
         if (captured) return;
@@ -58,5 +79,10 @@ export class PgliteTemplates {
         settle(null);
       },
     };
+  }
+
+  private release(key: string): void {
+    this.templates.delete(key);
+    this.sightings.set(key, 1);
   }
 }

@@ -15,7 +15,7 @@ export class PostgresTemplates {
   private admin?: Promise<pg.Client>;
   /** A connection of the drops' own: a DROP waiting on its checkpoint must not hold up the next kernel's CREATE. */
   private dropper?: Promise<pg.Client>;
-  /** Per migrations key: the template database, or `null` when migrating one failed (kernels of that key migrate). */
+  /** Per migrations key: the template database, or `null` while a failed attempt is answered to those waiting on it. */
   private readonly templates = new Map<string, Promise<string | null>>();
   private readonly sightings = new Map<string, number>();
   private made = 0;
@@ -30,8 +30,8 @@ export class PostgresTemplates {
 
   /**
    * A new database cloned from the template of `key`, made first by `migrate` (given the template's URL, it answers
-   * whether every plugin migrated). Undefined when there is no usable template, and for the first kernel of a key: the
-   * caller migrates as usual. A key seen once (a test's own plugins or configuration) costs no template, and its
+   * whether every plugin migrated). Undefined when there is no usable template (the next kernel of the key tries to
+   * make one again), and for the first kernel of a key: the caller migrates as usual. A key seen once (a test's own plugins or configuration) costs no template, and its
    * plugins register once, as the test expects.
    */
   async clone(key: string, migrate: (url: string) => Promise<boolean>): Promise<string | undefined> {
@@ -44,13 +44,22 @@ export class PostgresTemplates {
       this.templates.set(key, template);
     }
     const source = await template;
-    if (!source) return undefined;
+    if (!source) {
+      // The kernel whose options failed a plugin leaves the template to the next kernel of its key.
+      if (this.templates.get(key) === template) this.release(key);
+      return undefined;
+    }
     const name = this.nextName('k');
     await this.query(`CREATE DATABASE "${name}" TEMPLATE "${source}"`);
     // A test's database goes when its kernel stops: its commits need not wait for the disk (a database's settings are
     // not copied with its files, so each clone is told).
     await this.query(`ALTER DATABASE "${name}" SET synchronous_commit = off`);
     return this.urlOf(name);
+  }
+
+  private release(key: string): void {
+    this.templates.delete(key);
+    this.sightings.set(key, 1);
   }
 
   /**

@@ -76,7 +76,8 @@ export interface MatrixRow {
    */
   expect: string;
   /**
-   * `world`: each caller acts in a world of its own (the call destroys or changes what others need);
+   * `world`: the call destroys or changes what others need, so the caller after one that went through (2xx) gets a
+   * new world; callers refused before it share one, since a refused call changes nothing;
    * `credential`: each caller sends a new session or token of its own (the call ends it).
    */
   fresh?: 'world' | 'credential';

@@ -5,13 +5,13 @@ import fs from 'node:fs';
 import { createRequire } from 'node:module';
 import supertest from 'supertest';
 import type { Logger } from 'pino';
-import { Kernel } from './kernel.ts';
+import { Kernel, type PluginStatus } from './kernel.ts';
 import { loadConfig, type ConfigInput, type KernelConfig } from './config.ts';
 import type { Plugin } from './plugin.ts';
 import type { KernelContainer } from './container.ts';
 import { importPlugin } from './loader.ts';
 import { emptyClusterDump, loadPgliteRuntime, type Db, type PgliteRuntime } from './db.ts';
-import { PgliteTemplates, migrationsKey } from './pglite-templates.ts';
+import { PgliteTemplates, TemplateMismatch, allMigrated, migrationsKey } from './pglite-templates.ts';
 import { PostgresTemplates } from './postgres-templates.ts';
 
 export { signUp, createWorkspace, joinWorkspace, type SignedUpUser, type CreatedWorkspace, type JoinedMember } from './testing-people.ts';
@@ -144,6 +144,8 @@ async function sharedEmptyCluster(): Promise<Blob> {
   return dump;
 }
 const pgliteTemplates = new PgliteTemplates();
+/** Configurations (`exact` in startKernel) that failed a plugin: a template of their key holds more than they migrate. */
+const failsPlugins = new Set<string>();
 let postgresTemplates: PostgresTemplates | undefined;
 
 /** The schema every cloned PostgreSQL database keeps its tables in (each clone is a database of its own). */
@@ -166,12 +168,21 @@ async function startKernel(opts: TestKernelOptions): Promise<StartedKernel> {
   const blobDir = opts.storage?.dataDir ?? fs.mkdtempSync(path.join(os.tmpdir(), 'tessera-blobs-'));
   const config = testConfig(opts, plugins, blobDir, pg);
   // A kernel on storage of the test's own (a restart) migrates what it finds, as a real one would.
-  const key = !opts.storage && config.migrateOnStart ? migrationsKey(plugins, config) : undefined;
+  const wiring = !opts.storage && config.migrateOnStart ? migrationsKey(plugins, config) : undefined;
+  // The exact configuration, once it has failed a plugin, starts without templates from then on.
+  const exact = JSON.stringify([wiring, config.plugins]);
+  const key = wiring && !failsPlugins.has(exact) ? wiring : undefined;
+  const noteFailures = (statuses: readonly PluginStatus[]) => {
+    const ok = allMigrated(statuses);
+    if (!ok) failsPlugins.add(exact);
+    return ok;
+  };
   let storage: TestStorage = opts.storage ?? {};
   if (pg && !opts.storage) {
     // A test naming its own database URL (a proxy in front of PostgreSQL) gets a schema there, not a clone.
     const cloning = key && !opts.config?.databaseUrl;
-    const clone = cloning ? await (postgresTemplates ??= new PostgresTemplates(pg)).clone(key, (url) => migrateTemplate(config, plugins, url)) : undefined;
+    const migrate = async (url: string) => noteFailures(await migrateTemplate(config, plugins, url));
+    const clone = cloning ? await (postgresTemplates ??= new PostgresTemplates(pg)).clone(key, migrate) : undefined;
     storage = clone ? { schema: CLONED_SCHEMA, databaseUrl: clone } : { schema: `t_${randomBytes(6).toString('hex')}` };
   }
   const cleanUp = async () => {
@@ -195,12 +206,17 @@ async function startKernel(opts: TestKernelOptions): Promise<StartedKernel> {
       strayQueries: 'fail',
       jobsMaintenanceSeconds: opts.jobsMaintenanceSeconds,
       logger: opts.logger,
-      onMigrated: use.capture,
+      onMigrated: async (database, statuses) => {
+        noteFailures(statuses);
+        if ((use.template || storage.databaseUrl) && !allMigrated(statuses)) throw new TemplateMismatch();
+        await use.capture?.(database, statuses);
+      },
     });
     return { kernel, storage, cleanUp };
   } catch (err) {
     // A kernel that failed to start must not leave its database or directory behind, unless the caller owns them.
     await cleanUp();
+    if (err instanceof TemplateMismatch) return startKernel(opts);
     throw err;
   } finally {
     use.done();
@@ -214,19 +230,19 @@ function testConfig(opts: TestKernelOptions, plugins: Plugin[], dataDir: string,
       logLevel: (process.env.TEST_LOG_LEVEL as 'silent') ?? 'silent',
       databaseUrl: pg,
       ...opts.config,
-      plugins: plugins.some((p) => p.id === 'auth') ? withTestSignUpLimit(opts.config?.plugins ?? {}) : (opts.config?.plugins ?? {}),
+      plugins: plugins.some((p) => p.id === 'auth') ? withTestAuth(opts.config?.plugins ?? {}) : (opts.config?.plugins ?? {}),
       dataDir,
       jobs: { pollingIntervalSeconds: 0.5, ...opts.config?.jobs },
     },
   });
 }
 
-/** Migrates a template database for `plugins` and `config`; answers whether every plugin migrated. */
-async function migrateTemplate(config: KernelConfig, plugins: Plugin[], url: string): Promise<boolean> {
+/** Migrates a template database for `plugins` and `config`; answers how each plugin came through. */
+async function migrateTemplate(config: KernelConfig, plugins: Plugin[], url: string): Promise<PluginStatus[]> {
   const kernel = await Kernel.start({ config: { ...config, databaseUrl: url }, plugins, schema: CLONED_SCHEMA, mode: 'migrate', strayQueries: 'fail' });
-  const failed = kernel.pluginStatuses().some((s) => s.state === 'failed');
+  const statuses = kernel.pluginStatuses();
   await kernel.stop();
-  return !failed;
+  return statuses;
 }
 
 /** `plugins` and `also`, and the plugins their `dependsOn` name (transitively) that neither they nor the config's `resolve` provide. */
@@ -246,12 +262,13 @@ async function withDependencies(plugins: Plugin[], config: ConfigInput | undefin
 }
 
 /**
- * Every test signs its users up from 127.0.0.1, hundreds per process: the per-IP sign-up limit
- * is lifted unless a test sets `signUpRateLimit` itself (the test of that limit does).
+ * Every test signs its users up from 127.0.0.1, hundreds per process: the per-IP sign-up limit is lifted, and each
+ * password is hashed at the lowest cost (a default-cost hash takes 30–70 ms of a core, thousands of times a run),
+ * unless a test sets `signUpRateLimit` or `passwordHashing` itself (the tests of those do).
  */
-function withTestSignUpLimit(plugins: NonNullable<ConfigInput['plugins']>): NonNullable<ConfigInput['plugins']> {
+function withTestAuth(plugins: NonNullable<ConfigInput['plugins']>): NonNullable<ConfigInput['plugins']> {
   const auth = plugins.auth ?? {};
-  return { ...plugins, auth: { ...auth, options: { signUpRateLimit: { maxPerIp: 1_000_000 }, ...auth.options } } };
+  return { ...plugins, auth: { ...auth, options: { signUpRateLimit: { maxPerIp: 1_000_000 }, passwordHashing: { memoryKiB: 1024, passes: 1 }, ...auth.options } } };
 }
 
 async function dropSchemas(url: string, schema: string): Promise<void> {

@@ -15,6 +15,7 @@ import { resolveProviders } from './oauth-providers.ts';
 import { accountRoutes } from './routes.ts';
 import { oauthRoutes } from './oauth.routes.ts';
 import { tapGdpr } from './gdpr.ts';
+import { PasswordHasher } from './password-hasher.ts';
 
 export type { AuthOptions };
 export type { SignUpCheck, SignUpHooks } from './hooks.ts';
@@ -48,7 +49,7 @@ export default definePlugin<AuthOptions>({
     if (ctx.has('gdpr')) tapGdpr(ctx);
     const { sessionTtlHours, signInRateLimit, signUpRateLimit, oauth } = ctx.options;
     const signUpHooks = ctx.defineHooks('signUp', createSignUpHooks());
-    ctx.provide('users', (r) => new UserService(r('database'), ctx.options.signUp, signUpHooks));
+    ctx.provide('users', (r) => new UserService(r('database'), ctx.options.signUp, signUpHooks, new PasswordHasher(ctx.options.passwordHashing)));
     ctx.provide('sessions', (r) => new SessionService(r('database'), r('caches'), sessionTtlHours));
     ctx.provide('signInLimiter', (r) => new SignInLimiter(r('db'), signInRateLimit));
     ctx.provide('rateLimiter', (r) => new RateLimiter(r('db'), 'auth_rate_counters'));

@@ -50,6 +50,17 @@ export const AuthOptionsSchema = Type.Object(
       },
       { additionalProperties: false, default: {} },
     ),
+    /**
+     * The Argon2id cost of each new password hash: OWASP's recommendation by default. Existing hashes keep the cost
+     * they were made with. Lower only where guessing does not matter: the test suite's kernels use 1 MiB and 1 pass.
+     */
+    passwordHashing: Type.Object(
+      {
+        memoryKiB: Type.Integer({ minimum: 8, maximum: 4_194_304, default: 19_456 }),
+        passes: Type.Integer({ minimum: 1, maximum: 100, default: 2 }),
+      },
+      { additionalProperties: false, default: {} },
+    ),
     passwordResetTtlMinutes: Type.Integer({ minimum: 5, maximum: 24 * 60, default: 60 }),
     passwordResetRateLimit: Type.Object(
       {

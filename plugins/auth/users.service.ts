@@ -1,4 +1,3 @@
-import { hash, verify } from '@node-rs/argon2';
 import { inTransaction, type Database, type Db, type Trx } from '../../core/db.ts';
 import { invalidField } from '../../core/errors.ts';
 import { keysetPage, type Page } from '../../core/pagination.ts';
@@ -7,6 +6,7 @@ import type { PublicUser } from './schemas.ts';
 import type { AuthOptions } from './options.ts';
 import type { SignUpHooks } from './hooks.ts';
 import { AuthErrors } from './errors.ts';
+import type { PasswordHasher } from './password-hasher.ts';
 
 export interface UserRow {
   id: string;
@@ -48,9 +48,6 @@ export interface UserContact {
   name: string;
 }
 
-/** A hash to verify against when the email is unknown, so timing does not reveal which emails exist. */
-const DUMMY_HASH = hash('tessera-timing-equaliser');
-
 /** Constant text: a prepared statement on PostgreSQL, since record pages ask it for the people they show. */
 const CONTACTS = 'SELECT id, email, name FROM users WHERE id = ANY($1::uuid[])';
 
@@ -62,6 +59,7 @@ export class UserService {
     storage: Database,
     private readonly policy: AuthOptions['signUp'],
     private readonly hooks: SignUpHooks,
+    private readonly passwords: PasswordHasher,
   ) {
     this.db = storage.knex;
     this.contactsLookup = storage.prepared('auth.user_contacts', CONTACTS);
@@ -132,7 +130,7 @@ export class UserService {
    */
   async create(input: NewUser, trx?: Db, allowed?: (trx: Trx) => Promise<void>): Promise<UserRow> {
     // Hashed before the lock: argon2 is slow on purpose, and the lock serialises every sign-up of the instance.
-    const passwordHash = input.password === undefined ? null : await hash(input.password);
+    const passwordHash = input.password === undefined ? null : await this.passwords.hash(input.password);
     return this.withCreationLock(async (t) => {
       await allowed?.(t);
       if (await this.findByEmail(input.email, t)) throw AuthErrors.email_taken();
@@ -185,20 +183,20 @@ export class UserService {
 
   /** Stores the argon2 hash of `password`, hashed exactly as sign-up does; `null` leaves the account without a usable password. */
   async setPassword(id: string, password: string | null, trx: Db = this.db): Promise<void> {
-    const passwordHash = password === null ? null : await hash(password);
+    const passwordHash = password === null ? null : await this.passwords.hash(password);
     await trx('users').where({ id }).update({ password_hash: passwordHash, updated_at: trx.fn.now() });
   }
 
   /** Whether `password` is this user's (false for an account without a password). */
   async checkPassword(user: Pick<UserRow, 'password_hash'>, password: string): Promise<boolean> {
-    return verify(user.password_hash ?? (await DUMMY_HASH), password).then((ok) => ok && user.password_hash !== null, () => false);
+    return this.passwords.matches(user.password_hash, password);
   }
 
   /** The user if the password matches and the account is active. */
   async verifyCredentials(email: string, password: string): Promise<UserRow | null> {
     const user = await this.findByEmail(email);
-    const ok = await verify(user?.password_hash ?? (await DUMMY_HASH), password).catch(() => false);
-    return user && user.password_hash && ok && !user.disabled_at ? user : null;
+    const ok = await this.passwords.matches(user?.password_hash, password);
+    return user && ok && !user.disabled_at ? user : null;
   }
 
   /** Every account, newest first: `q` a case-insensitive substring of the email or the name, `disabled` only (not) disabled ones. */

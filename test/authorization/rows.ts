@@ -181,7 +181,12 @@ export const ROWS: MatrixRow[] = [
     expect: '403 403 403 403 403 403 403 403 403 403 200 401',
     fresh: 'world',
     request: async (w, _c, t) => {
-      const invite = await adminCall(t, w, 'post', `/workspaces/${w.ws}/invites`, { email: w.people.outsider.email, role: 'member' });
+      // Callers refused before the outsider share a world: the invite they were refused is pending, and resent for a fresh link.
+      const invites = (await t.request.get(`/api/v1/workspaces/${w.ws}/invites`).set(w.people.admin.auth)).body.data as Array<{ id: string; email: string }>;
+      const pending = invites.find((i) => i.email === w.people.outsider.email);
+      const invite = pending
+        ? await adminCall(t, w, 'post', `/workspaces/${w.ws}/invites/${pending.id}/resend`, {})
+        : await adminCall(t, w, 'post', `/workspaces/${w.ws}/invites`, { email: w.people.outsider.email, role: 'member' });
       return { path: `/invites/${new URL(invite.accept_url).pathname.split('/').pop()}/accept` };
     },
   },

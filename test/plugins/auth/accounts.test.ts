@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { verify } from '@node-rs/argon2';
+import { hash, verify } from '@node-rs/argon2';
 import { startTestKernel, type TestKernel, signUp } from '../../../core/testing.ts';
 import { hashSecret } from '../../../core/secrets.ts';
 
@@ -174,5 +174,28 @@ describe('auth: accounts and sessions', () => {
       assertProblem(await t.request.get('/api/v1/auth/oauth/github/start'), 404, 'not_found');
       assertProblem(await t.request.get('/api/v1/auth/oauth/github/callback?code=x&state=y'), 404, 'not_found');
     });
+  });
+});
+
+describe('auth: password hashing cost', () => {
+  const costOf = async (t: TestKernel, id: string) =>
+    ((await t.db('users').where({ id }).first('password_hash')).password_hash as string).match(/^\$argon2id\$v=19\$(m=\d+,t=\d+,p=\d+)\$/)?.[1];
+
+  it("hashes at OWASP's Argon2id cost by default and signs in with a hash of another cost", async () => {
+    // Test kernels hash at the lowest cost unless the test sets one: `{}` asks for the defaults.
+    const t = await startTestKernel({ config: { plugins: { auth: { options: { passwordHashing: {} } } } } });
+    try {
+      const user = await signUp(t, { password: PASSWORD });
+      assert.equal(await costOf(t, user.id), 'm=19456,t=2,p=1');
+      const early = await signUp(t, { password: PASSWORD });
+      await t.db('users').where({ id: early.id }).update({ password_hash: await hash(PASSWORD, { memoryCost: 1024, timeCost: 1 }) });
+      assert.equal(await costOf(t, early.id), 'm=1024,t=1,p=1');
+      for (const u of [user, early]) {
+        await t.request.post('/api/v1/auth/sign-in').send({ email: u.email, password: PASSWORD }).expect(200);
+        await t.request.post('/api/v1/auth/sign-in').send({ email: u.email, password: `${PASSWORD}!` }).expect(401);
+      }
+    } finally {
+      await t.stop();
+    }
   });
 });
