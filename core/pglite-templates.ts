@@ -49,20 +49,21 @@ export function allMigrated(statuses: readonly PluginStatus[]): boolean {
 
 /**
  * Starting points for PGlite test kernels. Running every migration is a large part of a test kernel's
- * start: the second kernel of a key dumps its cluster once it has migrated, and later kernels of
- * that key start from the dump and find nothing left to migrate. A key seen once costs no dump.
+ * start: the second kernel of a key (the first, for a common one) dumps its cluster once it has migrated, and later
+ * kernels of that key start from the dump and find nothing left to migrate. A key seen once costs no dump.
  */
 export class PgliteTemplates {
   private readonly sightings = new Map<string, number>();
   /** `null`: no dump was taken; the kernels that waited for it migrate. */
   private readonly templates = new Map<string, Promise<Blob | null>>();
 
-  async use(key: string): Promise<TemplateUse> {
+  /** `common`: a key most kernels share (the default plugins), dumped by its first kernel rather than its second. */
+  async use(key: string, common = false): Promise<TemplateUse> {
     const template = this.templates.get(key);
     if (template) return { template: (await template) ?? undefined, done: () => {} };
     const seen = (this.sightings.get(key) ?? 0) + 1;
     this.sightings.set(key, seen);
-    if (seen < 2) return { done: () => {} };
+    if (seen < 2 && !common) return { done: () => {} };
     let settle!: (t: Blob | null) => void;
     let captured = false;
     this.templates.set(key, new Promise((resolve) => (settle = resolve)));

@@ -31,13 +31,14 @@ export class PostgresTemplates {
   /**
    * A new database cloned from the template of `key`, made first by `migrate` (given the template's URL, it answers
    * whether every plugin migrated). Undefined when there is no usable template (the next kernel of the key tries to
-   * make one again), and for the first kernel of a key: the caller migrates as usual. A key seen once (a test's own plugins or configuration) costs no template, and its
-   * plugins register once, as the test expects.
+   * make one again), and for the first kernel of a key: the caller migrates as usual. A key seen once (a test's own
+   * plugins) costs no template, and its plugins register once, as the test expects; a `common` key (the default
+   * plugins) gets its template at its first kernel.
    */
-  async clone(key: string, migrate: (url: string) => Promise<boolean>): Promise<string | undefined> {
+  async clone(key: string, migrate: (url: string) => Promise<boolean>, common = false): Promise<string | undefined> {
     const seen = (this.sightings.get(key) ?? 0) + 1;
     this.sightings.set(key, seen);
-    if (seen < 2) return undefined;
+    if (seen < 2 && !common) return undefined;
     let template = this.templates.get(key);
     if (!template) {
       template = this.makeTemplate(migrate);

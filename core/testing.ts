@@ -172,6 +172,8 @@ async function startKernel(opts: TestKernelOptions): Promise<StartedKernel> {
   // The exact configuration, once it has failed a plugin, starts without templates from then on.
   const exact = JSON.stringify([wiring, config.plugins]);
   const key = wiring && !failsPlugins.has(exact) ? wiring : undefined;
+  // Most kernels load the default plugins: their template is made by the first of them.
+  const common = !opts.plugins && !opts.also?.length;
   const noteFailures = (statuses: readonly PluginStatus[]) => {
     const ok = allMigrated(statuses);
     if (!ok) failsPlugins.add(exact);
@@ -182,7 +184,7 @@ async function startKernel(opts: TestKernelOptions): Promise<StartedKernel> {
     // A test naming its own database URL (a proxy in front of PostgreSQL) gets a schema there, not a clone.
     const cloning = key && !opts.config?.databaseUrl;
     const migrate = async (url: string) => noteFailures(await migrateTemplate(config, plugins, url));
-    const clone = cloning ? await (postgresTemplates ??= new PostgresTemplates(pg)).clone(key, migrate) : undefined;
+    const clone = cloning ? await (postgresTemplates ??= new PostgresTemplates(pg)).clone(key, migrate, common) : undefined;
     storage = clone ? { schema: CLONED_SCHEMA, databaseUrl: clone } : { schema: `t_${randomBytes(6).toString('hex')}` };
   }
   const cleanUp = async () => {
@@ -194,7 +196,7 @@ async function startKernel(opts: TestKernelOptions): Promise<StartedKernel> {
     if (!opts.storage?.dataDir) fs.rmSync(blobDir, { recursive: true, force: true });
   };
   const inMemory = !pg && !storage.dataDir;
-  const use = key && inMemory ? await pgliteTemplates.use(key) : { template: undefined, capture: undefined, done: () => {} };
+  const use = key && inMemory ? await pgliteTemplates.use(key, common) : { template: undefined, capture: undefined, done: () => {} };
   try {
     const kernel = await Kernel.start({
       config: storage.databaseUrl ? { ...config, databaseUrl: storage.databaseUrl } : config,
@@ -232,7 +234,6 @@ function testConfig(opts: TestKernelOptions, plugins: Plugin[], dataDir: string,
       ...opts.config,
       plugins: plugins.some((p) => p.id === 'auth') ? withTestAuth(opts.config?.plugins ?? {}) : (opts.config?.plugins ?? {}),
       dataDir,
-      jobs: { pollingIntervalSeconds: 0.5, ...opts.config?.jobs },
     },
   });
 }

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { finished, unzipJson } from '../gdpr/helpers.ts';
 import { recordsWorld, type RecordsWorld } from '../records/setup.ts';
+import { suiteKernel } from '../../fixtures/suite-kernel.ts';
 
 /** The history plugins keep the change, not the person: erasure, export, user cells, retention. */
 describe('activity and record versions: people and retention', () => {
@@ -8,10 +9,10 @@ describe('activity and record versions: people and retention', () => {
   const trail = async (id: string) => (await w.t.request.get(w.url(`/${id}/activity`)).set(w.admin.auth).expect(200)).body.data;
   const versions = async (id: string) => (await w.t.request.get(w.url(`/${id}/versions`)).set(w.admin.auth).expect(200)).body.data;
 
+  const kernel = suiteKernel();
   beforeEach(async () => {
-    w = await recordsWorld();
+    w = await recordsWorld(undefined, kernel());
   });
-  afterEach(() => w.t.stop());
 
   it('names the users of user cells by their current name', async () => {
     const r = (await w.t.request.post(w.url()).set(w.editor.auth).send({ values: { name: 'Task' } }).expect(201)).body;

@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
-import fs from 'node:fs';
-import path from 'node:path';
 import { pointers } from '../records/setup.ts';
 import { attachmentsWorld, eventually, png, type AttachmentsWorld } from './setup.ts';
+import { suiteKernel } from '../../fixtures/suite-kernel.ts';
+import { blobsSince, uploadedBlobs } from '../../fixtures/uploads.ts';
 
 describe('attachments: upload, cell, get, content, delete', () => {
   let w: AttachmentsWorld;
@@ -11,10 +11,18 @@ describe('attachments: upload, cell, get, content, delete', () => {
   const exists = (key: string) => w.t.kernel.blobs.exists(key);
   const cell = async (record = w.record, auth = w.member.auth) => (await w.t.request.get(w.url(`/${record}`)).set(auth).expect(200)).body.values.files;
 
+  // The kernel is the file's: what a test counts is its workspace's, or what appeared since it began.
+  const attachmentCount = async () => Number((await w.t.db('attachments').where({ workspace_id: w.ws }).count({ n: '*' }))[0].n);
+  const newBlobRows = async () => w.t.db('attachment_blobs').whereNotIn('key', blobRowsBefore).pluck('key');
+  let blobRowsBefore: string[];
+  let uploadsBefore: string[];
+
+  const kernel = suiteKernel();
   beforeEach(async () => {
-    w = await attachmentsWorld();
+    w = await attachmentsWorld(undefined, kernel());
+    blobRowsBefore = await w.t.db('attachment_blobs').pluck('key');
+    uploadsBefore = uploadedBlobs(w.t);
   });
-  afterEach(() => w.t.stop());
 
   it('uploads a file to the record, appends it to the cell, serves it and fires record.updated with the cell before and after', async () => {
     const bytes = await png(300, 120);
@@ -36,7 +44,7 @@ describe('attachments: upload, cell, get, content, delete', () => {
     assert.deepEqual([second.width, second.height, second.thumbnail_url], [null, null, null]);
     assert.deepEqual((await cell()).map((c: { id: string }) => c.id), [a.id, second.id]);
 
-    const events = await w.t.db('kernel_events').where({ name: 'record.updated' }).orderBy('id').select('payload');
+    const events = await w.t.db('kernel_events').where({ name: 'record.updated', workspace_id: w.ws }).orderBy('id').select('payload');
     assert.equal(events.length, 2);
     assert.deepEqual(events[1].payload.before.values.files, [item]);
     assert.deepEqual(events[1].payload.after.values.files.map((c: { id: string }) => c.id), [a.id, second.id]);
@@ -63,8 +71,8 @@ describe('attachments: upload, cell, get, content, delete', () => {
     assert.deepEqual(pointers(extra), ['/owner']);
     const noFile = await w.t.request.post(w.att()).set(w.editor.auth).field('field', 'files').expect(422);
     assert.deepEqual(pointers(noFile), ['/file']);
-    assert.equal(Number((await w.t.db('attachments').count({ n: '*' }))[0].n), 3);
-    assert.equal(Number((await w.t.db('attachment_blobs').count({ n: '*' }))[0].n), 3);
+    assert.equal(await attachmentCount(), 3);
+    assert.equal((await newBlobRows()).length, 3);
   });
 
   it('keeps names safe and serves any name in Content-Disposition', async () => {
@@ -90,11 +98,9 @@ describe('attachments: upload, cell, get, content, delete', () => {
     assert.deepEqual(pointers(empty), ['/file']);
     const after = (await w.t.request.get(w.url(`/${w.record}`)).set(w.member.auth).expect(200)).body;
     assert.deepEqual([after.version, after.values.files.map((c: { id: string }) => c.id)], [before.version, [kept.id]]);
-    assert.equal(Number((await w.t.db('attachments').count({ n: '*' }))[0].n), 1);
-    const keys = await w.t.db('attachment_blobs').pluck('key');
-    assert.deepEqual(keys, [await blobOf(kept.id)]);
-    const uploads = path.join(w.t.kernel.config.dataDir, 'blobs', 'uploads');
-    await eventually(async () => fs.readdirSync(uploads).length === 1, 'the empty upload to leave the store');
+    assert.equal(await attachmentCount(), 1);
+    assert.deepEqual(await newBlobRows(), [await blobOf(kept.id)]);
+    await eventually(async () => blobsSince(w.t, uploadsBefore).length === 1, 'the empty upload to leave the store');
   });
 
   it('deletes an attachment: out of the cell, its bytes gone after the commit', async () => {
@@ -110,7 +116,7 @@ describe('attachments: upload, cell, get, content, delete', () => {
     assert.deepEqual((await cell()).map((c: { id: string }) => c.id), [b.id]);
     assert.equal(await w.t.db('attachment_blobs').where({ key }).first(), undefined);
     await eventually(async () => !(await exists(key)), 'the blob to be deleted');
-    const [event] = await w.t.db('kernel_events').where({ name: 'record.updated' }).orderBy('id', 'desc').limit(1).select('payload');
+    const [event] = await w.t.db('kernel_events').where({ name: 'record.updated', workspace_id: w.ws }).orderBy('id', 'desc').limit(1).select('payload');
     assert.deepEqual(event.payload.before.values.files.map((c: { id: string }) => c.id), [a.id, b.id]);
   });
 
@@ -197,6 +203,6 @@ describe('attachments: upload, cell, get, content, delete', () => {
     await w.t.request.delete(w.url(`/${w.record}`)).set(w.editor.auth).expect(204);
     await w.t.request.get(w.att(`/${a.id}`)).set(w.member.auth).expect(404);
     assert.equal((await w.upload(Buffer.from('x'), 'z.txt')).status, 404);
-    assert.equal(Number((await w.t.db('attachment_blobs').count({ n: '*' }))[0].n), 1, 'refused uploads leave no blob row');
+    assert.equal((await newBlobRows()).length, 1, 'refused uploads leave no blob row');
   });
 });

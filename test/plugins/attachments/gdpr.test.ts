@@ -2,13 +2,14 @@ import assert from 'node:assert/strict';
 import type { PersonalDataHooks } from '../../../plugins/gdpr/public.ts';
 import { memberExport } from '../documents/member-export.ts';
 import { attachmentsWorld, eventually, type AttachmentsWorld } from './setup.ts';
+import { suiteKernel } from '../../fixtures/suite-kernel.ts';
 
 describe('attachments: a member\'s uploads in GDPR exports and erasures', () => {
   let w: AttachmentsWorld;
+  const kernel = suiteKernel();
   beforeEach(async () => {
-    w = await attachmentsWorld();
+    w = await attachmentsWorld(undefined, kernel());
   });
-  afterEach(() => w.t.stop());
 
   it('exports the member\'s uploads with their bytes', async () => {
     const a = (await w.upload(Buffer.from('mine'), 'mine.txt', 'text/plain')).body;

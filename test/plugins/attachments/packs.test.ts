@@ -2,13 +2,14 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { attachmentsWorld, binary, eventually, png, type AttachmentsWorld } from './setup.ts';
+import { suiteKernel } from '../../fixtures/suite-kernel.ts';
 
 describe('attachments: in packs with the sample records', () => {
   let w: AttachmentsWorld;
+  const kernel = suiteKernel();
   beforeEach(async () => {
-    w = await attachmentsWorld();
+    w = await attachmentsWorld(undefined, kernel());
   });
-  afterEach(() => w.t.stop());
   const install = async (pack: unknown) => {
     const space = (await w.t.db('databases').where({ id: w.db }).first('space_id')).space_id;
     return w.t.request.post(`/api/v1/workspaces/${w.ws}/packs/install`).set(w.admin.auth).send({ pack, space_id: space });
@@ -50,7 +51,7 @@ describe('attachments: in packs with the sample records', () => {
     await w.upload(Buffer.alloc(3 * 1024 * 1024 + 1, 1), 'big.bin');
     const refused = await exportPack({ database_ids: [w.db], include_records: true }).expect(422);
     assert.equal(refused.body.code, 'limit_exceeded');
-    await w.t.request.delete(w.att(`/${(await w.t.db('attachments').first('id')).id}`)).set(w.editor.auth).expect(204);
+    await w.t.request.delete(w.att(`/${(await w.t.db('attachments').where({ workspace_id: w.ws }).first('id')).id}`)).set(w.editor.auth).expect(204);
     await w.upload(Buffer.from('x'), 'x.txt');
     await w.upload(Buffer.from('y'), 'y.txt');
     const pack = (await exportPack({ database_ids: [w.db], include_records: true }).expect(200)).body;

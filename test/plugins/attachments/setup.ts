@@ -1,6 +1,7 @@
 import { deflateSync } from 'node:zlib';
 import sharp from 'sharp';
 import type { ConfigInput } from '../../../core/config.ts';
+import type { TestKernel } from '../../../core/testing.ts';
 import { recordsWorld, type RecordsWorld } from '../records/setup.ts';
 import { waitUntil } from '../../fixtures/wait.ts';
 
@@ -13,9 +14,12 @@ export interface AttachmentsWorld extends RecordsWorld {
   upload: (bytes: Buffer, filename: string, type?: string, opts?: { record?: string; field?: string; auth?: Record<string, string> }) => Promise<{ status: number; body: any }>;
 }
 
-/** `config`: the kernel's (e.g. jobs off, to see thumbnails made on demand; a small `maxBytes`). */
-export async function attachmentsWorld(config?: ConfigInput): Promise<AttachmentsWorld> {
-  const w = await recordsWorld(config);
+/**
+ * `config`: the kernel's (e.g. jobs off, to see thumbnails made on demand; a small `maxBytes`); `kernel`: a file's
+ * shared one instead, the world being a workspace of its own there.
+ */
+export async function attachmentsWorld(config?: ConfigInput, kernel?: TestKernel): Promise<AttachmentsWorld> {
+  const w = await recordsWorld(config, kernel);
   const field = (await w.t.request.post(`/api/v1/workspaces/${w.ws}/databases/${w.db}/fields`).set(w.admin.auth).send({ name: 'Files', type: 'attachment' }).expect(201)).body;
   const record = (await w.t.request.post(w.url()).set(w.editor.auth).send({ values: { name: 'Task' } }).expect(201)).body.id;
   const att = (path = '', rec = record) => w.url(`/${rec}/attachments${path}`);

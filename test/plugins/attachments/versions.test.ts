@@ -1,12 +1,13 @@
 import assert from 'node:assert/strict';
 import { attachmentsWorld, type AttachmentsWorld } from './setup.ts';
+import { suiteKernel } from '../../fixtures/suite-kernel.ts';
 
 describe('attachments: record versions', () => {
   let w: AttachmentsWorld;
+  const kernel = suiteKernel();
   beforeEach(async () => {
-    w = await attachmentsWorld();
+    w = await attachmentsWorld(undefined, kernel());
   });
-  afterEach(() => w.t.stop());
   const versions = async () => (await w.t.request.get(w.url(`/${w.record}/versions`)).set(w.member.auth).expect(200)).body.data as Array<{ version: number; values: Record<string, unknown> }>;
   const restore = (v: number, body: object = {}) => w.t.request.post(w.url(`/${w.record}/versions/${v}/restore`)).set(w.editor.auth).send(body);
   const cellIds = async () => ((await w.t.request.get(w.url(`/${w.record}`)).set(w.member.auth).expect(200)).body.values.files as Array<{ id: string }>).map((c) => c.id);

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { recordsWorld, type RecordsWorld } from '../records/setup.ts';
+import { suiteKernel } from '../../fixtures/suite-kernel.ts';
 
 describe('databases: indexes for the fields views sort and filter on', () => {
   let w: RecordsWorld;
@@ -18,10 +19,10 @@ describe('databases: indexes for the fields views sort and filter on', () => {
     await w.t.db('database_views').where({ database_id: w.db }).update({ config });
   };
 
+  const kernel = suiteKernel();
   beforeEach(async () => {
-    w = await recordsWorld();
+    w = await recordsWorld(undefined, kernel());
   });
-  afterEach(() => w.t.stop());
 
   it('indexes sorted fields (in their direction), then filtered ones, on live rows, and drops what no view needs any more', async () => {
     await configure({ sorts: [{ field: 'name' }, { field: 'score', direction: 'desc' }], filter: { and: [{ field: 'stage', op: 'eq', value: 'Open' }, { field: 'ghost', op: 'is_empty' }] } });

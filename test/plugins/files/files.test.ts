@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import type { SignedUpUser } from '../../../core/testing.ts';
-import { eventually, filesWorld, HTML, images, jpegWithBulkyMetadata, PDF, SVG, uploadedBlobs, type FilesWorld } from './setup.ts';
+import { blobsSince, eventually, filesWorld, HTML, images, jpegWithBulkyMetadata, PDF, SVG, uploadedBlobs, type FilesWorld } from './setup.ts';
+import { suiteKernel } from '../../fixtures/suite-kernel.ts';
 
 describe('files: editor images', () => {
   let w: FilesWorld;
@@ -12,13 +13,18 @@ describe('files: editor images', () => {
   const pathOf = (url: string) => new URL(url).pathname;
   const blobKey = async (id: string) => (await w.t.db('files').where({ id }).first('blob_key')).blob_key as string;
 
+  /** The workspace's own files, and the blobs under `uploads/` when the test began: the kernel is the file's. */
+  const fileCount = async () => Number((await w.t.db('files').where({ workspace_id: w.ws }).count({ n: '*' }))[0].n);
+  let blobsBefore: string[];
+
+  const kernel = suiteKernel();
   before(async () => {
     png = await images.png();
   });
   beforeEach(async () => {
-    w = await filesWorld();
+    w = await filesWorld({}, kernel());
+    blobsBefore = uploadedBlobs(w.t);
   });
-  afterEach(() => w.t.stop());
 
   it('takes an image, judged by its bytes, and answers the File with its dimensions', async () => {
     const res = await upload(png, 'a/../Red dot.png').expect(201);
@@ -40,7 +46,7 @@ describe('files: editor images', () => {
     assert.deepEqual([webp.mime_type, webp.width, webp.height], ['image/webp', 5, 5]);
     const gif = (await upload(await images.gif(), 'x.gif', 'image/gif').expect(201)).body;
     assert.deepEqual([gif.mime_type, gif.width, gif.height], ['image/gif', 2, 7]);
-    assert.equal(uploadedBlobs(w.t).length, 5);
+    assert.equal(blobsSince(w.t, blobsBefore).length, 5);
   });
 
   it('reads the dimensions of a JPEG whose metadata fills its first 64 KiB', async () => {
@@ -63,8 +69,8 @@ describe('files: editor images', () => {
       assert.equal(res.body.code, 'unsupported_media_type', name);
       assert.equal(res.headers['content-type'], 'application/problem+json');
     }
-    assert.equal((await w.t.db('files').count({ n: '*' }))[0].n, 0);
-    assert.deepEqual(uploadedBlobs(w.t), []);
+    assert.equal(await fileCount(), 0);
+    assert.deepEqual(blobsSince(w.t, blobsBefore), []);
   });
 
   it('refuses a missing file part, a text part and unknown fields with 422, keeping nothing', async () => {
@@ -73,20 +79,23 @@ describe('files: editor images', () => {
     const extra = await w.t.request.post(w.url()).set(w.editor.auth).field('created_by', w.admin.id).attach('file', png, { filename: 'a.png', contentType: 'image/png' }).expect(422);
     assert.deepEqual(extra.body.errors.map((e: { pointer: string }) => e.pointer), ['/created_by']);
     await w.t.request.post(w.url()).set(w.editor.auth).send({ file: 'x' }).expect(415);
-    assert.equal((await w.t.db('files').count({ n: '*' }))[0].n, 0);
-    assert.deepEqual(uploadedBlobs(w.t), []);
+    assert.equal(await fileCount(), 0);
+    assert.deepEqual(blobsSince(w.t, blobsBefore), []);
   });
 
   it('answers 413 above files.maxBytes, keeping nothing', async () => {
-    await w.t.stop();
     w = await filesWorld({ config: { plugins: { files: { options: { maxBytes: png.length + 10 } } } } });
-    await upload(png).expect(201);
-    const big = Buffer.concat([png, Buffer.alloc(4096)]);
-    const res = await upload(big);
-    assert.equal(res.status, 413);
-    assert.equal(res.body.code, 'payload_too_large');
-    assert.equal((await w.t.db('files').count({ n: '*' }))[0].n, 1);
-    assert.equal(uploadedBlobs(w.t).length, 1);
+    try {
+      await upload(png).expect(201);
+      const big = Buffer.concat([png, Buffer.alloc(4096)]);
+      const res = await upload(big);
+      assert.equal(res.status, 413);
+      assert.equal(res.body.code, 'payload_too_large');
+      assert.equal(await fileCount(), 1);
+      assert.equal(uploadedBlobs(w.t).length, 1);
+    } finally {
+      await w.t.stop();
+    }
   });
 
   it('serves the bytes to members with the detected type, nosniff, inline, and an ETag answering 304', async () => {

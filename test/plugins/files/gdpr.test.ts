@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { memberExport } from '../documents/member-export.ts';
 import { eventually, filesWorld, images, type FilesWorld } from './setup.ts';
+import { suiteKernel } from '../../fixtures/suite-kernel.ts';
 
 const showing = (...fileIds: string[]) => ({ type: 'doc', content: fileIds.map((id) => ({ type: 'image', attrs: { file_id: id } })) });
 
@@ -17,10 +18,10 @@ describe('files: a member’s uploads in GDPR exports and erasures', () => {
   before(async () => {
     png = await images.png();
   });
+  const kernel = suiteKernel();
   beforeEach(async () => {
-    w = await filesWorld();
+    w = await filesWorld({}, kernel());
   });
-  afterEach(() => w.t.stop());
 
   it('exports them, then deletes those nothing shows and keeps, unattributed, those a document or description shows', async () => {
     const [inDocument, inDescription, never, droppedFromDocument, inDeletedDocument, revoked] = [

@@ -3,6 +3,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { TestKernel } from '../../../core/testing.ts';
 import { eventually, filesWorld, images, PDF, type FilesWorld } from './setup.ts';
+import { suiteKernel } from '../../fixtures/suite-kernel.ts';
 
 type Pack = { resources: Record<string, Array<Record<string, any>>>; requires: Record<string, string>; [k: string]: unknown };
 const showing = (...fileIds: string[]) => ({ type: 'doc', content: [...fileIds.map((id) => ({ type: 'image', attrs: { file_id: id } })), { type: 'paragraph', content: [{ type: 'text', text: 'Caption' }] }] });
@@ -27,10 +28,14 @@ describe('files: images travel in packs with the documents that show them', func
   before(async () => {
     [png, gif] = [await images.png(), await images.gif()];
   });
+  // The kernel is the file's: the pack blobs a test looks at are those that were not there when it began.
+  let packBlobsBefore: string[];
+  const newPackBlobs = () => packBlobs(w.t).filter((b) => !packBlobsBefore.includes(b));
+  const kernel = suiteKernel();
   beforeEach(async () => {
-    w = await filesWorld();
+    w = await filesWorld({}, kernel());
+    packBlobsBefore = packBlobs(w.t);
   });
-  afterEach(() => w.t.stop());
 
   /** Space S with a document showing two images and a sample record whose description shows a third; one more image nothing shows. */
   async function illustrated() {
@@ -105,7 +110,7 @@ describe('files: images travel in packs with the documents that show them', func
     assert.deepEqual(dry.problems, []);
     assert.ok(dry.plan.some((p: { kind: string }) => p.kind === 'file'));
     assert.deepEqual(await theirFiles(), []);
-    await eventually(async () => packBlobs(w.t).length === 0, 'the dry run’s bytes to be deleted');
+    await eventually(async () => newPackBlobs().length === 0, 'the dry run’s bytes to be deleted');
 
     const broken = structuredClone(pack);
     broken.resources.file[1].data = PDF.toString('base64');
@@ -117,15 +122,18 @@ describe('files: images travel in packs with the documents that show them', func
     garbled.resources.file[0].data = 'not base64!';
     assert.deepEqual((await install(garbled).expect(422)).body.errors.map((e: { pointer: string }) => e.pointer), ['/pack/resources/file/0/data']);
     assert.deepEqual(await theirFiles(), []);
-    await eventually(async () => packBlobs(w.t).length === 0, 'the failed install’s bytes to be deleted');
+    await eventually(async () => newPackBlobs().length === 0, 'the failed install’s bytes to be deleted');
   });
 
   it('refuses an export whose images weigh more than files.packMaxBytes', async () => {
-    await w.t.stop();
     w = await filesWorld({ config: { plugins: { files: { options: { packMaxBytes: png.length + gif.length - 1 } } } } });
-    await illustrated();
-    const res = (await exportSpace(w.space).expect(422)).body;
-    assert.equal(res.code, 'limit_exceeded');
-    assert.match(res.detail, /files\.packMaxBytes/);
+    try {
+      await illustrated();
+      const res = (await exportSpace(w.space).expect(422)).body;
+      assert.equal(res.code, 'limit_exceeded');
+      assert.match(res.detail, /files\.packMaxBytes/);
+    } finally {
+      await w.t.stop();
+    }
   });
 });

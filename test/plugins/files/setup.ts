@@ -18,8 +18,9 @@ export interface FilesWorld {
   url: (path?: string, ws?: string) => string;
 }
 
-export async function filesWorld(opts: TestKernelOptions = {}): Promise<FilesWorld> {
-  const t = await startTestKernel(opts);
+/** On `kernel` when given (a file's shared one: the world is a workspace of its own), else on a kernel started with `opts`. */
+export async function filesWorld(opts: TestKernelOptions = {}, kernel?: TestKernel): Promise<FilesWorld> {
+  const t = kernel ?? (await startTestKernel(opts));
   const [admin, creator, editor, member, guest, outsider] = [await signUp(t, { name: 'Ada' }), await signUp(t, { name: 'Cy' }), await signUp(t, { name: 'Eddie' }), await signUp(t, { name: 'Mia' }), await signUp(t, { name: 'Gus' }), await signUp(t, { name: 'Otto' })];
   const ws = (await createWorkspace(t, admin)).id;
   const otherWs = (await createWorkspace(t, outsider)).id;
@@ -55,7 +56,7 @@ export const SVG = Buffer.from('<svg xmlns="http://www.w3.org/2000/svg" width="1
 export const HTML = Buffer.from('<!doctype html><html><body><script>alert(1)</script></body></html>');
 export const PDF = Buffer.from('%PDF-1.4\n1 0 obj << /Type /Catalog >> endobj\ntrailer << /Root 1 0 R >>\n%%EOF\n');
 
-export { uploadedBlobs } from '../../fixtures/uploads.ts';
+export { uploadedBlobs, blobsSince } from '../../fixtures/uploads.ts';
 
 /** Waits until `check` holds: what is done after a commit (jobs, blob deletions) happens on its own time. */
 export const eventually = (check: () => Promise<boolean>, what: string, ms = 8000) => waitUntil(what, check, ms).then(() => undefined);

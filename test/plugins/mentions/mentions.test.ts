@@ -3,6 +3,7 @@ import { signUp, type SignedUpUser } from '../../../core/testing.ts';
 import type { MentionHooks, MentionsRecorded } from '../../../plugins/mentions/hooks.ts';
 import { recordsWorld, type RecordsWorld } from '../records/setup.ts';
 import { memberExport } from '../documents/member-export.ts';
+import { suiteKernel } from '../../fixtures/suite-kernel.ts';
 
 const mention = (id: string) => ({ type: 'mention', attrs: { user_id: id } });
 const doc = (...inline: unknown[]) => ({ type: 'doc', content: [{ type: 'paragraph', content: [{ type: 'text', text: 'Hey ' }, ...inline] }] });
@@ -17,17 +18,27 @@ describe('mentions', () => {
   const mentionsOf = async (auth: Record<string, string>) => (await w.t.request.get(api('/mentions')).set(auth).expect(200)).body.data;
   const toldUsers = () => told.map((r) => r.mentions.map((m) => m.userId));
 
+  /** Rows of `table` in the test's workspace: the kernel is the file's. */
+  const countIn = async (table: string) => Number((await w.t.db(table).where({ workspace_id: w.ws }).count({ n: '*' }))[0].n);
+  /** Set by the test of a failing write: the hook then throws, as a plugin tapping it might. */
+  let hookFails = false;
+
+  const kernel = suiteKernel();
+  before(() => {
+    const hooks = kernel().kernel.pluginHooks.get('mentions.recorded')!.hooks as MentionHooks;
+    hooks.recorded.tapPromise('test', async ({ trx: _trx, actor, ...rest }) => {
+      if (hookFails) throw new Error('mail down');
+      told.push({ ...rest, actor: actor.user.id });
+    });
+  });
   beforeEach(async () => {
-    w = await recordsWorld();
+    w = await recordsWorld(undefined, kernel());
     record = (await w.t.request.post(w.url()).set(w.editor.auth).send({ values: { name: 'Launch' } }).expect(201)).body.id;
     guest = await signUp(w.t, { name: 'Gus' });
     // A guest of no space: a member of the workspace who cannot see database D.
     await w.t.db('workspace_members').insert({ workspace_id: w.ws, user_id: guest.id, role: 'guest', space_ids: [] });
     told = [];
-    const hooks = w.t.kernel.pluginHooks.get('mentions.recorded')!.hooks as MentionHooks;
-    hooks.recorded.tapPromise('test', async ({ trx: _trx, actor, ...rest }) => void told.push({ ...rest, actor: actor.user.id }));
   });
-  afterEach(() => w.t.stop());
 
   it('records a comment mention once per user, tells only new ones to those who can see it, never the writer', async () => {
     const c = (await comment(doc(mention(w.editor.id), mention(guest.id), mention(w.member.id))).expect(201)).body;
@@ -35,12 +46,12 @@ describe('mentions', () => {
     assert.deepEqual(told[0].source, { type: 'comment', id: c.id, recordId: record, databaseId: w.db, documentId: null, title: 'Launch' });
     assert.equal(told[0].actor, w.member.id);
     assert.equal(told[0].text, 'Hey @Eddie@Gus@Mia');
-    assert.deepEqual((await w.t.db('mentions').orderBy('user_id').pluck('user_id')).sort(), [w.editor.id, guest.id].sort());
+    assert.deepEqual((await w.t.db('mentions').where({ workspace_id: w.ws }).pluck('user_id')).sort(), [w.editor.id, guest.id].sort());
 
     await w.t.request.patch(w.url(`/${record}/comments/${c.id}`)).set(w.member.auth).send({ content: doc(mention(w.editor.id), mention(w.admin.id)) }).expect(200);
     assert.deepEqual(toldUsers(), [[w.editor.id], [w.admin.id]]);
     // Dropped from the text, the guest's mention stays recorded: it was made.
-    assert.equal(Number((await w.t.db('mentions').count({ n: '*' }))[0].n), 3);
+    assert.equal(await countIn('mentions'), 3);
 
     const [listed] = await mentionsOf(w.editor.auth);
     assert.deepEqual({ ...listed, id: undefined, created_at: undefined }, {
@@ -57,7 +68,7 @@ describe('mentions', () => {
     assert.deepEqual(await mentionsOf(w.member.auth), []);
 
     await w.t.request.delete(w.url(`/${record}/comments/${c.id}`)).set(w.member.auth).expect(204);
-    assert.equal(Number((await w.t.db('mentions').count({ n: '*' }))[0].n), 0);
+    assert.equal(await countIn('mentions'), 0);
   });
 
   it('records mentions in descriptions and documents, and lists the newest first', async () => {
@@ -82,20 +93,19 @@ describe('mentions', () => {
     await w.t.request.delete(w.url(`/${record}`)).set(w.editor.auth).expect(204);
     await w.t.request.delete(api(`/documents/${d.id}`)).set(w.admin.auth).expect(204);
     assert.deepEqual(await mentionsOf(w.member.auth), []);
-    assert.equal(Number((await w.t.db('mentions').count({ n: '*' }))[0].n), 1);
+    assert.equal(await countIn('mentions'), 1);
   });
 
   it('leaves nothing behind when the write fails', async () => {
-    const hooks = w.t.kernel.pluginHooks.get('mentions.recorded')!.hooks as MentionHooks;
-    hooks.recorded.tapPromise('failing', async () => {
-      throw new Error('mail down');
-    });
-    await comment(doc(mention(w.editor.id))).expect(500);
-    await w.t.request.put(w.url(`/${record}/description`)).set(w.editor.auth).send({ content: doc(mention(w.member.id)), version: 0 }).expect(500);
-    assert.equal(Number((await w.t.db('comments').count({ n: '*' }))[0].n), 0);
-    assert.equal(Number((await w.t.db('document_descriptions').count({ n: '*' }))[0].n), 0);
-    assert.equal(Number((await w.t.db('mentions').count({ n: '*' }))[0].n), 0);
-    assert.equal(Number((await w.t.db('kernel_events').whereIn('name', ['comment.created', 'description.updated']).count({ n: '*' }))[0].n), 0);
+    hookFails = true;
+    try {
+      await comment(doc(mention(w.editor.id))).expect(500);
+      await w.t.request.put(w.url(`/${record}/description`)).set(w.editor.auth).send({ content: doc(mention(w.member.id)), version: 0 }).expect(500);
+    } finally {
+      hookFails = false;
+    }
+    for (const table of ['comments', 'document_descriptions', 'mentions']) assert.equal(await countIn(table), 0, table);
+    assert.equal(Number((await w.t.db('kernel_events').where({ workspace_id: w.ws }).whereIn('name', ['comment.created', 'description.updated']).count({ n: '*' }))[0].n), 0);
   });
 
   it('on erasure, forgets mentions of the member and the name of the member who mentioned; the export lists both', async () => {
@@ -117,8 +127,8 @@ describe('mentions', () => {
     const space = (await w.t.request.post(api('/spaces')).set(w.admin.auth).send({ name: 'Wiki' }).expect(201)).body.id;
     const d = (await w.t.request.post(api('/documents')).set(w.admin.auth).send({ title: 'Roadmap', space_id: space }).expect(201)).body;
     await w.t.request.put(api(`/documents/${d.id}/content`)).set(w.editor.auth).send({ content: doc(mention(w.member.id)), version: 0 }).expect(200);
-    assert.equal(Number((await w.t.db('mentions').count({ n: '*' }))[0].n), 3);
+    assert.equal(await countIn('mentions'), 3);
     await w.t.request.delete(api('')).set(w.admin.auth).expect(204);
-    for (const table of ['mentions', 'comments', 'document_descriptions', 'documents']) assert.equal(Number((await w.t.db(table).count({ n: '*' }))[0].n), 0, table);
+    for (const table of ['mentions', 'comments', 'document_descriptions', 'documents']) assert.equal(await countIn(table), 0, table);
   });
 });
