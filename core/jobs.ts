@@ -82,9 +82,10 @@ export class Jobs {
   /** Starts workers and schedules, when jobs are enabled in this process. */
   async startWorkers(isActive: (owner: string) => boolean = () => true): Promise<void> {
     if (!this.opts.enabled) return;
-    for (const def of this.defs.values()) {
-      if (!isActive(def.owner)) continue;
-      if (def.schedule) await this.boss.schedule(def.name, def.schedule);
+    const active = [...this.defs.values()].filter((def) => isActive(def.owner));
+    // One round trip each, independent of one another: side by side on the pool, not one after another.
+    await Promise.all(active.flatMap((def) => (def.schedule ? [this.boss.schedule(def.name, def.schedule)] : [])));
+    for (const def of active) {
       const workerId = await this.boss.work(
         def.name,
         // Metadata carries retryCount, which handlers are promised.

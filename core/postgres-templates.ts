@@ -18,6 +18,12 @@ export class PostgresTemplates {
   /** Per migrations key: the template database, or `null` while a failed attempt is answered to those waiting on it. */
   private readonly templates = new Map<string, Promise<string | null>>();
   private readonly sightings = new Map<string, number>();
+  /**
+   * Per common key, a copy made ahead for its next kernel (`null` if making it failed): CREATE DATABASE takes a few
+   * hundred milliseconds, spent by the server while the tests run. The last one of a process is left to the stale
+   * clean-up, as a killed run's are.
+   */
+  private readonly spares = new Map<string, Promise<string | null>>();
   private made = 0;
   /** Drops run one after another, behind the tests: nothing waits for them but the next drop. */
   private drops: Promise<unknown> = Promise.resolve();
@@ -50,12 +56,21 @@ export class PostgresTemplates {
       if (this.templates.get(key) === template) this.release(key);
       return undefined;
     }
+    const spare = this.spares.get(key);
+    this.spares.delete(key);
+    const name = (await spare) ?? (await this.copy(source));
+    // The next kernel of a common key finds its copy made while this one's tests ran.
+    if (common) this.spares.set(key, this.copy(source).catch(() => null));
+    return this.urlOf(name);
+  }
+
+  private async copy(source: string): Promise<string> {
     const name = this.nextName('k');
     await this.query(`CREATE DATABASE "${name}" TEMPLATE "${source}"`);
     // A test's database goes when its kernel stops: its commits need not wait for the disk (a database's settings are
     // not copied with its files, so each clone is told).
     await this.query(`ALTER DATABASE "${name}" SET synchronous_commit = off`);
-    return this.urlOf(name);
+    return name;
   }
 
   private release(key: string): void {
