@@ -4,6 +4,7 @@ import { forbidden, KernelErrors, notFound, unauthenticated } from './errors.ts'
 import { buildOpenApi, docsAsset, DOCS_ASSET_TYPES, docsPage } from './openapi.ts';
 import type { Kernel } from './kernel.ts';
 import type { RouteState } from './router.ts';
+import { KERNEL, type Resolve } from './container.ts';
 
 /** Routes the kernel itself serves: the API description and, when enabled, metrics. */
 export function kernelRoutes(kernel: Kernel): AnyRouteDef[] {
@@ -17,7 +18,7 @@ export function kernelRoutes(kernel: Kernel): AnyRouteDef[] {
       tags: ['system'],
       auth: 'public',
       responses: { 200: { description: 'The OpenAPI document', schema: Type.Object({}, { additionalProperties: true }) } },
-      handler: () => (openapi ??= buildOpenApi(kernel.routes.filter((r) => kernel.isActive(r.pluginId)), kernel.config.publicUrl)),
+      handler: () => (openapi ??= buildOpenApi(kernel.routes.filter((r) => kernel.isActive(r.pluginId)), { resolve: asOwner(kernel) }, kernel.config.publicUrl)),
     }),
     defineRoute({
       method: 'GET',
@@ -70,4 +71,9 @@ export function kernelRoutes(kernel: Kernel): AnyRouteDef[] {
     );
   }
   return routes;
+}
+
+/** Resolves any service as the plugin that provides it would: documentation is built by the kernel, for every plugin. */
+function asOwner(kernel: Kernel): Resolve {
+  return ((key: string) => kernel.container.resolverFor(kernel.container.owner(key) ?? KERNEL)(key)) as Resolve;
 }

@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { createRequire } from 'node:module';
-import { defaultsOptional, DOC_KEYWORD, type SchemaDoc, type TSchema } from './schema.ts';
+import { defaultsOptional, DOC_KEYWORD, type DocContext, type SchemaDoc, type TSchema } from './schema.ts';
 import { API_PREFIX } from './router.ts';
 import { PROBLEM_TYPE } from './problem.ts';
 import { isMultipart, takesNoBody, type RegisteredRoute, type ResponseSpec, type RouteDef } from './routes.ts';
@@ -33,25 +33,30 @@ const PROBLEM_SCHEMA = {
   },
 };
 
-/** Component schemas that `documented` schemas name, gathered as the document is built. */
-let components: Record<string, object> = {};
+/** Turns a TypeBox schema into its JSON form for the document. */
+type Plain = (schema: TSchema | undefined) => any;
 
-/** JSON-safe copy of a TypeBox schema (drops its symbol keys); a `documented` schema becomes its documentation form. */
-function plain(schema: TSchema | undefined): any {
-  if (schema === undefined) return undefined;
-  // A replacer, not a reviver: it sees a lazy documentation form (a function) before JSON drops it.
-  return JSON.parse(JSON.stringify(schema, (_key, value) => {
-    const given = value && typeof value === 'object' ? value[DOC_KEYWORD] : undefined;
-    if (!given) return value;
-    const doc: SchemaDoc = typeof given === 'function' ? given() : given;
-    Object.assign(components, doc.schemas);
-    const { [DOC_KEYWORD]: _doc, ...rest } = value;
-    if (doc.ref) return { $ref: `#/components/schemas/${doc.ref}`, ...(rest.description ? { description: rest.description } : {}) };
-    return { ...rest, ...doc.also };
-  }));
+/**
+ * JSON-safe copies of TypeBox schemas (symbol keys dropped); a `documented` schema becomes its documentation form,
+ * and the component schemas it names are gathered into `components`.
+ */
+function plainer(components: Record<string, object>, ctx: DocContext): Plain {
+  return (schema) => {
+    if (schema === undefined) return undefined;
+    // A replacer, not a reviver: it sees a lazy documentation form (a function) before JSON drops it.
+    return JSON.parse(JSON.stringify(schema, (_key, value) => {
+      const given = value && typeof value === 'object' ? value[DOC_KEYWORD] : undefined;
+      if (!given) return value;
+      const doc: SchemaDoc = typeof given === 'function' ? given(ctx) : given;
+      Object.assign(components, doc.schemas);
+      const { [DOC_KEYWORD]: _doc, ...rest } = value;
+      if (doc.ref) return { $ref: `#/components/schemas/${doc.ref}`, ...(rest.description ? { description: rest.description } : {}) };
+      return { ...rest, ...doc.also };
+    }));
+  };
 }
 
-function parametersOf(def: RouteDef, where: 'path' | 'query') {
+function parametersOf(plain: Plain, def: RouteDef, where: 'path' | 'query') {
   const schema = defaultsOptional(plain(where === 'path' ? def.params : def.query));
   const names = where === 'path' ? [...def.path.matchAll(/\{([A-Za-z0-9_]+)\}/g)].map((m) => m[1]) : Object.keys(schema?.properties ?? {});
   return names.map((name) => ({
@@ -92,14 +97,14 @@ function problemExample(entry: CodedError) {
  * Lists each code under its status: a status the route does not describe itself gets the codes' `when` as its
  * description; every problem response carries its codes (`x-tessera-codes`) and an example of each.
  */
-function documentErrors(def: RouteDef, idempotent: boolean, responses: Record<string, any>): void {
+function documentErrors(plain: Plain, def: RouteDef, idempotent: boolean, responses: Record<string, any>): void {
   const byStatus = new Map<number, CodedError[]>();
   for (const entry of errorsOf(def, idempotent)) byStatus.set(entry.status, [...(byStatus.get(entry.status) ?? []), entry]);
   for (const [status, entries] of byStatus) {
     const described = def.responses[status]?.description;
     const unnamed = entries.map((e) => `\`${e.code}\``).filter((code) => !described?.includes(code));
     if (described) responses[status].description = unnamed.length ? `${described} (${unnamed.join(', ')})` : described;
-    else responses[status] = response(status, { description: entries.length === 1 ? entries[0].when : entries.map((e) => `\`${e.code}\`: ${e.when}`).join('; ') });
+    else responses[status] = response(plain, status, { description: entries.length === 1 ? entries[0].when : entries.map((e) => `\`${e.code}\`: ${e.when}`).join('; ') });
     const problem = responses[status].content?.[PROBLEM_TYPE];
     if (!problem) continue;
     responses[status]['x-tessera-codes'] = entries.map((e) => e.code);
@@ -141,17 +146,17 @@ const REQUEST_ID_HEADER = { $ref: '#/components/headers/RequestId' };
 const RETRY_AFTER_HEADER = { description: 'Seconds to wait before trying again.', schema: { type: 'integer', minimum: 1 } };
 
 /** An error's body: the problem, with the extension members the route names. */
-function problemContent(extensions?: Record<string, TSchema>): object {
+function problemContent(plain: Plain, extensions?: Record<string, TSchema>): object {
   if (!extensions) return { [PROBLEM_TYPE]: { schema: PROBLEM_REF } };
   // Not required: a route's status may come from several causes, each with its own members.
   const members = { type: 'object', properties: Object.fromEntries(Object.entries(extensions).map(([k, v]) => [k, plain(v)])) };
   return { [PROBLEM_TYPE]: { schema: { allOf: [PROBLEM_REF, members] } } };
 }
 
-function response(status: number, spec: ResponseSpec): Record<string, unknown> {
+function response(plain: Plain, status: number, spec: ResponseSpec): Record<string, unknown> {
   const types = [spec.contentType ?? (spec.schema ? 'application/json' : [])].flat();
   const content = status >= 400 && !spec.schema
-    ? problemContent(spec.extensions)
+    ? problemContent(plain, spec.extensions)
     : types.length ? Object.fromEntries(types.map((type) => [type, spec.schema ? { schema: plain(spec.schema) } : {}])) : undefined;
   const headers: Record<string, object> = { 'X-Request-Id': REQUEST_ID_HEADER };
   if (status === 429) headers['Retry-After'] = RETRY_AFTER_HEADER;
@@ -159,11 +164,11 @@ function response(status: number, spec: ResponseSpec): Record<string, unknown> {
   return { description: spec.description, headers, ...(content ? { content } : {}) };
 }
 
-function operation(pluginId: string, def: RouteDef) {
+function operation(plain: Plain, pluginId: string, def: RouteDef) {
   const responses: Record<string, any> = {};
-  for (const [status, spec] of Object.entries(def.responses)) responses[status] = response(Number(status), spec);
+  for (const [status, spec] of Object.entries(def.responses)) responses[status] = response(plain, Number(status), spec);
   const idempotent = isIdempotentRoute(def);
-  documentErrors(def, idempotent, responses);
+  documentErrors(plain, def, idempotent, responses);
   if (idempotent) documentReplay(def, responses);
   const optedOut = def.method === 'POST' && def.status === 201 && !idempotent;
   const description = [def.description, accessSentence(def), optedOut ? IDEMPOTENCY_IGNORED : undefined].filter(Boolean).join(' ');
@@ -183,7 +188,7 @@ function operation(pluginId: string, def: RouteDef) {
     'x-tessera-auth': def.auth,
     ...(def.access ? { 'x-tessera-role': def.access.role } : {}),
     ...(def.auth === 'public' ? { security: [] } : {}),
-    parameters: [...parametersOf(def, 'path'), ...parametersOf(def, 'query'), ...(idempotent ? [IDEMPOTENCY_KEY_PARAMETER] : [])],
+    parameters: [...parametersOf(plain, def, 'path'), ...parametersOf(plain, def, 'query'), ...(idempotent ? [IDEMPOTENCY_KEY_PARAMETER] : [])],
     ...(requestBody ? { requestBody } : {}),
     responses,
   };
@@ -192,13 +197,15 @@ function operation(pluginId: string, def: RouteDef) {
 /**
  * `serverUrl`: the configured public URL. Without one the server is `/`, which a client resolves against the address
  * it fetched this document from (OpenAPI 3.1), so "Try it out" and generated clients reach the instance that served it.
+ * `ctx`: the kernel's services, for the schemas documented only once every plugin has registered.
  */
-export function buildOpenApi(routes: RegisteredRoute[], serverUrl?: string) {
-  components = {};
+export function buildOpenApi(routes: RegisteredRoute[], ctx: DocContext, serverUrl?: string) {
+  const components: Record<string, object> = {};
+  const plain = plainer(components, ctx);
   const paths: Record<string, Record<string, object>> = {};
   for (const { pluginId, def } of routes) {
     const p = `${API_PREFIX}${def.path}`;
-    (paths[p] ??= {})[def.method.toLowerCase()] = operation(pluginId, def);
+    (paths[p] ??= {})[def.method.toLowerCase()] = operation(plain, pluginId, def);
   }
   return {
     openapi: '3.1.0',

@@ -2,6 +2,7 @@ import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import addFormatsModule from 'ajv-formats';
 import type { TSchema, Static } from '@sinclair/typebox';
 import { validationFailed, type ErrorDetail } from './errors.ts';
+import type { Resolve } from './container.ts';
 
 export { Type } from '@sinclair/typebox';
 
@@ -126,6 +127,11 @@ export interface SchemaDoc {
   also?: object;
 }
 
+/** What a documentation form built late may look up: the kernel's services, each as its owner sees it. */
+export interface DocContext {
+  resolve: Resolve;
+}
+
 /** Where `documented` keeps a schema's documentation form (a keyword ajv ignores). */
 export const DOC_KEYWORD = 'x-tessera-doc';
 
@@ -135,10 +141,10 @@ export const DOC_KEYWORD = 'x-tessera-doc';
  * anyOf noise), is documented exactly: `ref` names the component standing for it, `schemas` are
  * the components (`$ref: '#/components/schemas/…'` inside them may recurse). `also` adds keywords
  * a handler enforces with a clearer message than a schema would (`oneOf` of required members).
- * A function is called when the document is built: for what is known only once every plugin has
- * registered (the field types and their options).
+ * A function is called when the document is built, with the kernel building it: for what is known only once every
+ * plugin has registered (the field types and their options).
  */
-export function documented<T extends TSchema>(schema: T, doc: SchemaDoc | (() => SchemaDoc)): T {
+export function documented<T extends TSchema>(schema: T, doc: SchemaDoc | ((ctx: DocContext) => SchemaDoc)): T {
   return { ...schema, [DOC_KEYWORD]: doc } as T;
 }
 

@@ -51,12 +51,12 @@ export interface NewRun {
   canceled?: string;
 }
 
-/**
- * Writes made by a run carry an origin object; the chain it belongs to (depth, automations already run for the
- * record) is kept against that very object, so the records write path hands it back to the trigger without the
- * origin that history stores growing fields of ours.
- */
-export const chains = new WeakMap<WriteOrigin, { depth: number; chain: string[]; recordId: string | null }>();
+/** The chain a run's writes belong to: its depth, and the automations already run for the record. */
+export interface RunChain {
+  depth: number;
+  chain: string[];
+  recordId: string | null;
+}
 
 /** Thrown by an action that hands the run to someone else (an approval): the run waits, state in its row. */
 export class PauseRun extends Error {
@@ -104,7 +104,18 @@ const step = (action: string): Step => ({ action, status: 'running', output: nul
 
 /** Runs: queued by triggers, worked by a durable job step by step, each step stored as it starts and as it ends. */
 export class RunService {
+  /**
+   * Writes made by a run carry an origin object; its chain is kept against that very object, so the records write
+   * path hands it back to the trigger without the origin that history stores growing fields of ours.
+   */
+  private readonly chains = new WeakMap<WriteOrigin, RunChain>();
+
   constructor(private readonly deps: Deps) {}
+
+  /** The chain of the run that made a write with `origin`; undefined for a write no run of this kernel made. */
+  chainOf(origin: WriteOrigin): RunChain | undefined {
+    return this.chains.get(origin);
+  }
 
   /** Inserts runs and queues the open ones in `trx`: a job exists only if the write that triggered it commits. */
   async start(trx: Db, runs: NewRun[]): Promise<string[]> {
@@ -197,7 +208,7 @@ export class RunService {
       }
     }
     const origin: WriteOrigin = { type: 'automation', id: automation.id };
-    chains.set(origin, { depth: run.trigger.depth + 1, chain: [...run.trigger.chain, automation.id], recordId: run.trigger.record_id });
+    this.chains.set(origin, { depth: run.trigger.depth + 1, chain: [...run.trigger.chain, automation.id], recordId: run.trigger.record_id });
     // The fields are read once a run, and only by a run whose placeholders name a cell.
     let cells: Promise<CellText> | undefined;
     for (let i = steps.length; i < actions.length; i++) {

@@ -4,7 +4,7 @@ import type { Db } from '../../core/db.ts';
 import { compileFilter, type RecordChange, type RecordsChanged, type RecordService } from '../records/public.ts';
 import type { TriggerData } from './actions.ts';
 import type { AutomationRow } from './automations.service.ts';
-import { chains, type NewRun, type RunService } from './runs.service.ts';
+import type { NewRun, RunService } from './runs.service.ts';
 
 export const RECORD_TRIGGERS = ['record_created', 'record_updated', 'record_matches'];
 export const MATCHED = 'automation_matched';
@@ -43,7 +43,7 @@ export class TriggerListener {
     if (automations.length === 0) return;
     const changes = e.changes.filter((c) => (c.kind === 'created' || c.kind === 'updated') && c.after);
     if (changes.length === 0) return;
-    const chain = chains.get(e.origin);
+    const chain = this.deps.runs().chainOf(e.origin);
     const apiNames = new Map(e.fields.map((f) => [f.id, f.api_name]));
     const candidates = automations.flatMap((a) => changes.filter((c) => fires(a, c, apiNames)).map((c) => ({ a, c })));
     if (candidates.length === 0) return;

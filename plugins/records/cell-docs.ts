@@ -1,21 +1,11 @@
 import type { SchemaDoc } from '../../core/schema.ts';
 import type { FieldTypeRegistry } from '../databases/public.ts';
 
-/** The field types whose cells the reference shows: the instance's, known once the plugins have registered. */
-let registry: (() => FieldTypeRegistry) | undefined;
-
-/** Called when the records plugin registers; the document is built later, when every type is there. */
-export function documentCellsOf(types: () => FieldTypeRegistry): void {
-  registry = types;
-}
-
 /**
  * Record values as the reference shows them: each cell one of the `Cell.<type>` components, which
  * say what a read gives, what a write takes when it differs, and an example.
  */
-export function valuesDoc(description: string): SchemaDoc {
-  const types = registry?.();
-  if (!types) return {};
+export function valuesDoc(description: string, types: FieldTypeRegistry): SchemaDoc {
   const schemas: Record<string, object> = {};
   for (const name of types.names()) {
     const cell = types.get(name)!.cell;

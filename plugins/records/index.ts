@@ -16,7 +16,6 @@ import { QueryService } from './query.service.ts';
 import { RecordExportReader } from './export-reader.ts';
 import { queryRoutes } from './query.routes.ts';
 import { createRecordChangeHooks, createRecordLifecycle, createRecordQueryHooks, createRecordViewHooks } from './hooks.ts';
-import { documentCellsOf } from './cell-docs.ts';
 import { tapPacks } from './pack.ts';
 import { tapGdpr } from './gdpr.ts';
 
@@ -50,7 +49,6 @@ export default definePlugin({
     const views = ctx.defineHooks('views', createRecordViewHooks());
     const queries = ctx.defineHooks('queries', createRecordQueryHooks());
     const changes = ctx.defineHooks('changes', createRecordChangeHooks());
-    documentCellsOf(() => ctx.resolve('databases.fieldTypes'));
     ctx.provide('service', (r) => new RecordService(r('db'), r('events'), r('databases.fieldTypes'), r('database'), r('caches'), r('authz'), r('databases.catalog'), r('auth.users'), r('workspaces.members'), lifecycle, changes));
     ctx.provide('bulk', (r) => new RecordBulkService(r('db'), r('records.service')));
     ctx.provide('trash', (r) => new TrashService(r('db'), r('records.service'), r('records.watchers'), r('databases.catalog'), lifecycle));

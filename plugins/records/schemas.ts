@@ -17,7 +17,7 @@ export const NumberParams = Type.Object({
 });
 
 const VALUES_IN = 'Cells keyed by field `api_name`; `null` empties a cell. Read-only (system) fields cannot be written.';
-const Values = documented(Type.Record(Type.String(), Type.Unknown(), { description: VALUES_IN }), () => valuesDoc(VALUES_IN));
+const Values = documented(Type.Record(Type.String(), Type.Unknown(), { description: VALUES_IN }), ({ resolve }) => valuesDoc(VALUES_IN, resolve('databases.fieldTypes')));
 
 const RecordInput = Type.Object({ values: Values }, { additionalProperties: false });
 
@@ -131,7 +131,7 @@ const VALUES_OUT = 'Every live field by `api_name` (null when empty), system fie
 export const ApiRecord = Type.Object({
   id: Uuid(),
   number: Type.Integer({ description: 'Per database, from 1, never reused.' }),
-  values: documented(Type.Record(Type.String(), Type.Unknown(), { description: VALUES_OUT }), () => valuesDoc(VALUES_OUT)),
+  values: documented(Type.Record(Type.String(), Type.Unknown(), { description: VALUES_OUT }), ({ resolve }) => valuesDoc(VALUES_OUT, resolve('databases.fieldTypes'))),
   position: Type.String({ description: 'Fractional index of the manual order (compare as bytes).' }),
   version: Type.Integer({ description: 'Bumped by every update; send it back in PATCH to detect concurrent edits.' }),
   created_at: Timestamp,
