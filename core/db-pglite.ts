@@ -35,7 +35,8 @@ export async function openPglite(opts: DatabaseOptions, schema: string, searchPa
   try {
     const pglite = await PGlite.create(dir ?? 'memory://', {
       extensions: { pg_trgm },
-      ...(opts.seed && !dir ? { loadDataDir: opts.seed } : {}),
+      // A directory that already holds a database resumes it.
+      ...(opts.seed && !(dir && fs.existsSync(path.join(dir, 'PG_VERSION'))) ? { loadDataDir: opts.seed } : {}),
       ...(opts.runtime && !dir ? { pgliteWasmModule: opts.runtime.wasmModule, fsBundle: opts.runtime.fsBundle } : {}),
     });
     const knex = knexFactory({ client: PGliteClient as never, connection: { pglite } as never, searchPath, log: knexLog(opts.logger) });

@@ -64,7 +64,7 @@ export async function openKernelServices(config: KernelConfig, logger: Logger, h
   const database = await openDatabase({
     url: config.databaseUrl,
     dataDir: opts.inMemory ? undefined : config.dataDir,
-    seed: opts.inMemory ? opts.pgliteSeed : undefined,
+    seed: opts.pgliteSeed,
     runtime: opts.inMemory ? opts.pgliteRuntime : undefined,
     schema: opts.schema,
     logger,

@@ -45,7 +45,7 @@ export interface KernelOptions {
   schema?: string;
   /** In-memory PGlite instead of DATA_DIR (tests). */
   inMemory?: boolean;
-  /** With `inMemory`: a PGlite dump to start from (tests reuse one initialised cluster). */
+  /** A PGlite dump to start from, in memory or in a data directory holding no database yet (tests reuse migrated ones). */
   pgliteSeed?: Blob;
   /** With `inMemory`: PGlite's engine compiled once for the process (tests start many). */
   pgliteRuntime?: PgliteRuntime;

@@ -160,15 +160,18 @@ interface StartedKernel {
 
 /**
  * A kernel on the storage the test gave, or on storage of its own: on PostgreSQL a clone of a database migrated once
- * per process for the same plugins and configuration; in memory on PGlite, from a dump taken after the same migrations.
+ * per process for the same key (`migrationsKey`); on PGlite, in memory or in a directory holding no database yet,
+ * from a dump taken after the same migrations.
  */
 async function startKernel(opts: TestKernelOptions): Promise<StartedKernel> {
   const pg = process.env.DATABASE_URL;
   const plugins = opts.plugins ? await withDependencies(opts.plugins, opts.config, opts.also ?? []) : [...pluginSource.defaults];
   const blobDir = opts.storage?.dataDir ?? fs.mkdtempSync(path.join(os.tmpdir(), 'tessera-blobs-'));
   const config = testConfig(opts, plugins, blobDir, pg);
-  // A kernel on storage of the test's own (a restart) migrates what it finds, as a real one would.
-  const wiring = !opts.storage && config.migrateOnStart ? migrationsKey(plugins, config) : undefined;
+  // A kernel on storage of the test's own migrates what it finds, as a real one would, unless that is a PGlite
+  // directory holding no database yet: its first start is any other's.
+  const freshDir = !pg && !!opts.storage?.dataDir && !fs.existsSync(path.join(opts.storage.dataDir, 'pglite', 'PG_VERSION'));
+  const wiring = (!opts.storage || freshDir) && config.migrateOnStart ? migrationsKey(plugins, config) : undefined;
   // The exact configuration, once it has failed a plugin, starts without templates from then on.
   const exact = JSON.stringify([wiring, config.plugins]);
   const key = wiring && !failsPlugins.has(exact) ? wiring : undefined;
@@ -196,14 +199,14 @@ async function startKernel(opts: TestKernelOptions): Promise<StartedKernel> {
     if (!opts.storage?.dataDir) fs.rmSync(blobDir, { recursive: true, force: true });
   };
   const inMemory = !pg && !storage.dataDir;
-  const use = key && inMemory ? await pgliteTemplates.use(key, common) : { template: undefined, capture: undefined, done: () => {} };
+  const use = key && !pg ? await pgliteTemplates.use(key, common) : { template: undefined, capture: undefined, done: () => {} };
   try {
     const kernel = await Kernel.start({
       config: storage.databaseUrl ? { ...config, databaseUrl: storage.databaseUrl } : config,
       plugins,
       schema: storage.schema,
       inMemory,
-      pgliteSeed: inMemory ? (use.template ?? (await (clusterDump ??= sharedEmptyCluster()))) : undefined,
+      pgliteSeed: use.template ?? (inMemory ? await (clusterDump ??= sharedEmptyCluster()) : undefined),
       pgliteRuntime: inMemory ? await (pgliteRuntime ??= loadPgliteRuntime()) : undefined,
       strayQueries: 'fail',
       jobsMaintenanceSeconds: opts.jobsMaintenanceSeconds,
@@ -218,7 +221,11 @@ async function startKernel(opts: TestKernelOptions): Promise<StartedKernel> {
   } catch (err) {
     // A kernel that failed to start must not leave its database or directory behind, unless the caller owns them.
     await cleanUp();
-    if (err instanceof TemplateMismatch) return startKernel(opts);
+    if (err instanceof TemplateMismatch) {
+      // The directory's database came from the template: the next start must find none.
+      if (freshDir) fs.rmSync(path.join(opts.storage!.dataDir!, 'pglite'), { recursive: true, force: true });
+      return startKernel(opts);
+    }
     throw err;
   } finally {
     use.done();
