@@ -28,15 +28,24 @@ export interface OpenPglite {
   close(): Promise<void>;
 }
 
+/** Where the embedded database of `dataDir` (DATA_DIR) keeps its files. */
+export function pgliteDirOf(dataDir: string): string {
+  return path.resolve(dataDir, 'pglite');
+}
+
+/** Whether `dir` (see `pgliteDirOf`) already holds a database: opening it resumes that one, whatever seed is given. */
+export function holdsDatabase(dir: string): boolean {
+  return fs.existsSync(path.join(dir, 'PG_VERSION'));
+}
+
 /** Embedded PostgreSQL in `DATA_DIR/pglite` (locked to this process), or in memory. */
 export async function openPglite(opts: DatabaseOptions, schema: string, searchPath: string[], signals: EventEmitter): Promise<OpenPglite> {
-  const dir = opts.dataDir ? path.resolve(opts.dataDir, 'pglite') : undefined;
+  const dir = opts.dataDir ? pgliteDirOf(opts.dataDir) : undefined;
   const unlock = dir ? lockDataDir(dir, opts.dataDir!) : () => {};
   try {
     const pglite = await PGlite.create(dir ?? 'memory://', {
       extensions: { pg_trgm },
-      // A directory that already holds a database resumes it.
-      ...(opts.seed && !(dir && fs.existsSync(path.join(dir, 'PG_VERSION'))) ? { loadDataDir: opts.seed } : {}),
+      ...(opts.seed && !(dir && holdsDatabase(dir)) ? { loadDataDir: opts.seed } : {}),
       ...(opts.runtime && !dir ? { pgliteWasmModule: opts.runtime.wasmModule, fsBundle: opts.runtime.fsBundle } : {}),
     });
     const knex = knexFactory({ client: PGliteClient as never, connection: { pglite } as never, searchPath, log: knexLog(opts.logger) });

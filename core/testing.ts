@@ -10,7 +10,7 @@ import { loadConfig, type ConfigInput, type KernelConfig } from './config.ts';
 import type { Plugin } from './plugin.ts';
 import type { KernelContainer } from './container.ts';
 import { importPlugin } from './loader.ts';
-import { emptyClusterDump, loadPgliteRuntime, type Db, type PgliteRuntime } from './db.ts';
+import { emptyClusterDump, holdsDatabase, loadPgliteRuntime, pgliteDirOf, type Db, type PgliteRuntime } from './db.ts';
 import { PgliteTemplates, TemplateMismatch, allMigrated, migrationsKey } from './pglite-templates.ts';
 import { PostgresTemplates } from './postgres-templates.ts';
 
@@ -170,7 +170,8 @@ async function startKernel(opts: TestKernelOptions): Promise<StartedKernel> {
   const config = testConfig(opts, plugins, blobDir, pg);
   // A kernel on storage of the test's own migrates what it finds, as a real one would, unless that is a PGlite
   // directory holding no database yet: its first start is any other's.
-  const freshDir = !pg && !!opts.storage?.dataDir && !fs.existsSync(path.join(opts.storage.dataDir, 'pglite', 'PG_VERSION'));
+  const ownDir = !pg && opts.storage?.dataDir ? pgliteDirOf(opts.storage.dataDir) : undefined;
+  const freshDir = !!ownDir && !holdsDatabase(ownDir);
   const wiring = (!opts.storage || freshDir) && config.migrateOnStart ? migrationsKey(plugins, config) : undefined;
   // The exact configuration, once it has failed a plugin, starts without templates from then on.
   const exact = JSON.stringify([wiring, config.plugins]);
@@ -212,8 +213,7 @@ async function startKernel(opts: TestKernelOptions): Promise<StartedKernel> {
       jobsMaintenanceSeconds: opts.jobsMaintenanceSeconds,
       logger: opts.logger,
       onMigrated: async (database, statuses) => {
-        noteFailures(statuses);
-        if ((use.template || storage.databaseUrl) && !allMigrated(statuses)) throw new TemplateMismatch();
+        if (!noteFailures(statuses) && (use.template || storage.databaseUrl)) throw new TemplateMismatch();
         await use.capture?.(database, statuses);
       },
     });
@@ -223,7 +223,7 @@ async function startKernel(opts: TestKernelOptions): Promise<StartedKernel> {
     await cleanUp();
     if (err instanceof TemplateMismatch) {
       // The directory's database came from the template: the next start must find none.
-      if (freshDir) fs.rmSync(path.join(opts.storage!.dataDir!, 'pglite'), { recursive: true, force: true });
+      if (freshDir) fs.rmSync(ownDir!, { recursive: true, force: true });
       return startKernel(opts);
     }
     throw err;

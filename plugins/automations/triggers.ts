@@ -43,10 +43,10 @@ export class TriggerListener {
     if (automations.length === 0) return;
     const changes = e.changes.filter((c) => (c.kind === 'created' || c.kind === 'updated') && c.after);
     if (changes.length === 0) return;
-    const chain = this.deps.runs().chainOf(e.origin);
     const apiNames = new Map(e.fields.map((f) => [f.id, f.api_name]));
     const candidates = automations.flatMap((a) => changes.filter((c) => fires(a, c, apiNames)).map((c) => ({ a, c })));
     if (candidates.length === 0) return;
+    const chain = this.deps.runs().chainOf(e.origin);
     const matched = await this.matching(e.trx, e.databaseId, e.workspaceId, [...new Set(candidates.map(({ a }) => a))], [...new Set(candidates.map(({ c }) => c.recordId))]);
     const runs: NewRun[] = [];
     for (const { a, c } of candidates) {

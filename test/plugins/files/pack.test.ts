@@ -1,18 +1,10 @@
 import assert from 'node:assert/strict';
-import fs from 'node:fs';
-import path from 'node:path';
-import type { TestKernel } from '../../../core/testing.ts';
 import { eventually, filesWorld, images, PDF, type FilesWorld } from './setup.ts';
 import { suiteKernel } from '../../fixtures/suite-kernel.ts';
+import { blobsSince, uploadedBlobs } from '../../fixtures/uploads.ts';
 
 type Pack = { resources: Record<string, Array<Record<string, any>>>; requires: Record<string, string>; [k: string]: unknown };
 const showing = (...fileIds: string[]) => ({ type: 'doc', content: [...fileIds.map((id) => ({ type: 'image', attrs: { file_id: id } })), { type: 'paragraph', content: [{ type: 'text', text: 'Caption' }] }] });
-
-/** Blobs the files plugin wrote itself (pack installs), on the local disk store. */
-const packBlobs = (t: TestKernel) => {
-  const dir = path.resolve(t.kernel.config.baseDir, t.kernel.config.dataDir, 'blobs', 'files');
-  return fs.existsSync(dir) ? fs.readdirSync(dir) : [];
-};
 
 describe('files: images travel in packs with the documents that show them', function () {
   this.timeout(60_000);
@@ -30,11 +22,11 @@ describe('files: images travel in packs with the documents that show them', func
   });
   // The kernel is the file's: the pack blobs a test looks at are those that were not there when it began.
   let packBlobsBefore: string[];
-  const newPackBlobs = () => packBlobs(w.t).filter((b) => !packBlobsBefore.includes(b));
+  const newPackBlobs = () => blobsSince(w.t, packBlobsBefore, 'files');
   const kernel = suiteKernel();
   beforeEach(async () => {
     w = await filesWorld({}, kernel());
-    packBlobsBefore = packBlobs(w.t);
+    packBlobsBefore = uploadedBlobs(w.t, 'files');
   });
 
   /** Space S with a document showing two images and a sample record whose description shows a third; one more image nothing shows. */
