@@ -87,4 +87,18 @@ describe('jobs', () => {
     assert.equal(ran('p-ok-2').length, 1, 'a finished neighbour is not re-run');
     assert.deepEqual(ran('p-fails').map((r) => r.retryCount), [0, 1]);
   });
+
+  it('works through a queue of jobs one after another, not one per polling interval', async function () {
+    this.timeout(30000);
+    // Polling every 20 s: only a worker that fetches again after a full batch finishes five jobs before the first poll.
+    const slow = await startTestKernel({ plugins: [probe], config: { jobs: { pollingIntervalSeconds: 20 } } });
+    try {
+      await slow.kernel.jobs.insert(['q-1', 'q-2', 'q-3', 'q-4', 'q-5'].map((key) => ({ name: 'jobs-probe.once', data: { key } })));
+      slow.kernel.jobs.notifyWorker('jobs-probe.once');
+      await waitUntil('the five queued jobs', () => runs.filter((r) => r.key.startsWith('q-')).length === 5, 10000);
+      assert.deepEqual(runs.filter((r) => r.key.startsWith('q-')).map((r) => r.key).sort(), ['q-1', 'q-2', 'q-3', 'q-4', 'q-5']);
+    } finally {
+      await slow.stop();
+    }
+  });
 });
