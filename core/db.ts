@@ -13,7 +13,7 @@ export { SIGNAL_CHANNEL, type Database, type DatabaseKind, type DatabaseOptions,
 export { inTransaction, inSavepoint, afterCommit, afterRollback } from './db-transactions.ts';
 export { countRows } from './db-count.ts';
 export { combineWrites, combineWritesWithinLimit } from './db-combine.ts';
-export { emptyClusterDump, holdsDatabase, loadPgliteRuntime, pgliteDirOf } from './db-pglite.ts';
+export { emptyClusterDump, HeldBlob, holdsDatabase, loadPgliteRuntime, pgliteDirOf } from './db-pglite.ts';
 
 /** Opens PostgreSQL when `url` is given, else PGlite (in `dataDir`, or in memory). */
 export async function openDatabase(opts: DatabaseOptions): Promise<Database> {

@@ -10,7 +10,7 @@ import { loadConfig, type ConfigInput, type KernelConfig } from './config.ts';
 import type { Plugin } from './plugin.ts';
 import type { KernelContainer } from './container.ts';
 import { importPlugin } from './loader.ts';
-import { emptyClusterDump, holdsDatabase, loadPgliteRuntime, pgliteDirOf, type Db, type PgliteRuntime } from './db.ts';
+import { emptyClusterDump, HeldBlob, holdsDatabase, loadPgliteRuntime, pgliteDirOf, type Db, type PgliteRuntime } from './db.ts';
 import { PgliteTemplates, TemplateMismatch, allMigrated, migrationsKey } from './pglite-templates.ts';
 import { PostgresTemplates } from './postgres-templates.ts';
 
@@ -136,7 +136,7 @@ async function sharedEmptyCluster(): Promise<Blob> {
   const pglite = path.dirname(createRequire(import.meta.url).resolve('@electric-sql/pglite'));
   const { version } = JSON.parse(fs.readFileSync(path.join(pglite, '..', 'package.json'), 'utf8')) as { version: string };
   const file = path.join(os.tmpdir(), `tessera-pglite-${version}-empty-cluster.tar`);
-  if (fs.existsSync(file)) return new Blob([fs.readFileSync(file)]);
+  if (fs.existsSync(file)) return new HeldBlob(new Uint8Array(fs.readFileSync(file)));
   const dump = await emptyClusterDump();
   const partial = `${file}.${process.pid}`;
   fs.writeFileSync(partial, Buffer.from(await dump.arrayBuffer()));
