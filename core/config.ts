@@ -20,6 +20,8 @@ export const ConfigSchema = Type.Object(
     host: Type.String({ default: '0.0.0.0' }),
     publicUrl: Type.Optional(Type.String({ format: 'uri' })),
     databaseUrl: Type.Optional(Type.String({ minLength: 1 })),
+    /** Most connections a process opens to PostgreSQL (PGlite has one). */
+    databasePoolSize: Type.Integer({ minimum: 2, maximum: 1000, default: 10 }),
     dataDir: Type.String({ default: './data' }),
     migrateOnStart: Type.Boolean({ default: true }),
     /** Processes serving the API (node:cluster); above 1 needs PostgreSQL. */
@@ -108,6 +110,7 @@ const ENV_KEYS: Array<[string, (raw: Record<string, any>, v: string) => void]> =
   ['HOST', (c, v) => (c.host = v)],
   ['PUBLIC_URL', (c, v) => (c.publicUrl = v)],
   ['DATABASE_URL', (c, v) => (c.databaseUrl = v)],
+  ['DATABASE_POOL_SIZE', (c, v) => (c.databasePoolSize = v)],
   ['DATA_DIR', (c, v) => (c.dataDir = v)],
   ['LOG_LEVEL', (c, v) => (c.logLevel = v)],
   ['WORKERS', (c, v) => (c.workers = v)],

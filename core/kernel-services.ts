@@ -63,6 +63,7 @@ export interface StorageOptions {
 export async function openKernelServices(config: KernelConfig, logger: Logger, hooks: KernelHooks, opts: StorageOptions): Promise<KernelServices> {
   const database = await openDatabase({
     url: config.databaseUrl,
+    poolMax: config.databasePoolSize,
     dataDir: opts.inMemory ? undefined : config.dataDir,
     seed: opts.pgliteSeed,
     runtime: opts.inMemory ? opts.pgliteRuntime : undefined,

@@ -52,6 +52,9 @@ describe('configuration: a bad value is a start-up error naming the key', () => 
     assert.deepEqual(config.plugins, {});
     assert.equal(loadConfig({ env: { EVENTS_RETENTION_DAYS: '30' }, input: {} }).events.retentionDays, 30);
     assert.throws(bad({}, { EVENTS_RETENTION_DAYS: '0' }), startupError(/"\/events\/retentionDays"/));
+    assert.equal(config.databasePoolSize, 10);
+    assert.equal(loadConfig({ env: { DATABASE_POOL_SIZE: '4' }, input: {} }).databasePoolSize, 4);
+    assert.throws(bad({}, { DATABASE_POOL_SIZE: '1' }), startupError(/"\/databasePoolSize": Must be >= 2/));
   });
 });
 
