@@ -48,7 +48,7 @@ interface Side {
 
 async function side(make: () => Storage, count: number, pluginsOff: string): Promise<Side> {
   const storage = make();
-  const extra = pluginsOff ? { BENCH_PLUGINS_OFF: pluginsOff } : {};
+  const extra: Record<string, string> = pluginsOff ? { BENCH_PLUGINS_OFF: pluginsOff } : {};
   let server: Server | null = await startServer(storage, null, 'server.ts', extra);
   try {
     const bench = await createBenchDatabase(server.url);
