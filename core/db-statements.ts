@@ -32,12 +32,12 @@ export function statementRunners(kind: DatabaseKind, knex: Db): Pick<Database, '
   const statements = new StatementNames();
   /** Runs `$1`-style SQL, as the named statement `name` when given, on `trx`'s connection or a pooled one. */
   const run = async (name: string | undefined, text: string, values: readonly unknown[], trx?: Db, options: Record<string, unknown> = {}) => {
-    // Visible to knex 'query' listeners like every other statement.
-    if (knex.listenerCount('query') > 0) knex.emit('query', { method: 'raw', sql: text, bindings: values });
     // A transaction's client hands out the transaction's own connection.
     const client = ((trx as any) ?? knex).client;
     const conn = await client.acquireConnection();
     try {
+      // Visible to knex 'query' listeners like every other statement, with the connection and transaction knex tags its own with.
+      if (knex.listenerCount('query') > 0) knex.emit('query', { method: 'raw', sql: text, bindings: values, __knexUid: conn.__knexUid, __knexTxId: conn.__knexTxId });
       return await timedStatement(async () => {
         if (kind === 'pglite') return (await conn.query(text, values, options)).rows;
         return (await conn.query({ ...options, ...(name ? { name } : {}), text, values })).rows;

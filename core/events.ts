@@ -42,6 +42,11 @@ export interface FanOutTap {
   /** Event names; `record.*` matches a prefix, `*` everything. */
   events: string[];
   handler: (trx: Db, events: DomainEvent[]) => Promise<void>;
+  /**
+   * Whether the tap wants events now (asked as events are recorded and fanned out): a tap whose own listeners may be
+   * absent (hooks nobody tapped) says so, and events nobody else hears skip the fan-out pass. Always, when left out.
+   */
+  active?: () => boolean;
 }
 
 const BATCH = 500;
@@ -125,7 +130,8 @@ export class EventBus {
     const list = Array.isArray(events) ? events : [events];
     if (list.length === 0) return [];
     // An event no subscriber listens to is recorded as already dispatched: no fan-out pass after commit.
-    const heard = list.map((e) => this.subscribers.some((sub) => matches(sub.events, e.name)) || this.taps.some((tap) => matches(tap.events, e.name)));
+    const taps = this.activeTaps();
+    const heard = list.map((e) => this.subscribers.some((sub) => matches(sub.events, e.name)) || taps.some((tap) => matches(tap.events, e.name)));
     const statements: NativeStatement[] = [];
     for (let start = 0; start < list.length; start += INSERT_CHUNK) {
       const chunk = list.slice(start, start + INSERT_CHUNK);
@@ -197,6 +203,21 @@ export class EventBus {
     }
   }
 
+  private activeTaps(): FanOutTap[] {
+    return this.taps.filter((tap) => !tap.active || tap.active());
+  }
+
+  /**
+   * Waits until every event recorded so far in this database has been fanned out (for tests and for readers that must
+   * see what the fan-out writes): drains what is undispatched, after any pass already running.
+   */
+  async settle(): Promise<void> {
+    for (;;) {
+      if (this.draining) await this.draining;
+      if ((await this.dispatchBatch()) === 0 && !this.draining) return;
+    }
+  }
+
   /** Fans out one batch of undispatched events; returns how many it took. */
   async dispatchBatch(): Promise<number> {
     const touched = new Set<string>();
@@ -218,7 +239,7 @@ export class EventBus {
         }
       }
       await this.jobs.insert(jobs, trx);
-      for (const tap of this.taps) {
+      for (const tap of this.activeTaps()) {
         const heard = rows.filter((row) => matches(tap.events, row.name));
         if (heard.length > 0) await tap.handler(trx, heard);
       }

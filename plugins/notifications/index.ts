@@ -44,8 +44,9 @@ export default definePlugin<NotificationsOptions>({
     ctx.routes(notificationRoutes());
 
     const producers = () => ctx.resolve('notifications.producers');
-    // Every notification is written in the transaction of the write that caused it: a write that fails sends nothing.
-    ctx.hooksOf('records.changes').changed.tapPromise('notifications', (write) => producers().recordsChanged(write));
+    // A write that fails sends nothing: record changes are told once committed (from their events, so a crash loses
+    // none), comments and mentions in their own write's transaction.
+    ctx.hooksOf('records.committed').committed.tapPromise('notifications', (write) => producers().recordsCommitted(write));
     if (ctx.has('comments')) ctx.hooksOf('comments.changes').changed.tapPromise('notifications', (event) => producers().commentChanged(event));
     if (ctx.has('mentions')) ctx.hooksOf('mentions.recorded').recorded.tapPromise('notifications', (event) => producers().mentionsRecorded(event));
 

@@ -1,7 +1,7 @@
 import type { Authz } from '../../core/authz.ts';
 import type { Db } from '../../core/db.ts';
 import type { PluginHookMap } from '../../core/hooks.ts';
-import type { ChangedField, RecordChange, RecordService, RecordsChanged, WatcherService } from '../records/public.ts';
+import type { ChangedField, RecordChange, RecordService, RecordsCommitted, WatcherService } from '../records/public.ts';
 import type { NotificationInput, NotificationService } from './notifications.service.ts';
 
 // The comments and mentions plugins are optional, and their payloads are known through their hook sets alone.
@@ -12,9 +12,10 @@ type MentionsRecorded = Parameters<PluginHookMap['mentions.recorded']['recorded'
 const EXCERPT = 200;
 
 /**
- * The notifications other plugins' writes cause, each sent in the write's transaction: watchers hear of changes
- * (`record_updated`) and comments (`comment`) on their records, a user cell set to someone tells them (`assigned`),
- * and a mention tells who it names (`mention`). Nobody hears of their own action (`notify` drops it).
+ * The notifications other plugins' writes cause: watchers hear of changes (`record_updated`) and comments (`comment`) on
+ * their records, a user cell set to someone tells them (`assigned`), and a mention tells who it names (`mention`).
+ * Nobody hears of their own action (`notify` drops it). Comments and mentions are told in their write's transaction;
+ * record changes once they commit (`records.committed`), a batch of writes at a time, off the write's own path.
  */
 export class NotificationProducers {
   constructor(
@@ -24,9 +25,8 @@ export class NotificationProducers {
     private readonly authz: Authz,
   ) {}
 
-  async recordsChanged(write: RecordsChanged): Promise<void> {
-    const { trx, workspaceId, databaseId, fields } = write;
-    const actorId = write.actor?.user.id ?? null;
+  async recordsCommitted(write: RecordsCommitted): Promise<void> {
+    const { trx, workspaceId, databaseId, fields, actorId } = write;
     const title = fields.find((f) => f.is_title);
     const subject = (change: RecordChange) => ({ type: 'record', id: change.recordId, title: plainText(title && (change.after ?? change.before)?.values[title.api_name]) });
     const about = (change: RecordChange) => ({ workspaceId, actorId, subject: subject(change), recordId: change.recordId, databaseId });
@@ -46,7 +46,7 @@ export class NotificationProducers {
         if (!toldAlready.has(userId)) inputs.push({ ...about(change), userId, type: 'record_updated', data: { changed_fields: changedFields } });
       }
     }
-    if (inputs.length > 0) await this.notifications.notify(trx, inputs, write.later);
+    if (inputs.length > 0) await this.notifications.notify(trx, inputs);
   }
 
   /** A comment posted: the record's watchers hear of it, except its author and those it mentions (they hear of the mention). */

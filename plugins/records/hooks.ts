@@ -155,6 +155,37 @@ export function createRecordChangeHooks() {
 
 export type RecordChangeHooks = Readonly<ReturnType<typeof createRecordChangeHooks>>;
 
+/**
+ * Records changed by writes that committed, as their `record.*` events tell it, in the transaction that fans those
+ * events out: consecutive events of one database, actor and origin make one call, so a tap works per batch of writes.
+ */
+export interface RecordsCommitted {
+  trx: Db;
+  workspaceId: string;
+  databaseId: string;
+  actorId: string | null;
+  /** Where the writes came from when their events say so (a public form, an import); null for a user's own writes. */
+  origin: WriteOrigin | null;
+  /** The database's fields as they are now (a field deleted since the writes is not among them). */
+  fields: ChangedField[];
+  /** In the order written; an update's `before` is its `after` with the cells it changed put back. */
+  changes: RecordChange[];
+}
+
+/**
+ * `records.committed`: what changed records after the writes committed, for work that need not be atomic with them
+ * (search, notifications): fed from the writes' durable events, so nothing a committed write did is missed across a
+ * crash, and delivered at least once — a tap that throws has the whole batch offered again. A tap must be quick in
+ * SQL: it holds up the fan-out of every event.
+ */
+export function createRecordCommittedHooks() {
+  return {
+    committed: new AsyncSeriesHook<[RecordsCommitted]>(['committed']),
+  };
+}
+
+export type RecordCommittedHooks = Readonly<ReturnType<typeof createRecordCommittedHooks>>;
+
 /** The origin of a user's own write: their session, or their token. */
 export function originOf(principal: UserPrincipal): WriteOrigin {
   return principal.kind === 'pat' ? { type: 'token', id: principal.tokenId } : { type: 'user', id: principal.user.id };
@@ -166,5 +197,6 @@ declare module '../../core/hooks.ts' {
     'records.lifecycle': RecordLifecycle;
     'records.queries': RecordQueryHooks;
     'records.changes': RecordChangeHooks;
+    'records.committed': RecordCommittedHooks;
   }
 }

@@ -15,9 +15,10 @@ import { recordRoutes } from './routes.ts';
 import { QueryService } from './query.service.ts';
 import { RecordExportReader } from './export-reader.ts';
 import { queryRoutes } from './query.routes.ts';
-import { createRecordChangeHooks, createRecordLifecycle, createRecordQueryHooks, createRecordViewHooks } from './hooks.ts';
+import { createRecordChangeHooks, createRecordCommittedHooks, createRecordLifecycle, createRecordQueryHooks, createRecordViewHooks } from './hooks.ts';
 import { tapPacks } from './pack.ts';
 import { tapGdpr } from './gdpr.ts';
+import { tellCommitted } from './committed.ts';
 
 declare module '../../core/container.ts' {
   interface ServiceMap {
@@ -49,6 +50,9 @@ export default definePlugin({
     const views = ctx.defineHooks('views', createRecordViewHooks());
     const queries = ctx.defineHooks('queries', createRecordQueryHooks());
     const changes = ctx.defineHooks('changes', createRecordChangeHooks());
+    const committed = ctx.defineHooks('committed', createRecordCommittedHooks());
+    // Fed from the writes' own events, in the transaction that fans them out; heard only while someone taps the hooks.
+    ctx.tapFanOut({ name: 'committed', events: ['record.*'], active: () => committed.committed.isUsed(), handler: (trx, events) => tellCommitted(trx, committed, ctx.resolve('records.service'), events) });
     ctx.provide('service', (r) => new RecordService(r('db'), r('events'), r('databases.fieldTypes'), r('database'), r('caches'), r('authz'), r('databases.catalog'), r('auth.users'), r('workspaces.members'), lifecycle, changes));
     ctx.provide('bulk', (r) => new RecordBulkService(r('db'), r('records.service')));
     ctx.provide('trash', (r) => new TrashService(r('db'), r('records.service'), r('records.watchers'), r('databases.catalog'), lifecycle));

@@ -10,7 +10,7 @@ export type { ExportPage, ExportRead, RecordExportReader } from './export-reader
 export type { WatcherService } from './watchers.service.ts';
 export type { RecordTable } from './record-table.ts';
 export type { LiveField, TargetField } from './live-fields.ts';
-export type { ChangedField, QueryRan, QueryView, RecordChange, RecordChangeHooks, RecordChangeInput, RecordsChanged, WriteOrigin, RecordLifecycle, RecordQueryHooks, RecordsPurged, RecordsTrashMoved, RecordViewHooks, ViewLookup } from './hooks.ts';
+export type { ChangedField, QueryRan, QueryView, RecordChange, RecordChangeHooks, RecordChangeInput, RecordsChanged, RecordsCommitted, RecordCommittedHooks, WriteOrigin, RecordLifecycle, RecordQueryHooks, RecordsPurged, RecordsTrashMoved, RecordViewHooks, ViewLookup } from './hooks.ts';
 export { originOf } from './hooks.ts';
 export { compileFilter, opsOf } from './filter-compiler.ts';
 export { mapFilterConditions, withOptionLabels } from './filter-walk.ts';

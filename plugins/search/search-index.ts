@@ -1,5 +1,5 @@
 import type { Authz } from '../../core/authz.ts';
-import type { Db, NativeStatement } from '../../core/db.ts';
+import type { Db } from '../../core/db.ts';
 import { MAX_BODY, recordText, type TextField } from './record-text.ts';
 
 export const ENTRIES = 'search_entries';
@@ -39,11 +39,6 @@ ON CONFLICT (id) DO UPDATE SET title = excluded.title, body = excluded.body, spa
   source_version = excluded.source_version, indexed_at = now()
   WHERE ${ENTRIES}.source_version <= excluded.source_version`;
 
-/** The statement deleting the entries of `ids` (for `records.changes`' `later`); null for none. */
-export function removeStatement(ids: string[]): NativeStatement | null {
-  return ids.length > 0 ? { sql: `DELETE FROM ${ENTRIES} WHERE id = ANY($1::uuid[])`, bindings: [ids] } : null;
-}
-
 /** The index's rows: written in the transactions of the writes they follow, or by the rebuild job and the event subscribers. */
 export class SearchIndex {
   constructor(
@@ -61,12 +56,6 @@ export class SearchIndex {
   async putRecords(db: Db, workspaceId: string, databaseId: string, fields: TextField[], records: RecordSource[]): Promise<void> {
     const bindings = await this.recordsBindings(db, workspaceId, databaseId, fields, records);
     if (bindings) await db.raw(UPSERT_RECORDS, bindings);
-  }
-
-  /** The statement `putRecords` runs, for `records.changes`' `later`; null when there is nothing to write. */
-  async recordsStatement(db: Db, workspaceId: string, databaseId: string, fields: TextField[], records: RecordSource[]): Promise<NativeStatement | null> {
-    const bindings = await this.recordsBindings(db, workspaceId, databaseId, fields, records);
-    return bindings && db.raw(UPSERT_RECORDS, bindings).toSQL().toNative();
   }
 
   /** Null when there are no records or the database is gone. */

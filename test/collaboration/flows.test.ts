@@ -18,7 +18,7 @@ describe('collaboration: comments, mentions, notifications and history together'
   let record: string;
   const api = (path: string) => `/api/v1/workspaces/${w.ws}${path}`;
   const comments = (path = '') => w.url(`/${record}/comments${path}`);
-  const inbox = async (user: SignedUpUser, query = '') => (await w.t.request.get(api(`/notifications${query}`)).set(user.auth).expect(200)).body.data as Array<Record<string, any>>;
+  const inbox = async (user: SignedUpUser, query = '') => (await w.t.kernel.events.settle(), await w.t.request.get(api(`/notifications${query}`)).set(user.auth).expect(200)).body.data as Array<Record<string, any>>;
   const unread = async (user: SignedUpUser) => (await w.t.request.get(api('/notifications/unread-count')).set(user.auth).expect(200)).body.count as number;
 
   const kernel = suiteKernel();

@@ -30,7 +30,8 @@ interface Row {
 
 describe('notifications: what record writes send', () => {
   let w: NotificationsWorld;
-  const rows = (where: Partial<Row> = {}): Promise<Row[]> => w.t.db('notifications').where(where).orderBy('created_at').select('user_id', 'type', 'actor_id', 'subject_type', 'subject_id', 'subject_title', 'record_id', 'database_id', 'data');
+  // Record changes are told once their writes' events are fanned out: read after that.
+  const rows = async (where: Partial<Row> = {}): Promise<Row[]> => (await w.t.kernel.events.settle(), w.t.db('notifications')).where(where).orderBy('created_at').select('user_id', 'type', 'actor_id', 'subject_type', 'subject_id', 'subject_title', 'record_id', 'database_id', 'data');
   const create = async (auth: Record<string, string>, values: Record<string, unknown>) => (await w.t.request.post(w.records()).set(auth).send({ values }).expect(201)).body.id as string;
   const patch = (auth: Record<string, string>, id: string, values: Record<string, unknown>) => w.t.request.patch(w.records(`/${id}`)).set(auth).send({ values });
   const watch = (auth: Record<string, string>, id: string) => w.t.request.put(w.records(`/${id}/watch`)).set(auth).expect(201);
@@ -64,6 +65,7 @@ describe('notifications: what record writes send', () => {
         data: { changed_fields: ['score'] },
       },
     ]);
+    await w.t.kernel.events.settle();
     const shown = (await w.t.request.get(w.api('/notifications')).set(w.member.auth).expect(200)).body.data;
     assert.deepEqual([shown[0].actor, shown[0].subject], [{ id: w.editor.id, name: 'Eddie' }, { type: 'record', id, title: 'Deal' }]);
 

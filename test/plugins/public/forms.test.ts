@@ -57,6 +57,7 @@ describe('public: forms', () => {
     assert.deepEqual([event.actor_id, event.payload.origin, event.payload.record.id], [null, origin, record.id]);
 
     // A member the form assigns hears of it, from no one.
+    await w.t.kernel.events.settle();
     const [note] = (await w.t.request.get(`/api/v1/workspaces/${w.ws}/notifications`).set(w.member.auth).expect(200)).body.data;
     assert.deepEqual([note.type, note.actor, note.subject.id], ['assigned', null, record.id]);
   });

@@ -4,7 +4,7 @@ import { recordsWorld, type RecordsWorld } from './setup.ts';
 
 /**
  * `records.changes` taps hand over the writes they need no answer from (`later`); the records plugin runs them with
- * the other plugins' (activity, versions, search) as one statement in the write's transaction.
+ * the other plugins' (activity, versions, events) as one statement in the write's transaction.
  */
 describe('records: the writes taps hand over (records.changes later)', () => {
   let w: RecordsWorld;
@@ -33,6 +33,7 @@ describe('records: the writes taps hand over (records.changes later)', () => {
     assert.deepEqual(await w.t.db('later_probe').select('record_id', 'title'), [{ record_id: created.id, title: 'Kept' }]);
     assert.equal(await versionsOf(created.id), 1);
     assert.equal(await activityOf(created.id), 1);
+    await w.t.kernel.events.settle();
     const found = await w.t.request.get(`/api/v1/workspaces/${w.ws}/search?q=Kept&types=records`).set(w.editor.auth).expect(200);
     assert.deepEqual(found.body.data.map((hit: { id: string }) => hit.id), [created.id]);
   });

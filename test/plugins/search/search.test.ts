@@ -104,6 +104,7 @@ describe('search', () => {
 
   it('pages by relevance with a cursor tied to its query', async () => {
     for (let i = 0; i < 5; i += 1) await w.create(w.db, { name: `Lighthouse ${i}`, notes: i % 2 ? 'lighthouse keeper' : 'coast' });
+    await w.t.kernel.events.settle();
     const seen: string[] = [];
     let cursor: string | null = null;
     let scores: number[] = [];

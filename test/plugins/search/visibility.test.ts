@@ -17,6 +17,7 @@ describe('search: what each caller finds', () => {
   let theirs: string;
 
   const search = async (caller: Caller, q: string, ws = w.ws, types = 'records,databases,spaces,documents') => {
+    await t.kernel.events.settle();
     const res = await t.request.get(`/api/v1/workspaces/${ws}/search`).query({ q, types }).set(credentialOf(w, caller));
     return { status: res.status, ids: res.status === 200 ? (res.body.data as Array<{ id: string }>).map((h) => h.id).sort() : [] };
   };

@@ -50,7 +50,8 @@ export async function searchWorld(kernel?: TestKernel): Promise<SearchWorld> {
   await t.request.post(api(`/databases/${hidden}/fields`)).set(admin.auth).send({ name: 'Notes', type: 'text' }).expect(201);
   const create = async (database: string, values: Record<string, unknown>) =>
     (await t.request.post(api(`/databases/${database}/records`)).set(admin.auth).send({ values }).expect(201)).body as { id: string; version: number };
+  // Records reach the index once their writes' events are fanned out: searched after that.
   const search = async (user: SignedUpUser, query: Record<string, string | number>, inWs = ws) =>
-    (await t.request.get(`/api/v1/workspaces/${inWs}/search`).query(query).set(user.auth).expect(200)).body.data;
+    (await t.kernel.events.settle(), await t.request.get(`/api/v1/workspaces/${inWs}/search`).query(query).set(user.auth).expect(200)).body.data;
   return { t, admin, member, guest, outsider, ws, otherWs, spaceS, spaceT, db, hidden, api, create, search };
 }
