@@ -5,7 +5,8 @@
  * (comma-separated ids) turns those built-in plugins off, for a run with and without them; BENCH_PLUGIN_OPTIONS (JSON,
  * `{ <plugin id>: options }`) sets plugins' options: a rate limit a benchmark would otherwise run into, the webhooks
  * suite's loopback receiver.
- * Tells the parent `{ port }` once listening; stops gracefully on the message "stop".
+ * Tells the parent `{ port }` once listening; stops gracefully on the message "stop"; on "settle", fans out the events
+ * recorded so far and answers "settled".
  */
 import cluster from 'node:cluster';
 import { loadConfig } from '../core/config.ts';
@@ -32,6 +33,12 @@ const served = await serve({ config, plugins: builtinPlugins, schema: process.en
 if (!cluster.isWorker) {
   process.send!({ port: served.port });
   process.on('message', async (message) => {
+    // Fans out every event recorded so far (one process only), then says so: a bench counts the work that follows a write.
+    if (message === 'settle') {
+      await served.kernel?.events.settle();
+      process.send!('settled');
+      return;
+    }
     if (message !== 'stop') return;
     await served.stop();
     process.exit(0);

@@ -10,6 +10,8 @@ export interface Server {
   url: string;
   /** The server's process id, to read its memory from /proc. */
   pid: number;
+  /** Until the server has fanned out every event recorded so far (bench/server.ts, one process). */
+  settle(): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -28,6 +30,16 @@ export function startServer(storage: Storage, profileDir: string | null = null, 
       resolve({
         url: `http://127.0.0.1:${m.port}`,
         pid: child.pid!,
+        settle: () =>
+          new Promise<void>((done) => {
+            const heard = (m: unknown) => {
+              if (m !== 'settled') return;
+              child.off('message', heard);
+              done();
+            };
+            child.on('message', heard);
+            child.send('settle');
+          }),
         async stop() {
           child.send('stop');
           await exited;
