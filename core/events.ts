@@ -131,7 +131,16 @@ export class EventBus {
     if (list.length === 0) return [];
     // An event no subscriber listens to is recorded as already dispatched: no fan-out pass after commit.
     const taps = this.activeTaps();
-    const heard = list.map((e) => this.subscribers.some((sub) => matches(sub.events, e.name)) || taps.some((tap) => matches(tap.events, e.name)));
+    // Asked once per name: an import tells 100,000 events of one name.
+    const byName = new Map<string, boolean>();
+    const heard = list.map((e) => {
+      let known = byName.get(e.name);
+      if (known === undefined) {
+        known = this.subscribers.some((sub) => matches(sub.events, e.name)) || taps.some((tap) => matches(tap.events, e.name));
+        byName.set(e.name, known);
+      }
+      return known;
+    });
     const statements: NativeStatement[] = [];
     for (let start = 0; start < list.length; start += INSERT_CHUNK) {
       const chunk = list.slice(start, start + INSERT_CHUNK);
