@@ -58,6 +58,7 @@ export function cellChanges(change: RecordChange, fields: ChangedField[], typed:
 
 /** The entries of one records write; an update that changed no cell (a PATCH sending the values already there) has none. */
 export function recordEntries(write: RecordsChanged, typed: Typed): NewEntry[] {
+  if (write.batch) return [batchEntry(write)];
   return write.changes.flatMap((change) => {
     const changes = cellChanges(change, write.fields, typed);
     if (change.kind === 'updated' && changes.length === 0) return [];
@@ -73,6 +74,22 @@ export function recordEntries(write: RecordsChanged, typed: Typed): NewEntry[] {
       },
     ];
   });
+}
+
+/**
+ * A batch of new records (an import) as one entry: `records.created`, no record, the count as the one change, the
+ * import named by the origin. Each record's values are its first version.
+ */
+function batchEntry(write: RecordsChanged): NewEntry {
+  return {
+    workspace_id: write.workspaceId,
+    database_id: write.databaseId,
+    record_id: null,
+    type: 'records.created',
+    actor_id: write.actor?.user.id ?? null,
+    origin: write.origin,
+    changes: [{ field: null, name: 'records', before: null, after: write.changes.length }],
+  };
 }
 
 export function commentEntry(e: CommentChanged): NewEntry {

@@ -12,6 +12,7 @@ export const ENTRY_TYPES = [
   'record.updated',
   'record.deleted',
   'record.restored',
+  'records.created',
   'comment.created',
   'comment.updated',
   'comment.deleted',

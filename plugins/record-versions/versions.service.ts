@@ -5,11 +5,12 @@ import { keysetPage, type Page } from '../../core/pagination.ts';
 import type { UserPrincipal } from '../../core/principal.ts';
 import type { UserService } from '../auth/public.ts';
 import type { TableCatalog } from '../databases/public.ts';
-import type { RecordService, RecordsChanged, WriteOrigin } from '../records/public.ts';
+import type { ChangedField, RecordService, RecordsChanged, WriteOrigin } from '../records/public.ts';
 import { keptFields, sameCell, versionOf, writable } from './cells.ts';
 import type { RestoreBody, RestoreChanges, Version } from './schemas.ts';
 
 export const TABLE = 'record_versions';
+export const BATCHES = 'record_version_batches';
 const NEWEST_FIRST = { keys: [{ column: 'seq', type: 'integer' as const }], direction: 'desc' as const };
 const COLUMNS = ['seq', 'values', 'changed_fields', 'created_at', 'created_by', 'origin'];
 const PURGE_CHUNK = 5000;
@@ -33,11 +34,22 @@ function captureSql(count: number): string {
     for (let i = start; i < Math.min(count, start + PAIRS_PER_CALL); i++) pairs.push(`$${6 + i}::text, r.cells->${i}`);
     calls.push(`jsonb_build_object(${pairs.join(', ')})`);
   }
+  // A record with no version row may be one a batch created, whose version 1 is its batch's (looked up only then).
   return `INSERT INTO ${TABLE} (record_id, seq, database_id, workspace_id, "values", changed_fields, origin, created_by)
-SELECT r.record_id, CASE WHEN r.created THEN 1 ELSE COALESCE((SELECT max(v.seq) FROM ${TABLE} v WHERE v.record_id = r.record_id), 0) + 1 END,
+SELECT r.record_id, CASE WHEN r.created THEN 1 ELSE COALESCE((SELECT max(v.seq) FROM ${TABLE} v WHERE v.record_id = r.record_id),
+         (SELECT 1 FROM ${BATCHES} b WHERE b.record_ids @> ARRAY[r.record_id] AND b.database_id = $1::uuid LIMIT 1), 0) + 1 END,
        $1::uuid, $2::uuid, ${calls.length > 0 ? calls.join(' || ') : "'{}'::jsonb"}, r.changed_fields, $3::jsonb, $4::uuid
   FROM jsonb_to_recordset($5::jsonb) AS r(record_id uuid, created boolean, cells jsonb, changed_fields jsonb)`;
 }
+
+/** The first versions of a batch's records, in one row: `$1` database, `$2` workspace, `$3` origin, `$4` author, `$5` kept field ids, `$6` record ids, `$7` cells by record id. */
+const CAPTURE_BATCH = `INSERT INTO ${BATCHES} (database_id, workspace_id, origin, created_by, fields, record_ids, cells)
+VALUES ($1::uuid, $2::uuid, $3::jsonb, $4::uuid, $5::jsonb, $6::uuid[], $7::jsonb)`;
+
+/** A batch record's cells paired with the batch's field ids (`?` the record id), as `record_versions` keeps a version. */
+const BATCH_CELLS = `FROM jsonb_array_elements_text(b.fields) WITH ORDINALITY AS f(id, n) JOIN jsonb_array_elements(b.cells -> ?::text) WITH ORDINALITY AS c(cell, n) USING (n)`;
+/** Cells a new record reads as empty (cells.ts `isEmpty`): not among version 1's changed fields. */
+const EMPTY_CELLS = `'null'::jsonb, '""'::jsonb, 'false'::jsonb, '[]'::jsonb`;
 
 interface VersionRow {
   seq: number;
@@ -68,6 +80,7 @@ export class VersionService {
   /** The versions of one records write (created, updated with a cell changed, restored from the trash), in its transaction. */
   captureWrite(write: RecordsChanged): void {
     const kept = keptFields(write.fields);
+    if (write.batch && write.changes.every((c) => c.kind === 'created' && c.after)) return this.captureBatch(write, kept);
     const versions = write.changes.flatMap((change) => {
       if (change.kind === 'deleted') return [];
       const version = versionOf(change, kept);
@@ -77,6 +90,16 @@ export class VersionService {
     const bindings = [write.databaseId, write.workspaceId, JSON.stringify(write.origin), write.actor?.user.id ?? null, JSON.stringify(versions), ...kept.map((f) => f.id)];
     // Run with the write's other history in one statement (see `records.changes`); no result, so no column types to go stale.
     write.later({ sql: captureSql(kept.length), bindings });
+  }
+
+  /** A batch's first versions as one row: the cells of each record in the kept fields' order, by record id. */
+  private captureBatch(write: RecordsChanged, kept: ChangedField[]): void {
+    if (write.changes.length === 0) return;
+    const cells: Record<string, unknown[]> = {};
+    for (const change of write.changes) cells[change.recordId] = versionOf(change, kept)!.values;
+    const ids = `{${write.changes.map((c) => c.recordId).join(',')}}`;
+    const bindings = [write.databaseId, write.workspaceId, JSON.stringify(write.origin), write.actor?.user.id ?? null, JSON.stringify(kept.map((f) => f.id)), ids, JSON.stringify(cells)];
+    write.later({ sql: CAPTURE_BATCH, bindings });
   }
 
   /** A record's versions, newest first; 404 for a record never seen in this database (neither live nor with versions). */
@@ -125,6 +148,7 @@ export class VersionService {
   /** A deleted database's versions go with it, in the deletion's transaction. */
   async forgetDatabase(trx: Db, databaseId: string): Promise<void> {
     await trx(TABLE).where({ database_id: databaseId }).delete();
+    await trx(BATCHES).where({ database_id: databaseId }).delete();
   }
 
   /** Deletes versions older than `days` except each record's newest, database by database, a chunk at a time; how many went. */
@@ -146,8 +170,22 @@ export class VersionService {
     return total;
   }
 
+  /** A record's versions: its rows, and version 1 from its batch when a batch created it. */
   private versions(databaseId: string, recordId: string, db: Db = this.db) {
-    return db(TABLE).where({ record_id: recordId, database_id: databaseId }).select(COLUMNS);
+    const own = db(TABLE).where({ record_id: recordId, database_id: databaseId }).select(COLUMNS);
+    const first = db(`${BATCHES} as b`)
+      .where('b.database_id', databaseId)
+      .whereRaw('b.record_ids @> ARRAY[?::uuid]', [recordId])
+      .select(
+        db.raw('1 AS seq'),
+        db.raw(`(SELECT coalesce(jsonb_object_agg(f.id, c.cell), '{}'::jsonb) ${BATCH_CELLS}) AS "values"`, [recordId]),
+        db.raw(`(SELECT coalesce(jsonb_agg(f.id ORDER BY n), '[]'::jsonb) ${BATCH_CELLS} WHERE c.cell NOT IN (${EMPTY_CELLS})) AS changed_fields`, [recordId]),
+        'b.created_at',
+        'b.created_by',
+        'b.origin',
+      )
+      .limit(1);
+    return db.from(own.unionAll(first, true).as('v')).select(COLUMNS);
   }
 
   /** Names the users of the user cells of `rows` (kept as bare ids), asked of `auth.users` in one statement. */

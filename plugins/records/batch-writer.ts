@@ -112,6 +112,7 @@ export class RecordBatchWriter {
     const records = await this.records.present(trx, table, rows);
     await this.records.changed(trx, this.principal, table, records.map((record) => ({ kind: 'created', recordId: record.id, before: null, after: record })), {
       origin: this.origin,
+      batch: true,
       // Like a form's, an import's events say where their records came from: what follows them after commit can tell
       // (the search index reads an import's records in its own rebuild, not one event at a time).
       events: records.map((record) => ({ name: 'record.created', workspaceId: table.workspaceId, actorId: userId, payload: { database_id: table.databaseId, record, origin: this.origin } })),

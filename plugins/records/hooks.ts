@@ -130,6 +130,11 @@ export interface RecordsChanged {
   /** Null when no user wrote (a public form). */
   actor: UserPrincipal | null;
   origin: WriteOrigin;
+  /**
+   * A batch of a write of many new records at once (an import): history keeps such a batch as one thing (one activity
+   * entry, one set of first versions) rather than record by record.
+   */
+  batch: boolean;
   fields: ChangedField[];
   changes: RecordChange[];
   /**

@@ -194,7 +194,7 @@ export class RecordService {
    * Tells `records.changes` what a write did to records, in its transaction (see hooks.ts), and records the write's
    * `events`: what the taps hand over (`later`) and the events' rows go to PostgreSQL as one statement.
    */
-  async changed(trx: Db, actor: UserPrincipal | null, table: RecordTable, changes: RecordChangeInput[], told: { origin?: WriteOrigin; events?: EmitInput | EmitInput[] } = {}): Promise<void> {
+  async changed(trx: Db, actor: UserPrincipal | null, table: RecordTable, changes: RecordChangeInput[], told: { origin?: WriteOrigin; events?: EmitInput | EmitInput[]; batch?: boolean } = {}): Promise<void> {
     const later: NativeStatement[] = [];
     if (changes.length > 0 && this.changes.changed.isUsed()) {
       const fields = table.fields.map((f) => ({ id: f.id, api_name: f.api_name, name: f.name, type: f.type, read_only: Boolean(f.fieldType.readOnly), is_title: f.is_title }));
@@ -204,6 +204,7 @@ export class RecordService {
         databaseId: table.databaseId,
         actor,
         origin: told.origin ?? (actor ? originOf(actor) : { type: 'user', id: null }),
+        batch: told.batch ?? false,
         fields,
         changes: changes.map((c) => ({ ...c, changed: c.kind === 'updated' ? changedFieldIds(table.fields, c.before, c.after) : [] })),
         later: (statement) => void later.push(statement),

@@ -102,17 +102,46 @@ describe('import: CSV into a database', function () {
       assert.deepEqual(rows.map((r) => [r.values.name, r.values.code]), [['Line one\nline two', 'a "quoted", b'], ['plain', 'x']]);
     });
 
-    it('writes with origin import, as activity shows', async () => {
-      await sendImport(w, w.editor, 'Name\nTraced\n', { Name: 'name' }).expect(201);
-      const [record] = await recordsOf(w);
-      const trail = await w.t.request.get(w.url(`/records/${record.id}/activity`)).set(w.admin.auth).expect(200);
-      const origin = trail.body.data[0].origin;
-      assert.equal(origin.type, 'import');
-      const versions = await w.t.request.get(w.url(`/records/${record.id}/versions`)).set(w.admin.auth).expect(200);
-      assert.deepEqual(versions.body.data[0].origin, origin, 'the first version says where it came from');
-      const run = await w.t.request.get(w.url(`/imports/${origin.id}`)).set(w.member.auth).expect(200);
+    it('keeps history per batch: one activity entry naming the import, and each record reading as version 1 with its imported values', async () => {
+      const batches = async () => (await w.t.request.get(`/api/v1/workspaces/${w.ws}/activity`).query({ database_id: w.db, type: 'records.created' }).set(w.admin.auth).expect(200)).body.data;
+      const before = (await batches()).length;
+      await sendImport(w, w.editor, 'Name,Amount,Done\nTraced,12.5,yes\nSecond,,no\n', { Name: 'name', Amount: 'amount', Done: 'done' }).expect(201);
+      const [traced, second] = await recordsOf(w);
+      const trail = await batches();
+      assert.equal(trail.length, before + 1, 'one entry for the batch');
+      const [entry] = trail;
+      assert.equal(entry.record_id, null);
+      assert.equal(entry.actor.id, w.editor.id);
+      assert.deepEqual(entry.changes, [{ field: null, name: 'records', before: null, after: 2 }]);
+      assert.equal(entry.origin.type, 'import');
+      const run = await w.t.request.get(w.url(`/imports/${entry.origin.id}`)).set(w.member.auth).expect(200);
       assert.equal(run.body.status, 'succeeded');
-      assert.equal(run.body.created, 1);
+      assert.equal(run.body.created, 2);
+      assert.deepEqual((await w.t.request.get(w.url(`/records/${traced.id}/activity`)).set(w.admin.auth).expect(200)).body.data, [], 'no entry per record');
+      assert.equal(Number((await w.t.db('record_versions').whereIn('record_id', [traced.id, second.id]).count({ n: '*' }).first())?.n), 0, 'no version row per record');
+
+      const first = (await w.t.request.get(w.url(`/records/${traced.id}/versions`)).set(w.admin.auth).expect(200)).body.data;
+      assert.equal(first.length, 1);
+      assert.equal(first[0].version, 1);
+      assert.deepEqual(first[0].origin, entry.origin, 'the first version says where it came from');
+      assert.equal(first[0].created_by, w.editor.id);
+      assert.deepEqual([first[0].values.name, first[0].values.amount, first[0].values.done], ['Traced', 12.5, true]);
+      assert.deepEqual([...first[0].changed_fields].sort(), ['amount', 'done', 'name']);
+      const other = (await w.t.request.get(w.url(`/records/${second.id}/versions`)).set(w.admin.auth).expect(200)).body.data;
+      assert.deepEqual([other[0].values.name, other[0].values.amount, other[0].values.done, other[0].changed_fields], ['Second', null, false, ['name']]);
+
+      // A later write is version 2; version 1 stays the imported values, and restoring it writes them back.
+      await w.t.request.patch(w.url(`/records/${traced.id}`)).set(w.editor.auth).send({ values: { name: 'Renamed', amount: 3 } }).expect(200);
+      const both = (await w.t.request.get(w.url(`/records/${traced.id}/versions`)).set(w.admin.auth).expect(200)).body.data;
+      assert.deepEqual(both.map((v: { version: number; values: { name: string } }) => [v.version, v.values.name]), [[2, 'Renamed'], [1, 'Traced']]);
+      const paged = await w.t.request.get(w.url(`/records/${traced.id}/versions`)).query({ limit: 1 }).set(w.admin.auth).expect(200);
+      assert.deepEqual(paged.body.data.map((v: { version: number }) => v.version), [2]);
+      const rest = await w.t.request.get(w.url(`/records/${traced.id}/versions`)).query({ limit: 1, cursor: paged.body.next_cursor }).set(w.admin.auth).expect(200);
+      assert.deepEqual([rest.body.data.map((v: { version: number }) => v.version), rest.body.next_cursor], [[1], null]);
+      const restored = await w.t.request.post(w.url(`/records/${traced.id}/versions/1/restore`)).set(w.editor.auth).send({}).expect(201);
+      assert.equal(restored.body.version, 3);
+      const now = (await w.t.request.get(w.url(`/records/${traced.id}`)).set(w.admin.auth).expect(200)).body.values;
+      assert.deepEqual([now.name, now.amount], ['Traced', 12.5]);
     });
   });
 
