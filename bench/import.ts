@@ -152,7 +152,8 @@ try {
   );
   const floor = performance.now() - started;
   line('floor: one INSERT … SELECT in SQL, same table', floor);
-  console.log(`  import (history on) / floor: ${fmt(imported / floor, 1)}×`);
+  const ratio = imported / floor;
+  console.log(`  import (history on) / floor: ${fmt(ratio, 1)}× (target ≤ 1.5×) ${ratio <= 1.5 ? 'PASS' : 'MISS'}`);
   const history = await historyFloorMs(db);
   line('floor: the same + a version, an entry, an event per row', floor + history);
   await db.knex.raw('ROLLBACK');
