@@ -1,4 +1,4 @@
-import type { Db, NativeStatement } from '../../core/db.ts';
+import type { Db } from '../../core/db.ts';
 import type { PreferencesService } from '../users/public.ts';
 import { NOTIFICATION_TYPE } from './schemas.ts';
 
@@ -37,9 +37,9 @@ export class NotificationService {
 
   /**
    * Sends `inputs`, leaving out any addressed to its own actor and repeats of one (recipient, type, subject); answers how
-   * many went anywhere. With `later` (a `records.changes` tap's), the rows' INSERTs are handed to it instead of run.
+   * many went anywhere.
    */
-  async notify(trx: Db, inputs: NotificationInput[], later?: (statement: NativeStatement) => void): Promise<number> {
+  async notify(trx: Db, inputs: NotificationInput[]): Promise<number> {
     const seen = new Set<string>();
     const wanted = inputs.filter((input) => {
       if (!TYPE.test(input.type)) throw new TypeError(`notifications.notify: "${input.type}" is not a notification type.`);
@@ -54,8 +54,8 @@ export class NotificationService {
       const deliveries = await this.preferences.deliveriesFor(ofType.map((input) => input.userId), type, trx);
       const inbox = ofType.filter((input) => deliveries.get(input.userId)!.inbox);
       const email = this.mail ? ofType.filter((input) => deliveries.get(input.userId)!.email) : [];
-      await insertAll(trx, 'notifications', inbox, later);
-      await insertAll(trx, 'notifications_emails', email, later);
+      await insertAll(trx, 'notifications', inbox);
+      await insertAll(trx, 'notifications_emails', email);
       sent += new Set([...inbox, ...email]).size;
     }
     return sent;
@@ -65,12 +65,8 @@ export class NotificationService {
 /** Rows per INSERT: a bulk write with many watchers stays well under PostgreSQL's 65,535 parameters a statement. */
 const CHUNK = 1000;
 
-async function insertAll(trx: Db, table: string, inputs: NotificationInput[], later?: (statement: NativeStatement) => void): Promise<void> {
-  for (let i = 0; i < inputs.length; i += CHUNK) {
-    const insert = trx(table).insert(inputs.slice(i, i + CHUNK).map(toRow));
-    if (later) later(insert.toSQL().toNative());
-    else await insert;
-  }
+async function insertAll(trx: Db, table: string, inputs: NotificationInput[]): Promise<void> {
+  for (let i = 0; i < inputs.length; i += CHUNK) await trx(table).insert(inputs.slice(i, i + CHUNK).map(toRow));
 }
 
 function toRow(input: NotificationInput) {
