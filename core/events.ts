@@ -49,25 +49,58 @@ export interface FanOutTap {
   active?: () => boolean;
 }
 
+/** Events a fan-out pass takes (at least one outbox row, however many events it holds). */
 const BATCH = 500;
 export const EVENTS_TABLE = 'kernel_events';
-/** Events per INSERT: five parameters each, far below PostgreSQL's 65,535. */
+/** Outbox rows per INSERT: six parameters each, far below PostgreSQL's 65,535. */
 const INSERT_CHUNK = 1000;
+/**
+ * Events one outbox row holds at most: consecutive events of one name, workspace and actor (a bulk write's, an
+ * import batch's) share a row, its payload their array; the ids step by this much, so a row's events take the ids
+ * from the row's own up (migrations/20261229000000_events_packed.ts).
+ */
+export const EVENTS_PER_ROW = 65_536;
 /** Events per DELETE of the retention job: short statements, no long lock on the outbox. */
 const PURGE_CHUNK = 10_000;
 
 /**
- * One statement for `count` events, each payload its own `json` parameter: nothing for the
- * driver to escape and nothing for PostgreSQL to build but the rows (a JSON array unpacked in SQL
- * cost more than the insert). The text depends only on the count, so the usual counts (1, a bulk
- * of 100) are prepared by `Database.repeated`.
+ * One statement for `count` outbox rows, each payload its own `json` parameter: nothing for the driver to escape and
+ * nothing for PostgreSQL to build but the rows (a JSON array unpacked in SQL cost more than the insert). The text
+ * depends only on the count, so the usual counts are prepared by `Database.repeated`.
  */
 function insertEventsSql(count: number): string {
   const rows = Array.from({ length: count }, (_, i) => {
-    const p = i * 5;
-    return `($${p + 1}, $${p + 2}::json, $${p + 3}::uuid, $${p + 4}::uuid, CASE WHEN $${p + 5}::boolean THEN NULL ELSE now() END)`;
+    const p = i * 6;
+    return `($${p + 1}, $${p + 2}::json, $${p + 3}::uuid, $${p + 4}::uuid, CASE WHEN $${p + 5}::boolean THEN NULL ELSE now() END, $${p + 6}::integer)`;
   });
-  return `INSERT INTO ${EVENTS_TABLE} (name, payload, workspace_id, actor_id, dispatched_at) VALUES ${rows.join(', ')}`;
+  return `INSERT INTO ${EVENTS_TABLE} (name, payload, workspace_id, actor_id, dispatched_at, count) VALUES ${rows.join(', ')}`;
+}
+
+/** An outbox row as stored: one event, or (`count` set) the array of the payloads of that many. */
+interface OutboxRow {
+  id: number | string;
+  name: string;
+  payload: unknown;
+  workspace_id: string | null;
+  actor_id: string | null;
+  occurred_at: string;
+  count: number | null;
+}
+
+/** The events of an outbox row, each with its own id (a packed row's from the row's own up). */
+export function eventsOfRow(row: OutboxRow): DomainEvent[] {
+  const { count, ...event } = row;
+  const id = Number(row.id);
+  if (count === null || count === undefined) return [{ ...event, id }];
+  return (row.payload as unknown[]).map((payload, i) => ({ ...event, id: id + i, payload }));
+}
+
+/** Consecutive events of one name, workspace and actor, as one outbox row holds them. */
+interface Run {
+  name: string;
+  workspaceId: string | null;
+  actorId: string | null;
+  payloads: string[];
 }
 
 function matches(patterns: string[], name: string): boolean {
@@ -133,21 +166,28 @@ export class EventBus {
     const taps = this.activeTaps();
     // Asked once per name: an import tells 100,000 events of one name.
     const byName = new Map<string, boolean>();
-    const heard = list.map((e) => {
-      let known = byName.get(e.name);
-      if (known === undefined) {
-        known = this.subscribers.some((sub) => matches(sub.events, e.name)) || taps.some((tap) => matches(tap.events, e.name));
-        byName.set(e.name, known);
-      }
-      return known;
-    });
+    for (const e of list) {
+      if (!byName.has(e.name)) byName.set(e.name, this.subscribers.some((sub) => matches(sub.events, e.name)) || taps.some((tap) => matches(tap.events, e.name)));
+    }
+    const runs: Run[] = [];
+    for (const e of list) {
+      const workspaceId = e.workspaceId ?? null;
+      const actorId = e.actorId ?? null;
+      const last = runs[runs.length - 1];
+      const payload = JSON.stringify(e.payload ?? null);
+      if (last && last.name === e.name && last.workspaceId === workspaceId && last.actorId === actorId && last.payloads.length < EVENTS_PER_ROW) last.payloads.push(payload);
+      else runs.push({ name: e.name, workspaceId, actorId, payloads: [payload] });
+    }
     const statements: NativeStatement[] = [];
-    for (let start = 0; start < list.length; start += INSERT_CHUNK) {
-      const chunk = list.slice(start, start + INSERT_CHUNK);
-      const bindings = chunk.flatMap((e, i) => [e.name, JSON.stringify(e.payload ?? null), e.workspaceId ?? null, e.actorId ?? null, heard[start + i]]);
+    for (let start = 0; start < runs.length; start += INSERT_CHUNK) {
+      const chunk = runs.slice(start, start + INSERT_CHUNK);
+      const bindings = chunk.flatMap((run) => {
+        const one = run.payloads.length === 1;
+        return [run.name, one ? run.payloads[0] : `[${run.payloads.join(',')}]`, run.workspaceId, run.actorId, byName.get(run.name)!, one ? null : run.payloads.length];
+      });
       statements.push({ sql: insertEventsSql(chunk.length), bindings });
     }
-    if (heard.some(Boolean)) afterCommit(trx, () => this.wake());
+    if ([...byName.values()].some(Boolean)) afterCommit(trx, () => this.wake());
     return statements;
   }
 
@@ -182,7 +222,7 @@ export class EventBus {
 
   private async drain(): Promise<void> {
     try {
-      while (this.running && (await this.dispatchBatch()) === BATCH);
+      while (this.running && (await this.dispatchBatch()) >= BATCH);
     } catch (err) {
       this.logger.error({ err }, 'event dispatch failed; will retry');
     }
@@ -227,17 +267,25 @@ export class EventBus {
     }
   }
 
-  /** Fans out one batch of undispatched events; returns how many it took. */
+  /** Fans out one batch of undispatched events (whole outbox rows, about BATCH events); returns how many it took. */
   async dispatchBatch(): Promise<number> {
     const touched = new Set<string>();
     const count = await inTransaction(this.db, async (trx) => {
-      const rows: DomainEvent[] = await trx(EVENTS_TABLE)
-        .select('id', 'name', 'payload', 'workspace_id', 'actor_id', 'occurred_at')
+      const stored: OutboxRow[] = await trx(EVENTS_TABLE)
+        .select('id', 'name', 'payload', 'workspace_id', 'actor_id', 'occurred_at', 'count')
         .whereNull('dispatched_at')
         .orderBy('id')
         .limit(BATCH)
         .forUpdate()
         .skipLocked();
+      // Rows locked but not taken stay undispatched: the next pass takes them once this one commits.
+      const taken: OutboxRow[] = [];
+      const rows: DomainEvent[] = [];
+      for (const row of stored) {
+        if (rows.length >= BATCH) break;
+        taken.push(row);
+        rows.push(...eventsOfRow(row));
+      }
       if (rows.length === 0) return 0;
       const jobs: Array<{ name: string; data: object }> = [];
       for (const row of rows) {
@@ -253,7 +301,7 @@ export class EventBus {
         if (heard.length > 0) await tap.handler(trx, heard);
       }
       await trx(EVENTS_TABLE)
-        .whereIn('id', rows.map((r) => r.id))
+        .whereIn('id', taken.map((r) => r.id))
         .update({ dispatched_at: trx.fn.now() });
       return rows.length;
     });

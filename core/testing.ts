@@ -13,6 +13,7 @@ import { importPlugin } from './loader.ts';
 import { emptyClusterDump, HeldBlob, holdsDatabase, loadPgliteRuntime, pgliteDirOf, type Db, type PgliteRuntime } from './db.ts';
 import { PgliteTemplates, TemplateMismatch, allMigrated, migrationsKey } from './pglite-templates.ts';
 import { PostgresTemplates } from './postgres-templates.ts';
+import { EVENTS_TABLE, eventsOfRow, type DomainEvent } from './events.ts';
 
 export { signUp, createWorkspace, joinWorkspace, type SignedUpUser, type CreatedWorkspace, type JoinedMember } from './testing-people.ts';
 export { CALLERS, PEOPLE, type Caller, type MatrixRequest, type MatrixRow, type People, type Person, type World } from './testing-matrix.ts';
@@ -105,6 +106,15 @@ export async function startTestKernel(opts: TestKernelOptions = {}): Promise<Tes
 }
 
 /** How long each test kernel this process started took to start (ms): what a slow test file spends it on. */
+/**
+ * The events recorded in the outbox, one per event however they are stored (a bulk write's share a row), in id order:
+ * `where` narrows by name and workspace.
+ */
+export async function recordedEvents(t: TestKernel, where: { name?: string; workspace_id?: string } = {}): Promise<Array<DomainEvent<any>>> {
+  const rows = await t.db(EVENTS_TABLE).where(where).orderBy('id').select('id', 'name', 'payload', 'workspace_id', 'actor_id', 'occurred_at', 'count');
+  return rows.flatMap(eventsOfRow);
+}
+
 export const kernelStarts: number[] = [];
 
 /** The test kernels started and not stopped yet, with the test file line that started each. */

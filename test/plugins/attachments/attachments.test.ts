@@ -1,3 +1,4 @@
+import { recordedEvents } from '../../../core/testing.ts';
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { pointers } from '../records/setup.ts';
@@ -44,7 +45,7 @@ describe('attachments: upload, cell, get, content, delete', () => {
     assert.deepEqual([second.width, second.height, second.thumbnail_url], [null, null, null]);
     assert.deepEqual((await cell()).map((c: { id: string }) => c.id), [a.id, second.id]);
 
-    const events = await w.t.db('kernel_events').where({ name: 'record.updated', workspace_id: w.ws }).orderBy('id').select('payload');
+    const events = await recordedEvents(w.t, { name: 'record.updated', workspace_id: w.ws });
     assert.equal(events.length, 2);
     assert.deepEqual(events[1].payload.before.values.files, [item]);
     assert.deepEqual(events[1].payload.after.values.files.map((c: { id: string }) => c.id), [a.id, second.id]);
@@ -116,7 +117,7 @@ describe('attachments: upload, cell, get, content, delete', () => {
     assert.deepEqual((await cell()).map((c: { id: string }) => c.id), [b.id]);
     assert.equal(await w.t.db('attachment_blobs').where({ key }).first(), undefined);
     await eventually(async () => !(await exists(key)), 'the blob to be deleted');
-    const [event] = await w.t.db('kernel_events').where({ name: 'record.updated', workspace_id: w.ws }).orderBy('id', 'desc').limit(1).select('payload');
+    const [event] = (await recordedEvents(w.t, { name: 'record.updated', workspace_id: w.ws })).slice(-1);
     assert.deepEqual(event.payload.before.values.files.map((c: { id: string }) => c.id), [a.id, b.id]);
   });
 

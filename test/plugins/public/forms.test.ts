@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { createWorkspace, signUp, startTestKernel } from '../../../core/testing.ts';
+import { recordedEvents, createWorkspace, signUp, startTestKernel } from '../../../core/testing.ts';
 import { captureLogs } from '../../fixtures/log-capture.ts';
 import { pointers } from '../records/setup.ts';
 import { formWorld, type FormWorld } from './setup.ts';
@@ -9,7 +9,7 @@ describe('public: forms', () => {
   let w: FormWorld;
   const submit = (values: Record<string, unknown>, extra: object = {}, token?: string) => w.t.request.post(w.form(token)).send({ values, ...extra });
   const stored = async () => (await w.t.request.get(w.url()).set(w.admin.auth).expect(200)).body.data as Array<{ id: string; values: Record<string, unknown>; created_by: string | null }>;
-  const createdEvents = () => w.t.db('kernel_events').where({ name: 'record.created', workspace_id: w.ws }).select('actor_id', 'payload');
+  const createdEvents = () => recordedEvents(w.t, { name: 'record.created', workspace_id: w.ws });
 
   // Every test submits from the same address: their attempts add up in one kernel (the limit has tests of its own).
   const kernel = suiteKernel({ config: { plugins: { public: { options: { submissionsPerMinute: 1000 } } } } });

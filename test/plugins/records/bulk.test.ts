@@ -1,10 +1,11 @@
+import { recordedEvents } from '../../../core/testing.ts';
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { recordsWorld, type RecordsWorld } from './setup.ts';
 
 describe('records: batch patch, delete and restore', () => {
   let w: RecordsWorld;
-  const events = (name: string) => w.t.db('kernel_events').where({ name }).orderBy('id').select('payload', 'actor_id');
+  const events = (name: string) => recordedEvents(w.t, { name });
   const create = async (n: number) =>
     (await w.t.request.post(w.url()).set(w.editor.auth).send({ records: Array.from({ length: n }, (_, i) => ({ values: { name: `R${i}` } })) }).expect(201)).body.data as Array<{ id: string; position: string; version: number }>;
   const row = (id: string) => w.t.db(w.table).where({ id }).first();

@@ -1,3 +1,4 @@
+import { recordedEvents } from '../../../core/testing.ts';
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { recordsWorld, type RecordsWorld } from './setup.ts';
@@ -9,7 +10,7 @@ describe('records: duplicate', () => {
   const duplicate = (id: string, auth = w.admin.auth) => w.t.request.post(w.url(`/${id}/duplicate`)).set(auth);
   const order = async () => (await w.t.request.get(w.url('?limit=1000')).set(w.member.auth).expect(200)).body.data.map((r: { id: string }) => r.id);
   const count = async () => Number((await w.t.db(w.table).count({ n: '*' }))[0].n);
-  const created = () => w.t.db('kernel_events').where({ name: 'record.created', workspace_id: w.ws }).orderBy('id').select('payload', 'actor_id', 'workspace_id');
+  const created = () => recordedEvents(w.t, { name: 'record.created', workspace_id: w.ws });
 
   const kernel = suiteKernel();
   beforeEach(async () => {

@@ -1,3 +1,4 @@
+import { recordedEvents } from '../../../core/testing.ts';
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { pointers, recordsWorld, type RecordsWorld } from './setup.ts';
@@ -14,7 +15,7 @@ describe('records: move', () => {
   const move = (id: string, body: object, auth = w.editor.auth) => w.t.request.post(w.url(`/${id}/move`)).set(auth).send(body);
   const order = async () => (await w.t.request.get(w.url('?limit=1000')).set(w.member.auth).expect(200)).body.data.map((r: { id: string }) => r.id);
   const row = (id: string) => w.t.db(w.table).where({ id }).first();
-  const updated = () => w.t.db('kernel_events').where({ name: 'record.updated', workspace_id: w.ws }).orderBy('id').select('payload', 'actor_id');
+  const updated = () => recordedEvents(w.t, { name: 'record.updated', workspace_id: w.ws });
 
   const kernel = suiteKernel();
   beforeEach(async () => {

@@ -1,3 +1,4 @@
+import { recordedEvents } from '../../../core/testing.ts';
 import assert from 'node:assert/strict';
 import { pointers, recordsWorld, type RecordsWorld } from './setup.ts';
 
@@ -5,7 +6,7 @@ describe('records: writing', () => {
   let w: RecordsWorld;
   const live = () => w.t.db(w.table).whereNull('deleted_at');
   const countLive = async () => Number((await live().count({ n: '*' }))[0].n);
-  const events = (name: string) => w.t.db('kernel_events').where({ name }).orderBy('id').select('payload', 'actor_id', 'workspace_id');
+  const events = (name: string) => recordedEvents(w.t, { name });
 
   before(async () => {
     w = await recordsWorld();
@@ -214,6 +215,7 @@ describe('records: writing', () => {
     assert.equal(c.payload.database_id, w.db);
     assert.deepEqual(c.payload.record, created);
     const u = (await events('record.updated')).find((e: any) => e.payload.after.id === created.id);
+    assert.ok(u);
     assert.equal(u.payload.before.values.name, 'Evented');
     // `before` carries only the values that changed (the last edit's fields included), and the version it had.
     assert.deepEqual(Object.keys(u.payload.before.values).sort(), ['name', 'updated_at', 'updated_by']);
@@ -221,6 +223,7 @@ describe('records: writing', () => {
     assert.equal(u.payload.after.values.name, 'Evented 2');
     assert.equal(u.actor_id, w.admin.id);
     const d = (await events('record.deleted')).find((e: any) => e.payload.record.id === created.id);
+    assert.ok(d);
     assert.equal(d.payload.record.values.name, 'Evented 2');
 
     // A refused request leaves no event behind.

@@ -1,3 +1,4 @@
+import { recordedEvents } from '../../../core/testing.ts';
 import assert from 'node:assert/strict';
 import { pointers, recordsWorld, type RecordsWorld } from '../records/setup.ts';
 import { suiteKernel } from '../../fixtures/suite-kernel.ts';
@@ -80,7 +81,7 @@ describe('relations: link fields between databases', () => {
     assert.deepEqual(patched.values.people, [{ id: bob, title: 'Bob' }]);
     assert.equal(patched.version, acme.version + 1);
     assert.deepEqual((await w.t.request.get(records(w.db, `/${ann}`)).set(w.member.auth).expect(200)).body.values.company, []);
-    const event = await w.t.db('kernel_events').where({ name: 'record.updated', workspace_id: w.ws }).orderBy('id', 'desc').first('payload');
+    const event = (await recordedEvents(w.t, { name: 'record.updated', workspace_id: w.ws })).at(-1)!;
     assert.deepEqual(event.payload.before.values.people, [{ id: ann, title: 'Ann' }]);
 
     // Bob belongs to Acme: another company cannot take him (409 naming Acme), in one write or in a batch

@@ -1,3 +1,4 @@
+import { recordedEvents } from '../../../core/testing.ts';
 import assert from 'node:assert/strict';
 import { pointers, recordsWorld, type RecordsWorld } from '../records/setup.ts';
 import { suiteKernel } from '../../fixtures/suite-kernel.ts';
@@ -113,7 +114,7 @@ describe('relations: links into a database the reader cannot see', () => {
     assert.deepEqual(computed(moved.values), empty);
     // The link itself is still there: the editor sees it, and so does the record.updated event.
     assert.equal((await w.t.request.get(records(w.db, `/${ann}`)).set(w.editor.auth).expect(200)).body.values.secrets.length, 1);
-    const events = await w.t.db('kernel_events').where({ name: 'record.updated', workspace_id: w.ws }).orderBy('id');
+    const events = await recordedEvents(w.t, { name: 'record.updated', workspace_id: w.ws });
     const last = events.map((e: { payload: unknown }) => (typeof e.payload === 'string' ? JSON.parse(e.payload) : e.payload)).find((p: { after: { id: string; values: { name: string } } }) => p.after.values.name === 'Ann B.');
     assert.deepEqual(last.after.values.secrets, [{ id: projectX, title: 'Project X' }]);
     // Linking a record of Secrets by id is refused like an unknown record.

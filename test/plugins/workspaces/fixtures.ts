@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { definePlugin } from '../../../core/plugin.ts';
-import type { TestKernel, SignedUpUser } from '../../../core/testing.ts';
+import { recordedEvents, type TestKernel, type SignedUpUser } from '../../../core/testing.ts';
 import system from '../../../plugins/system/index.ts';
 import auth from '../../../plugins/auth/index.ts';
 import tokens from '../../../plugins/tokens/index.ts';
@@ -51,5 +51,5 @@ export async function invite(t: TestKernel, admin: SignedUpUser, ws: string, bod
 export const tokenOf = (acceptUrl: string) => acceptUrl.split('/').pop()!;
 
 export async function eventsNamed(t: TestKernel, name: string, workspaceId: string) {
-  return t.db('kernel_events').where({ name, workspace_id: workspaceId }).orderBy('id').select('name', 'actor_id', 'payload');
+  return recordedEvents(t, { name, workspace_id: workspaceId });
 }
