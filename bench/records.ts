@@ -263,6 +263,16 @@ async function measureFloor(run: Run): Promise<void> {
       ],
       options(),
     );
+    // Issue 36: a cursor page of 1,000 at any depth against the floor's own page of 1,000, in manual order, alternated.
+    const deep = await cursorAt(run, Math.min(49_000, Math.max(0, run.count - 1000)));
+    const [firstPage, deepPage, floorPage1000] = await sampleInTurn(
+      [
+        { client: run.client, next: () => ({ method: 'GET', path: `${R}?limit=1000` }) },
+        { client: run.client, next: () => ({ method: 'GET', path: `${R}?limit=1000&cursor=${deep}` }) },
+        { client, next: () => ({ method: 'GET', path: '/list?limit=1000' }) },
+      ],
+      options(),
+    );
     run.report.latency('floor: koa + pg, the same page of 100', floorList, []);
     run.report.latency('floor: koa + pg, one record', floorOne, []);
     run.report.latency('floor: koa + pg, a page of 1,000', floorThousand, []);
@@ -272,6 +282,11 @@ async function measureFloor(run: Run): Promise<void> {
     run.report.latency('PostgreSQL alone: a page of 1,000', aloneThousand, []);
     for (const [name, ours, bare, target] of [['list page of 100', list, floorList, 1.3], ['get one', one, floorOne, 1.2]] as const) {
       ratioNote(run, `floor ratio: ${name}`, ours, bare, 'the floor', `; target ≤ ${target}×`, target);
+    }
+    run.report.latency('page of 1,000 by cursor, first (manual order)', firstPage, []);
+    run.report.latency('page of 1,000 by cursor, 50th (manual order)', deepPage, []);
+    for (const [name, ours] of [['first', firstPage], ['50th', deepPage]] as const) {
+      ratioNote(run, `floor ratio: cursor page of 1,000, ${name}`, ours, floorPage1000, 'the floor', `; the floor ${fmt(percentile(floorPage1000.ms, 50), 2)} ms; target ≤ 1.2×`, 1.2);
     }
     const floorPage = `the floor ${fmt(percentile(floorThousand.ms, 50), 2)} ms in manual order`;
     ratioNote(run, 'floor ratio: page of 1,000', thousand, floorThousand, 'the floor', ` sorted by email; ${floorPage}; no target: the 12 ms is for Tessera`);
@@ -489,6 +504,8 @@ async function measureFresh(run: Run): Promise<void> {
     const [ours, bare] = await sampleInTurn([{ client: run.client, next: () => request }, { client: alone, next: () => ({ method: 'GET', path: `/search?q=${run.seeded.q}&limit=100` }) }], options());
     run.report.latency('search, in turn with PostgreSQL alone', ours, []);
     run.report.latency('PostgreSQL alone: the matches first, sorted', bare, []);
+    const ratio = percentile(ours.ms, 99) / percentile(bare.ms, 99);
+    run.report.note(`${'p99 ratio: search / PostgreSQL alone'.padEnd(44)} ${fmt(ratio, 2)}× (target ≤ 1.5× in each fresh load) ${ratio <= 1.5 ? 'PASS' : 'MISS'}`);
   } finally {
     await alone.close();
   }
