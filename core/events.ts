@@ -271,22 +271,25 @@ export class EventBus {
   async dispatchBatch(): Promise<number> {
     const touched = new Set<string>();
     const count = await inTransaction(this.db, async (trx) => {
-      const stored: OutboxRow[] = await trx(EVENTS_TABLE)
-        .select('id', 'name', 'payload', 'workspace_id', 'actor_id', 'occurred_at', 'count')
+      // The rows first, then the payloads of those taken: a packed row holds up to EVENTS_PER_ROW events. Rows locked but
+      // not taken stay undispatched, for the next pass once this one commits.
+      const pending: Array<{ id: number | string; count: number | null }> = await trx(EVENTS_TABLE)
+        .select('id', 'count')
         .whereNull('dispatched_at')
         .orderBy('id')
         .limit(BATCH)
         .forUpdate()
         .skipLocked();
-      // Rows locked but not taken stay undispatched: the next pass takes them once this one commits.
-      const taken: OutboxRow[] = [];
-      const rows: DomainEvent[] = [];
-      for (const row of stored) {
-        if (rows.length >= BATCH) break;
-        taken.push(row);
-        rows.push(...eventsOfRow(row));
+      const taken: Array<number | string> = [];
+      let events = 0;
+      for (const row of pending) {
+        if (events >= BATCH) break;
+        taken.push(row.id);
+        events += row.count ?? 1;
       }
-      if (rows.length === 0) return 0;
+      if (taken.length === 0) return 0;
+      const stored: OutboxRow[] = await trx(EVENTS_TABLE).select('id', 'name', 'payload', 'workspace_id', 'actor_id', 'occurred_at', 'count').whereIn('id', taken).orderBy('id');
+      const rows = stored.flatMap(eventsOfRow);
       const jobs: Array<{ name: string; data: object }> = [];
       for (const row of rows) {
         for (const sub of this.subscribers) {
@@ -300,9 +303,7 @@ export class EventBus {
         const heard = rows.filter((row) => matches(tap.events, row.name));
         if (heard.length > 0) await tap.handler(trx, heard);
       }
-      await trx(EVENTS_TABLE)
-        .whereIn('id', taken.map((r) => r.id))
-        .update({ dispatched_at: trx.fn.now() });
+      await trx(EVENTS_TABLE).whereIn('id', taken).update({ dispatched_at: trx.fn.now() });
       return rows.length;
     });
     for (const q of touched) this.jobs.notifyWorker(q);
