@@ -59,7 +59,7 @@ const INSERT_CHUNK = 1000;
  * import batch's) share a row, its payload their array; the ids step by this much, so a row's events take the ids
  * from the row's own up (migrations/20261229000000_events_packed.ts).
  */
-export const EVENTS_PER_ROW = 65_536;
+const EVENTS_PER_ROW = 65_536;
 /** Events per DELETE of the retention job: short statements, no long lock on the outbox. */
 const PURGE_CHUNK = 10_000;
 
