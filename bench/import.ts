@@ -4,7 +4,7 @@
  * records benchmark: it runs as a job, timed from the POST to the job's `succeeded` (target ≥ 20,000 rows/s). Then
  * where the time goes: the upload and row count (the POST's answer), a dry run of the same file (read, convert and
  * check every cell, no write), the floor of the machine (as many rows inserted into the same table by one SQL
- * statement, then as many versions, activity entries and events), and the import on a second server with the history plugins (activity, record-versions) off. Under
+ * statement; the import's target is ≤ 1.5× it), and the import on a second server with the history plugins (activity, record-versions) off. Under
  * each import, the CPU seconds of the server and of the PostgreSQL backends writing the table.
  * Environment: DATABASE_URL; BENCH_IMPORT_ROWS (default 100000); BENCH_IMPORT_OFF, the plugins off in the last line
  * (default activity,record-versions); BENCH_PROF, a directory where the first server (history on) writes a V8 CPU
@@ -16,7 +16,6 @@ import { cpuOf, withBackendsCpu } from './lib/proc.ts';
 import { startServer, type Server } from './lib/server.ts';
 import { PG_URL, postgresStorage } from './lib/storage.ts';
 import type { Headers } from './lib/api.ts';
-import type { Database } from '../core/db.ts';
 import { createBenchDatabase, STATUS_LABELS, type BenchDatabase } from './records/setup.ts';
 
 const ROWS = Number(process.env.BENCH_IMPORT_ROWS ?? 100_000);
@@ -81,35 +80,6 @@ function cpuLine(run: { cpu: number | null; dbCpu: number | null }): string {
   return `      CPU: server ${fmt(run.cpu, 1)} s${db}`;
 }
 
-/**
- * What the contract writes besides the record (API.md: a version, an activity entry and a `record.created` event per
- * created record), in SQL alone inside the floor's transaction: the import's own rows of each, one copied as many
- * times as the file has rows, with time-ordered ids as the plugins make them. Milliseconds. With the floor, the least
- * PostgreSQL can spend on an import of the file, whatever the server does.
- */
-async function historyFloorMs(db: Database): Promise<number> {
-  const ordered = (variant: number) => `('01900000-0000-7000-${variant}000-' || lpad(to_hex(g), 12, '0'))::uuid`;
-  const started = performance.now();
-  await db.knex.raw(
-    `INSERT INTO record_versions (record_id, seq, database_id, workspace_id, "values", changed_fields, origin, created_by)
-     SELECT ${ordered(8)}, v.seq, v.database_id, v.workspace_id, v."values", v.changed_fields, v.origin, v.created_by
-       FROM (SELECT * FROM record_versions LIMIT 1) v, generate_series(1, ?) g`,
-    [ROWS],
-  );
-  await db.knex.raw(
-    `INSERT INTO activity_entries (id, record_id, workspace_id, database_id, actor_id, origin, type, changes)
-     SELECT ${ordered(9)}, ${ordered(8)}, a.workspace_id, a.database_id, a.actor_id, a.origin, a.type, a.changes
-       FROM (SELECT * FROM activity_entries WHERE record_id IS NOT NULL LIMIT 1) a, generate_series(1, ?) g`,
-    [ROWS],
-  );
-  await db.knex.raw(
-    `INSERT INTO kernel_events (name, payload, workspace_id, actor_id)
-     SELECT e.name, e.payload, e.workspace_id, e.actor_id FROM (SELECT * FROM kernel_events WHERE name = 'record.created' LIMIT 1) e, generate_series(1, ?) g`,
-    [ROWS],
-  );
-  return performance.now() - started;
-}
-
 console.log(`Tessera import benchmark — node ${process.version}, ${os.cpus().length} CPUs (${os.cpus()[0]?.model ?? 'unknown'})`);
 const storage = postgresStorage(1);
 console.log(`\n${storage.label} — ${fmt(ROWS)} rows × 8 columns`);
@@ -154,8 +124,6 @@ try {
   line('floor: one INSERT … SELECT in SQL, same table', floor);
   const ratio = imported / floor;
   console.log(`  import (history on) / floor: ${fmt(ratio, 1)}× (target ≤ 1.5×) ${ratio <= 1.5 ? 'PASS' : 'MISS'}`);
-  const history = await historyFloorMs(db);
-  line('floor: the same + a version, an entry, an event per row', floor + history);
   await db.knex.raw('ROLLBACK');
 } finally {
   await db.close();

@@ -70,6 +70,20 @@ describe('domain events', () => {
     assert.ok(row.dispatched_at, 'the outbox row is marked dispatched');
   });
 
+  it('stores consecutive events of one name in one outbox row and delivers each with an id of its own', async () => {
+    const before = got('exact').length;
+    await emit([1, 2, 3].map((n) => ({ name: 'probe.item.created', payload: { n, packed: true } })).concat([{ name: 'probe.item.deleted', payload: { n: 4, packed: true } }])).expect(201);
+    await waitUntil('the four events', () => got('exact').length === before + 3 && got('prefix').some((e) => (e.payload as { n?: number } | null)?.n === 4));
+    const rows = await t.db('kernel_events').whereRaw("payload::text LIKE '%\"packed\":true%'").orderBy('id').select('id', 'name', 'count', 'dispatched_at');
+    assert.deepEqual(rows.map((r) => [r.name, r.count]), [['probe.item.created', 3], ['probe.item.deleted', null]], 'a run of one name shares a row; a lone event has its own');
+    assert.ok(rows.every((r) => r.dispatched_at));
+    // Each is a job of its own: they may arrive in any order, each with its id.
+    const created = got('exact').slice(before).sort((a, b) => a.id - b.id);
+    const first = Number(rows[0].id);
+    assert.deepEqual(created.map((e) => [e.id, (e.payload as { n: number }).n]), [[first, 1], [first + 1, 2], [first + 2, 3]]);
+    assert.ok(Number(rows[1].id) > first + 2, 'the next row takes ids past them');
+  });
+
   it('never delivers an event whose transaction rolled back', async () => {
     const res = await emit([{ name: 'probe.item.rolled-back' }], true).expect(409);
     assert.equal(res.body.code, 'rolled_back');
