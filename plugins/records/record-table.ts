@@ -105,6 +105,12 @@ export class RecordTable {
     return (await (lock ? query.forUpdate() : query).first(this.columns)) as RecordRow | undefined;
   }
 
+  /** Which of `ids` are live records. */
+  async liveAmong(db: Db, ids: string[]): Promise<Set<string>> {
+    if (ids.length === 0) return new Set();
+    return new Set((await this.live(db).whereIn('id', ids).pluck('id')) as string[]);
+  }
+
   /**
    * Live records in id order after `after` (null: from the first), `limit` of them, with the columns of `fields`, held
    * FOR SHARE until `trx` ends, those a writer holds skipped: for readers walking a whole table in the background (the

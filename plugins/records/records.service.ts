@@ -269,6 +269,14 @@ export class RecordService {
     return { fields, records: await this.present(trx, table, await table.pageById(trx, after, limit, fields), fields) };
   }
 
+  /**
+   * Which of `ids` are live records of the database now, read in `db`: for what follows writes after they commit
+   * (`records.committed`), where a later write's delete may already have committed.
+   */
+  async liveAmong(db: Db, workspaceId: string, databaseId: string, ids: string[]): Promise<Set<string>> {
+    return (await this.readTable(workspaceId, databaseId)).liveAmong(db, ids);
+  }
+
   async present(db: Db, table: RecordTable, rows: RecordRow[], fields: LiveField[] = table.fields): Promise<ApiRecord[]> {
     await table.fillComputed(db, rows, fields);
     const ctx = await this.names.context(usersShown(rows, fields), db);

@@ -67,13 +67,18 @@ export function follow(ctx: PluginContext<SearchOptions>): void {
     const last = new Map<string, { change: RecordChange; text: boolean }>();
     for (const c of w.changes) last.set(c.recordId, { change: c, text: (last.get(c.recordId)?.text ?? false) || rebuilding || !textless(c) });
     const gone: string[] = [];
-    const live: RecordSource[] = [];
+    const written: RecordSource[] = [];
     for (const { change, text } of last.values()) {
       if (!change.after || change.kind === 'deleted') gone.push(change.recordId);
-      else if (text) live.push(change.after);
+      else if (text) written.push(change.after);
     }
+    // Fan-out passes of several processes may run side by side, a delete's before the write it follows: one database's
+    // entries are written by one pass at a time, and a record deleted since (that delete committed before its own
+    // event could be fanned out) is not put back.
+    await w.trx.raw('SELECT pg_advisory_xact_lock(hashtext(?))', [`search:${w.databaseId}`]);
     await index().remove(w.trx, gone);
-    await index().putRecords(w.trx, w.workspaceId, w.databaseId, w.fields, live);
+    const live = await ctx.resolve('records.service').liveAmong(w.trx, w.workspaceId, w.databaseId, written.map((r) => r.id));
+    await index().putRecords(w.trx, w.workspaceId, w.databaseId, w.fields, written.filter((r) => live.has(r.id)));
   });
   ctx.hooksOf('records.lifecycle').purged.tapPromise('search', ({ trx, recordIds }) => index().remove(trx, recordIds));
   ctx.hooksOf('databases.databases').deleted.tapPromise('search', ({ trx, databaseId }) => index().forgetDatabase(trx, databaseId));

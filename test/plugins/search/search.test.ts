@@ -1,4 +1,6 @@
 import assert from 'node:assert/strict';
+import { recordedEvents } from '../../../core/testing.ts';
+import type { RecordCommittedHooks } from '../../../plugins/records/public.ts';
 import fc from 'fast-check';
 import { waitUntil } from '../../fixtures/wait.ts';
 import { searchWorld, type SearchWorld } from './world.ts';
@@ -56,6 +58,21 @@ describe('search', () => {
     assert.deepEqual(await w.search(w.member, { q: 'panda' }), []);
     await w.t.request.post(w.api(`/databases/${w.db}/records/restore`)).set(w.admin.auth).send({ ids: [r.id] }).expect(200);
     assert.deepEqual(ids(await w.search(w.member, { q: 'panda' })), [r.id]);
+  });
+
+  it('never puts back a record whose delete committed before its earlier write was fanned out (passes of several processes)', async () => {
+    const r = await w.create(w.db, { name: 'Ghost orchid' });
+    await w.t.kernel.events.settle();
+    const [created] = await recordedEvents(w.t, { name: 'record.created', workspace_id: w.ws }).then((events) => events.filter((e) => e.payload.record.id === r.id));
+    await w.t.request.delete(w.api(`/databases/${w.db}/records/${r.id}`)).set(w.admin.auth).expect(204);
+    assert.deepEqual(await w.search(w.member, { q: 'orchid' }), []);
+    // The create's events told late, as another process's pass would after the delete's: the record stays gone.
+    const hooks = w.t.kernel.pluginHooks.get('records.committed')!.hooks as RecordCommittedHooks;
+    const fields = (await w.t.request.get(w.api(`/databases/${w.db}/fields`)).set(w.admin.auth).expect(200)).body.data.map((f: any) => ({ id: f.id, api_name: f.api_name, name: f.name, type: f.type, read_only: false, is_title: f.is_title }));
+    await w.t.db.transaction((trx) =>
+      hooks.committed.promise({ trx, workspaceId: w.ws, databaseId: w.db, actorId: w.admin.id, origin: null, fields, changes: [{ kind: 'created', recordId: r.id, before: null, after: created.payload.record, changed: [] }] }),
+    );
+    assert.deepEqual(await w.search(w.member, { q: 'orchid' }), []);
   });
 
   it('finds spaces, databases and documents, and forgets them when deleted', async () => {

@@ -50,6 +50,7 @@ export async function invite(t: TestKernel, admin: SignedUpUser, ws: string, bod
 
 export const tokenOf = (acceptUrl: string) => acceptUrl.split('/').pop()!;
 
+/** A workspace's recorded events of one name, as `{ name, actor_id, payload }`. */
 export async function eventsNamed(t: TestKernel, name: string, workspaceId: string) {
-  return recordedEvents(t, { name, workspace_id: workspaceId });
+  return (await recordedEvents(t, { name, workspace_id: workspaceId })).map((e) => ({ name: e.name, actor_id: e.actor_id, payload: e.payload }));
 }
