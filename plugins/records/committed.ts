@@ -45,7 +45,7 @@ export async function tellCommitted(trx: Db, hooks: RecordCommittedHooks, record
     const events = run;
     run = [];
     if (!first.workspace_id) return;
-    const table = await unlessGone(() => records.readTable(first.workspace_id!, payload.database_id));
+    const table = await unlessGone(() => records.readTable(first.workspace_id!, payload.database_id, trx));
     if (!table) return;
     const fields = table.fields.map((f) => ({ id: f.id, api_name: f.api_name, name: f.name, type: f.type, read_only: Boolean(f.fieldType.readOnly), is_title: f.is_title }));
     const changes = events.flatMap((e) => changeOf(KINDS[e.name], e.payload as RecordPayload, fields) ?? []);

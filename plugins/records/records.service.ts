@@ -49,9 +49,12 @@ export class RecordService {
     this.names = new UserNames(users, caches);
   }
 
-  /** The records table of a database as reads see it; 404 when the database is not in the workspace. */
-  async readTable(workspaceId: string, databaseId: string): Promise<RecordTable> {
-    const table = await this.tables.get(databaseId, '', async () => RecordTable.fromRows(databaseId, await this.catalog.fieldRows(databaseId), this.types));
+  /**
+   * The records table of a database as reads see it; 404 when the database is not in the workspace. `trx`: asked inside
+   * a transaction, which then reads the fields itself (a second connection from the pool could wait on the first).
+   */
+  async readTable(workspaceId: string, databaseId: string, trx?: Db): Promise<RecordTable> {
+    const table = await this.tables.get(databaseId, '', async () => RecordTable.fromRows(databaseId, await this.catalog.fieldRows(databaseId, trx), this.types));
     if (!table || table.workspaceId !== workspaceId) throw notFound();
     return table;
   }
@@ -274,7 +277,7 @@ export class RecordService {
    * (`records.committed`), where a later write's delete may already have committed.
    */
   async liveAmong(db: Db, workspaceId: string, databaseId: string, ids: string[]): Promise<Set<string>> {
-    return (await this.readTable(workspaceId, databaseId)).liveAmong(db, ids);
+    return (await this.readTable(workspaceId, databaseId, db)).liveAmong(db, ids);
   }
 
   async present(db: Db, table: RecordTable, rows: RecordRow[], fields: LiveField[] = table.fields): Promise<ApiRecord[]> {
