@@ -76,6 +76,9 @@ function insertEventsSql(count: number): string {
   return `INSERT INTO ${EVENTS_TABLE} (name, payload, workspace_id, actor_id, dispatched_at, count) VALUES ${rows.join(', ')}`;
 }
 
+/** The columns of an outbox row (`OutboxRow`), as `eventsOfRow` takes them. */
+export const OUTBOX_COLUMNS = ['id', 'name', 'payload', 'workspace_id', 'actor_id', 'occurred_at', 'count'];
+
 /** An outbox row as stored: one event, or (`count` set) the array of the payloads of that many. */
 interface OutboxRow {
   id: number | string;
@@ -288,7 +291,7 @@ export class EventBus {
         events += row.count ?? 1;
       }
       if (taken.length === 0) return 0;
-      const stored: OutboxRow[] = await trx(EVENTS_TABLE).select('id', 'name', 'payload', 'workspace_id', 'actor_id', 'occurred_at', 'count').whereIn('id', taken).orderBy('id');
+      const stored: OutboxRow[] = await trx(EVENTS_TABLE).select(OUTBOX_COLUMNS).whereIn('id', taken).orderBy('id');
       const rows = stored.flatMap(eventsOfRow);
       const jobs: Array<{ name: string; data: object }> = [];
       for (const row of rows) {

@@ -13,7 +13,7 @@ import { importPlugin } from './loader.ts';
 import { emptyClusterDump, HeldBlob, holdsDatabase, loadPgliteRuntime, pgliteDirOf, type Db, type PgliteRuntime } from './db.ts';
 import { PgliteTemplates, TemplateMismatch, allMigrated, migrationsKey } from './pglite-templates.ts';
 import { PostgresTemplates } from './postgres-templates.ts';
-import { EVENTS_TABLE, eventsOfRow, type DomainEvent } from './events.ts';
+import { EVENTS_TABLE, eventsOfRow, OUTBOX_COLUMNS, type DomainEvent } from './events.ts';
 
 export { signUp, createWorkspace, joinWorkspace, type SignedUpUser, type CreatedWorkspace, type JoinedMember } from './testing-people.ts';
 export { CALLERS, PEOPLE, type Caller, type MatrixRequest, type MatrixRow, type People, type Person, type World } from './testing-matrix.ts';
@@ -111,7 +111,7 @@ export async function startTestKernel(opts: TestKernelOptions = {}): Promise<Tes
  * `where` narrows by name and workspace.
  */
 export async function recordedEvents(t: TestKernel, where: { name?: string; workspace_id?: string } = {}): Promise<Array<DomainEvent<any>>> {
-  const rows = await t.db(EVENTS_TABLE).where(where).orderBy('id').select('id', 'name', 'payload', 'workspace_id', 'actor_id', 'occurred_at', 'count');
+  const rows = await t.db(EVENTS_TABLE).where(where).orderBy('id').select(OUTBOX_COLUMNS);
   return rows.flatMap(eventsOfRow);
 }
 

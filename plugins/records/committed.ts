@@ -47,7 +47,7 @@ export async function tellCommitted(trx: Db, hooks: RecordCommittedHooks, record
     if (!first.workspace_id) return;
     const table = await unlessGone(() => records.readTable(first.workspace_id!, payload.database_id, trx));
     if (!table) return;
-    const fields = table.fields.map((f) => ({ id: f.id, api_name: f.api_name, name: f.name, type: f.type, read_only: Boolean(f.fieldType.readOnly), is_title: f.is_title }));
+    const fields = table.changedFields();
     const changes = events.flatMap((e) => changeOf(KINDS[e.name], e.payload as RecordPayload, fields) ?? []);
     if (changes.length === 0) return;
     await hooks.committed.promise({ trx, workspaceId: first.workspace_id, databaseId: payload.database_id, actorId: first.actor_id, origin: payload.origin ?? null, fields, changes });

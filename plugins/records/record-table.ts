@@ -3,6 +3,7 @@ import type { Database as Storage, Db } from '../../core/db.ts';
 import { keysetPage, type Page } from '../../core/pagination.ts';
 import { escapeLike, type CellContext, type FieldTypeRegistry, type SqlCondition } from '../databases/public.ts';
 import { computedAlias, computedReads } from './computed-reads.ts';
+import type { ChangedField } from './hooks.ts';
 import { liveFields, type LiveField } from './live-fields.ts';
 import { columnsFor, TEXT_DATES, type RecordRow } from './record-row.ts';
 
@@ -39,6 +40,11 @@ export class RecordTable {
       const columns = fields.flatMap((f) => (watched.has(f.id) && f.column_name ? [f.column_name] : []));
       return columns.length > 0 ? [{ field, columns: new Set(columns) }] : [];
     });
+  }
+
+  /** The fields as `records.changes` and `records.committed` tell them to their taps. */
+  changedFields(): ChangedField[] {
+    return this.fields.map((f) => ({ id: f.id, api_name: f.api_name, name: f.name, type: f.type, read_only: Boolean(f.fieldType.readOnly), is_title: f.is_title }));
   }
 
   /**

@@ -200,7 +200,7 @@ export class RecordService {
   async changed(trx: Db, actor: UserPrincipal | null, table: RecordTable, changes: RecordChangeInput[], told: { origin?: WriteOrigin; events?: EmitInput | EmitInput[]; batch?: boolean } = {}): Promise<void> {
     const later: NativeStatement[] = [];
     if (changes.length > 0 && this.changes.changed.isUsed()) {
-      const fields = table.fields.map((f) => ({ id: f.id, api_name: f.api_name, name: f.name, type: f.type, read_only: Boolean(f.fieldType.readOnly), is_title: f.is_title }));
+      const fields = table.changedFields();
       await this.changes.changed.promise({
         trx,
         workspaceId: table.workspaceId,

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import { newTestStorage, startTestKernel, type TestStorage } from '../../core/testing.ts';
 import { openDatabase, type Database } from '../../core/db.ts';
-import { eventsOfRow } from '../../core/events.ts';
+import { eventsOfRow, OUTBOX_COLUMNS } from '../../core/events.ts';
 import { CRASH_QUEUE, CRASH_TABLE, crashProbePlugin } from '../fixtures/crash-probe.ts';
 import { startFixture, type FixtureChild } from '../fixtures/child-process.ts';
 import { waitUntil } from '../fixtures/wait.ts';
@@ -50,7 +50,7 @@ describe('event delivery after a crash', () => {
     let allIds: number[];
     try {
       // One outbox row may hold several events (those of one write): each counts, with its row's state.
-      const rows = await db.knex('kernel_events').select('id', 'name', 'payload', 'workspace_id', 'actor_id', 'occurred_at', 'count', 'dispatched_at').orderBy('id');
+      const rows = await db.knex('kernel_events').select([...OUTBOX_COLUMNS, 'dispatched_at']).orderBy('id');
       const events = rows.flatMap((row) => eventsOfRow(row).map((e) => ({ id: e.id, dispatched_at: row.dispatched_at })));
       allIds = events.map((e) => Number(e.id));
       assert.equal(allIds.length, DISPATCHED + UNDISPATCHED);
