@@ -24,8 +24,9 @@ import { Client } from './records/client.ts';
 import { PostgresAlone } from './records/postgres-alone.ts';
 import { percentile, Report, type LatencyTarget, type Timings } from './records/report.ts';
 import { sample, sampleInTurn, type Request } from './records/sample.ts';
-import { BENCH_INDEXED, seedRecords, type Seeded, type SeedOptions } from './records/seed.ts';
-import { createBenchDatabase, STATUS_LABELS, type BenchDatabase } from './records/setup.ts';
+import { BENCH_INDEXED, type Seeded, type SeedOptions } from './records/seed.ts';
+import { seededServer } from './records/seeded-server.ts';
+import { STATUS_LABELS, type BenchDatabase } from './records/setup.ts';
 import { newRecordValues } from './records/values.ts';
 
 const env = process.env;
@@ -446,31 +447,18 @@ async function benchmark(make: () => Storage, count: number, measure: (run: Run)
   const storage = make();
   console.log(`\n${storage.label} — ${fmt(count)} records${note}`);
   const report = new Report(storage.targeted);
-  let server: Server | null = await startServer(storage, profileDir);
+  let server: Server | null = null;
   try {
-    const bench = await createBenchDatabase(server.url);
-    // PGlite: one process owns the directory, so the server stops while the bench fills it.
-    if (storage.kind === 'pglite') {
-      await server.stop();
-      server = null;
-    }
-    const db = await storage.open();
-    let seeded: Seeded;
-    try {
-      seeded = await seedRecords(db, bench, count, progress, seedOptions);
-      progress('');
-    } finally {
-      await db.close();
-    }
-    server ??= await startServer(storage, profileDir);
+    const { server: started, bench, seeded } = await seededServer(storage, count, { profileDir, seed: seedOptions, progress });
+    server = started;
     report.note(
       `seeded by SQL in ${fmt(seeded.seconds, 1)} s (fields and the editor's PAT through the API)${seedOptions.analyze === false ? ', not analysed' : ', then VACUUM ANALYZE'}; ` +
         `bench-made (field, id) indexes on ${BENCH_INDEXED.join(', ')}; q matches ${fmt(seeded.qMatches)} titles`,
     );
     report.note(`sequential requests on one keep-alive connection with the editor's PAT; ${WARMUP} warm-up, then up to ${ITERATIONS} (≥ 50, ${BUDGET_MS / 1000} s budget)`);
-    const client = new Client(server.url, bench.pat);
+    const client = new Client(started.url, bench.pat);
     try {
-      await measure({ storage, client, bench, seeded, count, report, server });
+      await measure({ storage, client, bench, seeded, count, report, server: started });
     } finally {
       client.close();
     }

@@ -14,13 +14,13 @@
  */
 import os from 'node:os';
 import { fmt } from './lib/format.ts';
-import { startServer, type Server } from './lib/server.ts';
+import type { Server } from './lib/server.ts';
 import { pgliteStorage, postgresStorage, type Storage } from './lib/storage.ts';
 import { Client } from './records/client.ts';
 import { percentile, Report, type Timings } from './records/report.ts';
 import { sampleInTurn, type Request } from './records/sample.ts';
-import { seedRecords } from './records/seed.ts';
-import { createBenchDatabase, type BenchDatabase } from './records/setup.ts';
+import { seededServer } from './records/seeded-server.ts';
+import type { BenchDatabase } from './records/setup.ts';
 import { newRecordValues } from './records/values.ts';
 
 const env = process.env;
@@ -34,7 +34,7 @@ const LOAD_CLIENTS = 4;
 /** Slices of the load, alternating between the servers. */
 const LOAD_SLICE_MS = 2000;
 /** What the yardstick server runs without: the plugins that tap record writes, and those that cannot run without them. */
-export const WRITE_TAPS_OFF = 'activity,record-versions,search,notifications,webhooks,automations,approvals,buttons';
+const WRITE_TAPS_OFF = 'activity,record-versions,search,notifications,webhooks,automations,approvals,buttons';
 const args = new Set(process.argv.slice(2));
 const options = (status: number) => ({ iterations: ITERATIONS, budgetMs: BUDGET_MS, minimum: Math.min(ITERATIONS, 50), warmup: WARMUP, status });
 
@@ -43,33 +43,17 @@ interface Side {
   storage: Storage;
   server: Server;
   bench: BenchDatabase;
+  /** Up to 2,000 of the seeded records, spread over the table: what the patches write. */
   ids: string[];
   client: Client;
 }
 
 async function side(make: () => Storage, count: number, pluginsOff: string): Promise<Side> {
   const storage = make();
-  const extra: Record<string, string> = pluginsOff ? { BENCH_PLUGINS_OFF: pluginsOff } : {};
-  let server: Server | null = await startServer(storage, null, 'server.ts', extra);
   try {
-    const bench = await createBenchDatabase(server.url);
-    // PGlite: one process owns the directory, so the server stops while the bench fills it.
-    if (storage.kind === 'pglite') {
-      await server.stop();
-      server = null;
-    }
-    const db = await storage.open();
-    let ids: string[];
-    try {
-      await seedRecords(db, bench, count, () => {});
-      ids = (await db.knex(bench.table).orderBy('number').pluck('id')) as string[];
-    } finally {
-      await db.close();
-    }
-    server ??= await startServer(storage, null, 'server.ts', extra);
-    return { storage, server, bench, ids, client: new Client(server.url, bench.pat) };
+    const { server, bench, seeded } = await seededServer(storage, count, { env: pluginsOff ? { BENCH_PLUGINS_OFF: pluginsOff } : {} });
+    return { storage, server, bench, ids: seeded.ids, client: new Client(server.url, bench.pat) };
   } catch (err) {
-    await server?.stop();
     await storage.cleanup();
     throw err;
   }
