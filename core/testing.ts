@@ -16,7 +16,7 @@ import { PostgresTemplates } from './postgres-templates.ts';
 import { EVENTS_TABLE, eventsOfRow, OUTBOX_COLUMNS, type DomainEvent } from './events.ts';
 
 export { signUp, createWorkspace, joinWorkspace, type SignedUpUser, type CreatedWorkspace, type JoinedMember } from './testing-people.ts';
-export { CALLERS, PEOPLE, type Caller, type MatrixRequest, type MatrixRow, type People, type Person, type World } from './testing-matrix.ts';
+export { CALLERS, PEOPLE, perWorld, type Caller, type MatrixRequest, type MatrixRow, type People, type Person, type World } from './testing-matrix.ts';
 
 export interface TestKernelOptions {
   /**
@@ -105,7 +105,6 @@ export async function startTestKernel(opts: TestKernelOptions = {}): Promise<Tes
   return t;
 }
 
-/** How long each test kernel this process started took to start (ms): what a slow test file spends it on. */
 /**
  * The events recorded in the outbox, one per event however they are stored (a bulk write's share a row), in id order:
  * `where` narrows by name and workspace.
@@ -115,6 +114,7 @@ export async function recordedEvents(t: TestKernel, where: { name?: string; work
   return rows.flatMap(eventsOfRow);
 }
 
+/** How long each test kernel this process started took to start (ms): what a slow test file spends it on. */
 export const kernelStarts: number[] = [];
 
 /** The test kernels started and not stopped yet, with the test file line that started each. */

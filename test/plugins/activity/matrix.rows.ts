@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { MatrixRow, TestKernel, World } from '../../../core/testing.ts';
+import { perWorld, type MatrixRow, type TestKernel, type World } from '../../../core/testing.ts';
 
 /**
  * The activity plugin's rows of the authorization matrix. Statuses follow the callers' order:
@@ -16,11 +16,14 @@ async function changedRecord(t: TestKernel, w: World): Promise<string> {
   return res.body.id;
 }
 
+/** Read by every caller of its read-only row: made once per world. */
+const trailedRecord = perWorld(changedRecord);
+
 export const rows: MatrixRow[] = [
   {
     route: 'GET /workspaces/{ws}/databases/{db}/records/{id}/activity',
     expect: '404 200 200 200 200 200 404 200 200 200 404 401',
-    request: async (w, _c, t) => ({ path: `/workspaces/${w.ws}/databases/${w.databaseD}/records/${await changedRecord(t, w)}/activity` }),
+    request: async (w, _c, t) => ({ path: `/workspaces/${w.ws}/databases/${w.databaseD}/records/${await trailedRecord(t, w)}/activity` }),
     foreign: (w) => ({ path: `/workspaces/${w.ws}/databases/${w.foreign.database}/records/${randomUUID()}/activity` }),
   },
   {

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { MatrixRow, TestKernel, World } from '../../../core/testing.ts';
+import { perWorld, type MatrixRow, type TestKernel, type World } from '../../../core/testing.ts';
 
 /**
  * The attachments plugin's rows of the authorization matrix. Statuses follow the callers' order:
@@ -50,6 +50,9 @@ async function newAttachment(t: TestKernel, w: World): Promise<string> {
 
 const foreignAttachment = (w: World) => `${records(w, w.foreign.database)}/${randomUUID()}/attachments/${randomUUID()}`;
 
+/** Read by every caller of its read-only row: made once per world. */
+const readAttachment = perWorld(newAttachment);
+
 export const rows: MatrixRow[] = [
   {
     route: 'POST /workspaces/{ws}/databases/{db}/records/{id}/attachments',
@@ -63,7 +66,7 @@ export const rows: MatrixRow[] = [
   {
     route: 'GET /workspaces/{ws}/databases/{db}/records/{id}/attachments/{aid}',
     expect: '404 200 200 200 200 200 404 200 200 200 404 401',
-    request: async (w, _c, t) => ({ path: await newAttachment(t, w) }),
+    request: async (w, _c, t) => ({ path: await readAttachment(t, w) }),
     foreign: (w) => ({ path: foreignAttachment(w) }),
   },
   {
@@ -75,13 +78,13 @@ export const rows: MatrixRow[] = [
   {
     route: 'GET /workspaces/{ws}/databases/{db}/records/{id}/attachments/{aid}/content',
     expect: '404 200 200 200 200 200 404 200 200 200 404 401',
-    request: async (w, _c, t) => ({ path: `${await newAttachment(t, w)}/content` }),
+    request: async (w, _c, t) => ({ path: `${await readAttachment(t, w)}/content` }),
     foreign: (w) => ({ path: `${foreignAttachment(w)}/content` }),
   },
   {
     route: 'GET /workspaces/{ws}/databases/{db}/records/{id}/attachments/{aid}/thumbnail',
     expect: '404 200 200 200 200 200 404 200 200 200 404 401',
-    request: async (w, _c, t) => ({ path: `${await newAttachment(t, w)}/thumbnail` }),
+    request: async (w, _c, t) => ({ path: `${await readAttachment(t, w)}/thumbnail` }),
     foreign: (w) => ({ path: `${foreignAttachment(w)}/thumbnail` }),
   },
 ];

@@ -1,4 +1,4 @@
-import type { MatrixRow, TestKernel, World } from '../../../core/testing.ts';
+import { perWorld, type MatrixRow, type TestKernel, type World } from '../../../core/testing.ts';
 
 /**
  * The automations plugin's rows. Statuses follow the callers' order:
@@ -48,10 +48,13 @@ const CREATORS = (ok: number) => `404 ${ok} ${ok} 403 403 403 404 403 ${ok} ${ok
 const CREATORS_WS = (ok: number) => `404 ${ok} ${ok} 403 403 403 403 403 ${ok} ${ok} 404 401`;
 
 // A read token's ceiling is below creator, so it reads no automation either: automations are design, not data.
+/** Read by every caller of its read-only row: made once per world. */
+const readAutomation = perWorld(made);
+
 export const rows: MatrixRow[] = [
   { route: 'POST /workspaces/{ws}/automations', expect: CREATORS_WS(201), request: (w) => ({ path: list(w.ws), body: RULE(w.databaseD) }) },
   { route: 'GET /workspaces/{ws}/automations', expect: CREATORS_WS(200), request: (w) => ({ path: list(w.ws) }) },
-  { route: 'GET /workspaces/{ws}/automations/{id}', expect: CREATORS(200), request: async (w, _c, t) => ({ path: `${list(w.ws)}/${(await made(t, w)).id}` }), foreign: async (w, t) => ({ path: `${list(w.ws)}/${(await theirs(t, w)).id}` }) },
+  { route: 'GET /workspaces/{ws}/automations/{id}', expect: CREATORS(200), request: async (w, _c, t) => ({ path: `${list(w.ws)}/${(await readAutomation(t, w)).id}` }), foreign: async (w, t) => ({ path: `${list(w.ws)}/${(await theirs(t, w)).id}` }) },
   {
     route: 'PATCH /workspaces/{ws}/automations/{id}',
     expect: CREATORS(200),
@@ -74,8 +77,8 @@ export const rows: MatrixRow[] = [
     },
     foreign: async (w, t) => ({ path: `${list(w.ws)}/${(await theirs(t, w)).id}/dry-run`, body: { record_id: '00000000-0000-4000-8000-000000000000' } }),
   },
-  { route: 'GET /workspaces/{ws}/automations/{id}/runs', expect: CREATORS(200), request: async (w, _c, t) => ({ path: `${list(w.ws)}/${(await made(t, w)).id}/runs` }), foreign: async (w, t) => ({ path: `${list(w.ws)}/${(await theirs(t, w)).id}/runs` }) },
-  { route: 'GET /workspaces/{ws}/runs/{id}', expect: CREATORS(200), request: async (w, _c, t) => ({ path: `/workspaces/${w.ws}/runs/${(await made(t, w)).run}` }), foreign: async (w, t) => ({ path: `/workspaces/${w.ws}/runs/${(await theirs(t, w)).run}` }) },
+  { route: 'GET /workspaces/{ws}/automations/{id}/runs', expect: CREATORS(200), request: async (w, _c, t) => ({ path: `${list(w.ws)}/${(await readAutomation(t, w)).id}/runs` }), foreign: async (w, t) => ({ path: `${list(w.ws)}/${(await theirs(t, w)).id}/runs` }) },
+  { route: 'GET /workspaces/{ws}/runs/{id}', expect: CREATORS(200), request: async (w, _c, t) => ({ path: `/workspaces/${w.ws}/runs/${(await readAutomation(t, w)).run}` }), foreign: async (w, t) => ({ path: `/workspaces/${w.ws}/runs/${(await theirs(t, w)).run}` }) },
   // The token is the credential: whoever holds it, signed in or not, starts a run.
   { route: 'POST /hooks/{token}', expect: '202 202 202 202 202 202 202 202 202 202 202 202', request: async (w, _c, t) => ({ path: await hookPath(t, w), body: {} }) },
   { route: 'POST /workspaces/{ws}/runs/{id}/cancel', expect: CREATORS(200), request: async (w, _c, t) => ({ path: `/workspaces/${w.ws}/runs/${await queued(t, w)}/cancel` }), foreign: async (w, t) => ({ path: `/workspaces/${w.ws}/runs/${(await theirs(t, w)).run}/cancel` }) },

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { Caller, MatrixRow, SignedUpUser, TestKernel, World } from '../../../core/testing.ts';
+import { perWorld, type Caller, type MatrixRow, type SignedUpUser, type TestKernel, type World } from '../../../core/testing.ts';
 
 /**
  * The comments plugin's rows of the authorization matrix. Statuses follow the callers' order:
@@ -32,11 +32,14 @@ async function ownComment(t: TestKernel, w: World, caller: Caller): Promise<stri
   return `${comments(w, record)}/${comment.id}`;
 }
 
+/** Read by every caller of its read-only row: made once per world. */
+const discussedRecord = perWorld(recordOfD);
+
 export const rows: MatrixRow[] = [
   {
     route: 'GET /workspaces/{ws}/databases/{db}/records/{id}/comments',
     expect: '404 200 200 200 200 200 404 200 200 200 404 401',
-    request: async (w, _c, t) => ({ path: comments(w, await recordOfD(t, w)) }),
+    request: async (w, _c, t) => ({ path: comments(w, await discussedRecord(t, w)) }),
     foreign: (w) => ({ path: comments(w, randomUUID(), w.foreign.database) }),
   },
   {

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { MatrixRow, SignedUpUser, TestKernel, World } from '../../../core/testing.ts';
+import { perWorld, type MatrixRow, type SignedUpUser, type TestKernel, type World } from '../../../core/testing.ts';
 
 /**
  * The documents plugin's rows of the authorization matrix. Statuses follow the callers' order:
@@ -25,11 +25,17 @@ const foreignDocument = async (w: World, t: TestKernel, suffix = '') => ({
   path: `/workspaces/${w.ws}/documents/${(await call(t, w.people.outsider, `/workspaces/${w.otherWs}/documents`, { title: 'Theirs', space_id: w.foreign.space })).id}${suffix}`,
 });
 
+/** Read by every caller of its read-only row: made once per world. */
+const describedRecord = perWorld(recordOfD);
+
+/** Read by every caller of its read-only row: made once per world. */
+const readDocument = perWorld(documentInS);
+
 export const rows: MatrixRow[] = [
   {
     route: 'GET /workspaces/{ws}/databases/{db}/records/{id}/description',
     expect: '404 200 200 200 200 200 404 200 200 200 404 401',
-    request: async (w, _c, t) => ({ path: description(w, await recordOfD(t, w)) }),
+    request: async (w, _c, t) => ({ path: description(w, await describedRecord(t, w)) }),
     foreign: (w) => ({ path: description(w, randomUUID(), w.foreign.database) }),
   },
   {
@@ -49,7 +55,7 @@ export const rows: MatrixRow[] = [
   {
     route: 'GET /workspaces/{ws}/documents/{id}',
     expect: '404 200 200 200 200 200 404 200 200 200 404 401',
-    request: async (w, _c, t) => ({ path: `/workspaces/${w.ws}/documents/${await documentInS(t, w)}` }),
+    request: async (w, _c, t) => ({ path: `/workspaces/${w.ws}/documents/${await readDocument(t, w)}` }),
     foreign: (w, t) => foreignDocument(w, t),
   },
   {
@@ -67,7 +73,7 @@ export const rows: MatrixRow[] = [
   {
     route: 'GET /workspaces/{ws}/documents/{id}/content',
     expect: '404 200 200 200 200 200 404 200 200 200 404 401',
-    request: async (w, _c, t) => ({ path: `/workspaces/${w.ws}/documents/${await documentInS(t, w)}/content` }),
+    request: async (w, _c, t) => ({ path: `/workspaces/${w.ws}/documents/${await readDocument(t, w)}/content` }),
     foreign: (w, t) => foreignDocument(w, t, '/content'),
   },
   {

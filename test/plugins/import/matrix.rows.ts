@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { MatrixRow, TestKernel, World } from '../../../core/testing.ts';
+import { perWorld, type MatrixRow, type TestKernel, type World } from '../../../core/testing.ts';
 
 /**
  * The import plugin's rows of the authorization matrix. Statuses follow the callers' order:
@@ -23,6 +23,9 @@ async function anImport(t: TestKernel, w: World): Promise<string> {
 
 const file = { bytes: Buffer.from('notes\nhello\n'), filename: 'a.csv', type: 'text/csv' };
 
+/** Read by every caller of its read-only row: made once per world. */
+const readImport = perWorld(anImport);
+
 export const rows: MatrixRow[] = [
   {
     // Editors import. The matrix sends the file alone: past the permission checks, a file without its `mapping` part is a 422.
@@ -35,7 +38,7 @@ export const rows: MatrixRow[] = [
     // Whoever reads the database reads its imports.
     route: 'GET /workspaces/{ws}/databases/{db}/imports/{id}',
     expect: '404 200 200 200 200 200 404 200 200 200 404 401',
-    request: async (w, _c, t) => ({ path: `/workspaces/${w.ws}/databases/${w.databaseD}/imports/${await anImport(t, w)}` }),
+    request: async (w, _c, t) => ({ path: `/workspaces/${w.ws}/databases/${w.databaseD}/imports/${await readImport(t, w)}` }),
     foreign: (w) => ({ path: `/workspaces/${w.ws}/databases/${w.foreign.database}/imports/${randomUUID()}` }),
   },
 ];
