@@ -7,6 +7,7 @@ import os from 'node:os';
 import fs from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
+import { embeddedRunOnly } from '../fixtures/suite-runs.ts';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const PG_URL = process.env.DATABASE_URL;
@@ -36,7 +37,9 @@ function start(env: Record<string, string>) {
 describe('serving with several worker processes (WORKERS)', function () {
   this.timeout(120_000);
 
-  it('refuses WORKERS > 1 on the embedded database, naming the key', async () => {
+  it('refuses WORKERS > 1 on the embedded database, naming the key', async function () {
+    // The server it starts is given no DATABASE_URL: the PostgreSQL run would check the same thing again.
+    embeddedRunOnly(this);
     const run = start({ WORKERS: '2', PORT: String(await freePort()) });
     const [code] = await run.exited;
     assert.equal(code, 1);
