@@ -106,13 +106,14 @@ describe('process caches: kept true by the database', () => {
   });
 
   (process.env.DATABASE_URL ? it : it.skip)('reconnects its listening connection when PostgreSQL drops it, and keeps answering meanwhile', async () => {
-    // Only this kernel's listener: the kernels of test files running beside this one keep theirs.
+    // Only this kernel's listener: the kernels of test files running beside this one keep theirs (a cloned database's
+    // kernel has the same schema name as every other clone's, so its database tells it apart).
     const name = listenerName(w.t.storage.schema!);
     const listeners = async (): Promise<number[]> =>
-      (await w.t.db.raw('SELECT pid FROM pg_stat_activity WHERE application_name = ? AND backend_start IS NOT NULL', [name])).rows.map((r: { pid: number }) => r.pid);
+      (await w.t.db.raw('SELECT pid FROM pg_stat_activity WHERE application_name = ? AND datname = current_database() AND backend_start IS NOT NULL', [name])).rows.map((r: { pid: number }) => r.pid);
     const before = await listeners();
     assert.equal(before.length, 1);
-    await w.t.db.raw('SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = ?', [name]);
+    await w.t.db.raw('SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = ? AND datname = current_database()', [name]);
     await w.t.request.get(w.url()).set(w.editor.auth).expect(200);
     await eventually(async () => (await listeners()).some((pid: number) => !before.includes(pid)));
     await fromElsewhere('UPDATE users SET name = $1 WHERE id = $2', ['Mia Again', w.member.id]);
