@@ -50,7 +50,7 @@ async function newAttachment(t: TestKernel, w: World): Promise<string> {
 
 const foreignAttachment = (w: World) => `${records(w, w.foreign.database)}/${randomUUID()}/attachments/${randomUUID()}`;
 
-/** Read by every caller of its read-only row: made once per world. */
+/** Read by every caller of the read-only rows: made once per world. */
 const readAttachment = perWorld(newAttachment);
 
 export const rows: MatrixRow[] = [

@@ -47,10 +47,10 @@ const CREATORS = (ok: number) => `404 ${ok} ${ok} 403 403 403 404 403 ${ok} ${ok
 /** Workspace-wide routes: a guest knows the workspace, so is refused (403) rather than kept in the dark. */
 const CREATORS_WS = (ok: number) => `404 ${ok} ${ok} 403 403 403 403 403 ${ok} ${ok} 404 401`;
 
-// A read token's ceiling is below creator, so it reads no automation either: automations are design, not data.
-/** Read by every caller of its read-only row: made once per world. */
+/** Read by every caller of the read-only rows: made once per world. */
 const readAutomation = perWorld(made);
 
+// A read token's ceiling is below creator, so it reads no automation either: automations are design, not data.
 export const rows: MatrixRow[] = [
   { route: 'POST /workspaces/{ws}/automations', expect: CREATORS_WS(201), request: (w) => ({ path: list(w.ws), body: RULE(w.databaseD) }) },
   { route: 'GET /workspaces/{ws}/automations', expect: CREATORS_WS(200), request: (w) => ({ path: list(w.ws) }) },

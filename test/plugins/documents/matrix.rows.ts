@@ -25,10 +25,8 @@ const foreignDocument = async (w: World, t: TestKernel, suffix = '') => ({
   path: `/workspaces/${w.ws}/documents/${(await call(t, w.people.outsider, `/workspaces/${w.otherWs}/documents`, { title: 'Theirs', space_id: w.foreign.space })).id}${suffix}`,
 });
 
-/** Read by every caller of its read-only row: made once per world. */
+/** Read by every caller of the read-only rows: made once per world. */
 const describedRecord = perWorld(recordOfD);
-
-/** Read by every caller of its read-only row: made once per world. */
 const readDocument = perWorld(documentInS);
 
 export const rows: MatrixRow[] = [
