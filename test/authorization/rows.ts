@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { type TestKernel, signUp } from '../../core/testing.ts';
 import { PNG } from '../plugins/users/images.ts';
 import { personOf } from './world.ts';
-import type { Caller, MatrixRow, World } from '../../core/testing-matrix.ts';
+import { perWorld, type Caller, type MatrixRow, type World } from '../../core/testing-matrix.ts';
 
 const ALL = (s: number) => Array(12).fill(String(s)).join(' ');
 
@@ -41,22 +41,14 @@ async function defaultView(t: TestKernel, w: World): Promise<string> {
 /** A many-to-many relation of D with itself, with link fields of new names. */
 const selfRelation = (w: World) => ({ from_database_id: w.databaseD, to_database_id: w.databaseD, kind: 'many_to_many', from_field_name: `Out ${unique++}`, to_field_name: `In ${unique++}` });
 
-const links = new WeakMap<World, Promise<{ relation: string; field: string; record: string; target: string }>>();
 /** One self-relation of D per world, with two records to link. */
-function linkOf(t: TestKernel, w: World): Promise<{ relation: string; field: string; record: string; target: string }> {
-  let made = links.get(w);
-  if (!made) {
-    made = (async () => {
-      const relation = await creatorCall(t, w, `/workspaces/${w.ws}/relations`, selfRelation(w));
-      const records = `/workspaces/${w.ws}/databases/${w.databaseD}/records`;
-      const record = (await creatorCall(t, w, records, { values: { name: 'Links from' } })).id;
-      const target = (await creatorCall(t, w, records, { values: { name: 'Links to' } })).id;
-      return { relation: relation.id, field: relation.from_field.api_name, record, target };
-    })();
-    links.set(w, made);
-  }
-  return made;
-}
+const linkOf = perWorld(async (t: TestKernel, w: World): Promise<{ relation: string; field: string; record: string; target: string }> => {
+  const relation = await creatorCall(t, w, `/workspaces/${w.ws}/relations`, selfRelation(w));
+  const records = `/workspaces/${w.ws}/databases/${w.databaseD}/records`;
+  const record = (await creatorCall(t, w, records, { values: { name: 'Links from' } })).id;
+  const target = (await creatorCall(t, w, records, { values: { name: 'Links to' } })).id;
+  return { relation: relation.id, field: relation.from_field.api_name, record, target };
+});
 
 const rulesOf = (w: World, relation: string) => `/workspaces/${w.ws}/relations/${relation}/auto-link-rules`;
 

@@ -13,22 +13,14 @@ const PNG = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR
 const file = { bytes: PNG, filename: 'dot.png', type: 'image/png' };
 
 /** A database of S (made by its creator) with an attachment field, one per world. */
-const databases = new WeakMap<World, Promise<string>>();
-function filesDatabase(t: TestKernel, w: World): Promise<string> {
-  let made = databases.get(w);
-  if (!made) {
-    made = (async () => {
-      const auth = w.people.creator.auth;
-      const db = await t.request.post(`/api/v1/workspaces/${w.ws}/databases`).set(auth).send({ name: 'Attachments matrix', space_id: w.spaceS });
-      if (db.status !== 201) throw new Error(`database: ${db.status} ${JSON.stringify(db.body)}`);
-      const field = await t.request.post(`/api/v1/workspaces/${w.ws}/databases/${db.body.id}/fields`).set(auth).send({ name: 'Files', type: 'attachment' });
-      if (field.status !== 201) throw new Error(`field: ${field.status} ${JSON.stringify(field.body)}`);
-      return db.body.id as string;
-    })();
-    databases.set(w, made);
-  }
-  return made;
-}
+const filesDatabase = perWorld(async (t: TestKernel, w: World): Promise<string> => {
+  const auth = w.people.creator.auth;
+  const db = await t.request.post(`/api/v1/workspaces/${w.ws}/databases`).set(auth).send({ name: 'Attachments matrix', space_id: w.spaceS });
+  if (db.status !== 201) throw new Error(`database: ${db.status} ${JSON.stringify(db.body)}`);
+  const field = await t.request.post(`/api/v1/workspaces/${w.ws}/databases/${db.body.id}/fields`).set(auth).send({ name: 'Files', type: 'attachment' });
+  if (field.status !== 201) throw new Error(`field: ${field.status} ${JSON.stringify(field.body)}`);
+  return db.body.id as string;
+});
 
 const records = (w: World, db: string) => `/workspaces/${w.ws}/databases/${db}/records`;
 

@@ -1,4 +1,4 @@
-import type { MatrixRow, TestKernel, World } from '../../../core/testing.ts';
+import { perWorld, type MatrixRow, type TestKernel, type World } from '../../../core/testing.ts';
 
 /**
  * The buttons plugin's rows. Statuses follow the callers' order:
@@ -14,16 +14,10 @@ async function creatorPost(t: TestKernel, w: World, path: string, body: object):
 }
 
 /** One button on D per world (its automation changes nothing it can find), pressed on a new record each time. */
-const buttons = new WeakMap<World, Promise<string>>();
-function buttonOf(t: TestKernel, w: World): Promise<string> {
-  if (!buttons.has(w)) {
-    buttons.set(w, (async () => {
-      const automation = await creatorPost(t, w, '/automations', { name: 'Matrix button', database_id: w.databaseD, trigger: { type: 'button' }, actions: [{ type: 'update_record', values: {} }], enabled: true });
-      return (await creatorPost(t, w, `/databases/${w.databaseD}/fields`, { name: 'Matrix press', type: 'button', options: { label: 'Press', automation_id: automation.id } })).api_name!;
-    })());
-  }
-  return buttons.get(w)!;
-}
+const buttonOf = perWorld(async (t: TestKernel, w: World): Promise<string> => {
+  const automation = await creatorPost(t, w, '/automations', { name: 'Matrix button', database_id: w.databaseD, trigger: { type: 'button' }, actions: [{ type: 'update_record', values: {} }], enabled: true });
+  return (await creatorPost(t, w, `/databases/${w.databaseD}/fields`, { name: 'Matrix press', type: 'button', options: { label: 'Press', automation_id: automation.id } })).api_name!;
+});
 
 export const rows: MatrixRow[] = [
   {
