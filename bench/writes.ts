@@ -13,9 +13,11 @@
  * line (40), BENCH_SMALL records (100000), BENCH_PGLITE_SMALL (default BENCH_SMALL), BENCH_LOAD_SECONDS per server (10).
  */
 import os from 'node:os';
+import pg from 'pg';
 import { fmt } from './lib/format.ts';
+import { backendsCpu, cpuOf } from './lib/proc.ts';
 import type { Server } from './lib/server.ts';
-import { pgliteStorage, postgresStorage, type Storage } from './lib/storage.ts';
+import { PG_URL, pgliteStorage, postgresStorage, type Storage } from './lib/storage.ts';
 import { Client } from './records/client.ts';
 import { percentile, Report, type Timings } from './records/report.ts';
 import { sampleInTurn, type Request } from './records/sample.ts';
@@ -122,20 +124,34 @@ async function compare(name: string, make: () => Storage, count: number): Promis
     }
     const loads = { on: { ms: [], bad: 0 } as Timings, off: { ms: [], bad: 0 } as Timings };
     const spent = { on: 0, off: 0 };
+    const cpu = { on: { server: 0, db: 0 }, off: { server: 0, db: 0 } };
     const serial = { n: 0 };
+    const backends = make().kind === 'postgres' ? new pg.Client({ connectionString: PG_URL }) : null;
+    await backends?.connect();
     for (let slice = 0; spent.on < LOAD_SECONDS * 1000 || spent.off < LOAD_SECONDS * 1000; slice++) {
       for (const [key, s] of (slice % 2 === 0 ? [['on', on], ['off', off]] : [['off', off], ['on', on]]) as Array<['on' | 'off', Side]>) {
+        const [serverBefore, dbBefore] = [cpuOf(s.server.pid) ?? 0, backends ? await backendsCpu(backends) : new Map<number, number>()];
         const started = performance.now();
         await loadSlice(s, started + LOAD_SLICE_MS, loads[key], serial);
         // What follows the writes after commit (search, notifications, deliveries) counts to the slice that caused it.
         await s.server.settle();
         spent[key] += performance.now() - started;
+        cpu[key].server += (cpuOf(s.server.pid) ?? 0) - serverBefore;
+        // Only one server writes at a time: the database's backends spend this slice's CPU on its writes.
+        for (const [pid, now] of backends ? await backendsCpu(backends) : []) cpu[key].db += now - (dbBefore.get(pid) ?? 0);
       }
     }
+    await backends?.end();
     const rate = (t: Timings, ms: number) => ((t.ms.length - t.bad) * 100) / (ms / 1000);
     const [onRate, offRate] = [rate(loads.on, spent.on), rate(loads.off, spent.off)];
-    report.rate(`load: ${LOAD_CLIENTS} clients × bulks of 100, all`, onRate, 'records', 0, loads.on, `(p50 ${fmt(percentile(loads.on.ms, 50), 1)} ms per bulk)`);
-    report.rate(`load: ${LOAD_CLIENTS} clients × bulks of 100, taps off`, offRate, 'records', 0, loads.off, `(p50 ${fmt(percentile(loads.off.ms, 50), 1)} ms per bulk)`);
+    // CPU per 1,000 records: on a shared machine what the work costs, where the rate also tells what else ran.
+    const costOf = (key: 'on' | 'off') => {
+      const thousands = (loads[key].ms.length - loads[key].bad) / 10;
+      const db = backends ? `, database ${fmt((cpu[key].db * 1000) / thousands)} ms` : '';
+      return `(p50 ${fmt(percentile(loads[key].ms, 50), 1)} ms per bulk; CPU per 1,000 records: server ${fmt((cpu[key].server * 1000) / thousands)} ms${db})`;
+    };
+    report.rate(`load: ${LOAD_CLIENTS} clients × bulks of 100, all`, onRate, 'records', 0, loads.on, costOf('on'));
+    report.rate(`load: ${LOAD_CLIENTS} clients × bulks of 100, taps off`, offRate, 'records', 0, loads.off, costOf('off'));
     const ratio = onRate / offRate;
     report.note(`${'ratio all/off: load'.padEnd(44)} ${fmt(ratio, 2)}× the records per second (target ≥ 0.8×) ${ratio >= 0.8 ? 'PASS' : 'MISS'}`);
     return !report.invalid;
