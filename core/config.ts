@@ -72,6 +72,18 @@ export const ConfigSchema = Type.Object(
       },
       { additionalProperties: false, default: {} },
     ),
+    secrets: Type.Object(
+      {
+        /**
+         * The instance key credentials are sealed under (at least 32 characters); every instance of one database needs
+         * the same. Without one, a key file is made in the data directory.
+         */
+        key: Type.Optional(Type.String({ minLength: 32 })),
+        /** Keys sealed under before: they still open what they sealed, until `npm run rotate-secret-key`. */
+        previousKeys: Type.Array(Type.String({ minLength: 32 }), { default: [] }),
+      },
+      { additionalProperties: false, default: {} },
+    ),
     plugins: Type.Record(Type.String({ pattern: '^[a-z][a-z0-9-]*$' }), PluginEntry, { default: {} }),
   },
   { additionalProperties: false },
@@ -81,7 +93,8 @@ export type KernelConfig = Static<typeof ConfigSchema> & {
   /** Directory the config file lives in; `resolve` paths are relative to it. */
   baseDir: string;
 };
-export type ConfigInput = Partial<Omit<Static<typeof ConfigSchema>, 'http' | 'metrics' | 'jobs' | 'events'>> & {
+export type ConfigInput = Partial<Omit<Static<typeof ConfigSchema>, 'http' | 'metrics' | 'jobs' | 'events' | 'secrets'>> & {
+  secrets?: Partial<Static<typeof ConfigSchema>['secrets']>;
   http?: Partial<Static<typeof ConfigSchema>['http']>;
   metrics?: Partial<Static<typeof ConfigSchema>['metrics']>;
   jobs?: Partial<Static<typeof ConfigSchema>['jobs']>;
@@ -118,6 +131,8 @@ const ENV_KEYS: Array<[string, (raw: Record<string, any>, v: string) => void]> =
   ['METRICS_ENABLED', (c, v) => ((c.metrics ??= {}).enabled = v === 'true' || v === '1')],
   ['METRICS_TOKEN', (c, v) => ((c.metrics ??= {}).token = v)],
   ['EVENTS_RETENTION_DAYS', (c, v) => ((c.events ??= {}).retentionDays = v)],
+  ['TESSERA_SECRET_KEY', (c, v) => ((c.secrets ??= {}).key = v)],
+  ['TESSERA_PREVIOUS_SECRET_KEYS', (c, v) => ((c.secrets ??= {}).previousKeys = v.split(',').map((k) => k.trim()).filter(Boolean))],
   // The auth plugin validates them (and creates the admin) at start; here they only find their way into its options.
   ['ADMIN_EMAIL', (c, v) => (authAdminOf(c).email = v)],
   ['ADMIN_PASSWORD', (c, v) => (authAdminOf(c).password = v)],

@@ -5,6 +5,7 @@ import { AppError, StartupError } from './errors.ts';
 import type { Principal } from './principal.ts';
 import type { Db } from './db.ts';
 import type { Location, LocateRequest, WorkspaceAccess } from './authz.ts';
+import type { SecretBox } from './secret-box.ts';
 
 const { AsyncSeriesHook, AsyncSeriesBailHook, AsyncSeriesWaterfallHook, AsyncParallelHook, SyncHook, SyncWaterfallHook, SyncBailHook, HookMap } =
   tapable;
@@ -45,6 +46,13 @@ export interface AuthorizeRequest {
 export interface AuthorizeDecision {
   allow: boolean;
   reason?: string;
+}
+
+/** What a `secrets.rotate` tap gets; it adds to `resealed` how many values it sealed again. */
+export interface SecretsRotation {
+  trx: Db;
+  box: SecretBox;
+  resealed: Record<string, number>;
 }
 
 export interface ProviderEntry<T = unknown> {
@@ -175,6 +183,13 @@ function createKernelHooks(at: HookAttribution) {
       }),
       /** Keyed by resource type; bail: the owning plugin answers where a resource sits, or undefined when it is not in that workspace. */
       locate: attributeMap(at, 'auth.locate', new HookMap(() => new AsyncSeriesBailHook<[LocateRequest], Location | undefined>(['request']))),
+    }),
+    secrets: Object.freeze({
+      /**
+       * `npm run rotate-secret-key`: each plugin that keeps sealed values seals them again under the current key
+       * (`SecretBox.reseal`), all in the one transaction given.
+       */
+      rotate: attribute(at, 'secrets.rotate', new AsyncSeriesHook<[SecretsRotation]>(['rotation'])),
     }),
     /** Keyed by capability (mail, payment, storage, integration, llm): each tap adds its providers. */
     providers: attributeMap(at, 'providers', new HookMap(() => new SyncWaterfallHook<[ProviderEntry[]]>(['providers']))),

@@ -15,6 +15,7 @@ import { CacheSignals } from './cache.ts';
 import { KernelPrivacy } from './privacy.ts';
 import type { Host } from './host.ts';
 import type { KernelConfig } from './config.ts';
+import { Keyring } from './secret-box.ts';
 
 declare module './container.ts' {
   interface ServiceMap {
@@ -31,6 +32,7 @@ declare module './container.ts' {
     caches: CacheSignals;
     privacy: KernelPrivacy;
     load: RequestLoad;
+    secrets: Keyring;
   }
 }
 
@@ -45,6 +47,7 @@ export interface KernelServices {
   idempotency: Idempotency;
   privacy: KernelPrivacy;
   load: RequestLoad;
+  secrets: Keyring;
   metrics?: HttpMetrics;
 }
 
@@ -108,6 +111,7 @@ export async function openKernelServices(config: KernelConfig, logger: Logger, h
       idempotency,
       privacy: new KernelPrivacy(jobsSchema, config.events.retentionDays),
       load: new RequestLoad(),
+      secrets: new Keyring({ key: config.secrets.key, previousKeys: config.secrets.previousKeys, dataDir: path.resolve(config.baseDir, config.dataDir) }, logger),
       metrics: config.metrics.enabled ? new HttpMetrics() : undefined,
     };
   } catch (err) {
@@ -131,4 +135,5 @@ export function provideKernelServices(c: KernelContainer, config: KernelConfig, 
   c.provideKernel('caches', services.caches);
   c.provideKernel('privacy', services.privacy);
   c.provideKernel('load', services.load);
+  c.provideKernel('secrets', services.secrets);
 }

@@ -73,7 +73,7 @@ function errorsOf(def: RouteDef, idempotent: boolean): CodedError[] {
   const implied: CodedError[] = [];
   // A route without a body schema still reads what is sent, and refuses anything but nothing or `{}`.
   const json = !isMultipart(def) && def.bodyType !== 'form' && (def.body !== undefined || takesNoBody(def));
-  const readsBody = json || isMultipart(def) || def.bodyType === 'form';
+  const readsBody = json || isMultipart(def) || def.bodyType === 'form' || def.bodyType === 'raw';
   if (json) implied.push(KernelErrors.malformed_json);
   if (def.auth !== 'public') implied.push(KernelErrors.unauthenticated, KernelErrors.forbidden);
   if (def.path.includes('{')) implied.push(KernelErrors.not_found);
@@ -176,6 +176,8 @@ function operation(plain: Plain, pluginId: string, def: RouteDef) {
     ? { required: true, content: { 'multipart/form-data': { schema: defaultsOptional(plain(def.body)) ?? { type: 'object', required: ['file'], properties: { file: { type: 'string', format: 'binary' } } } } } }
     : def.bodyType === 'form'
       ? { required: false, content: Object.fromEntries(['application/x-www-form-urlencoded', 'multipart/form-data'].map((type) => [type, { schema: defaultsOptional(plain(def.body)), ...(def.example === undefined ? {} : { example: def.example }) }])) }
+      : def.bodyType === 'raw'
+        ? { required: false, content: { '*/*': { schema: { type: 'string', format: 'binary' } } } }
       : def.body
         ? { required: true, content: { 'application/json': { schema: defaultsOptional(plain(def.body)), ...(def.example === undefined ? {} : { example: def.example }) } } }
       : undefined;

@@ -16,7 +16,7 @@ import type { KernelHooks } from './hooks.ts';
 import type { AccessGrant, Authz } from './authz.ts';
 import { isIdempotentRoute, type Idempotency } from './idempotency.ts';
 import { findHostileInput } from './input-guard.ts';
-import { withCappedBody } from './body-cap.ts';
+import { BodyCapExceeded, BodyStalled, withCappedBody } from './body-cap.ts';
 import { InvalidUtf8, withUtf8Body } from './utf8-body.ts';
 import { boundaryProblem } from './multipart-boundary.ts';
 
@@ -103,6 +103,24 @@ function refuseStalledBody(ctx: Context, idleMs: number) {
 function mediaTypes(def: RouteDef): string[] {
   if (def.bodyType === 'form') return ['application/x-www-form-urlencoded', 'multipart/form-data'];
   return def.bodyType === 'multipart' || def.bodyType === 'upload' ? ['multipart/form-data'] : ['application/json'];
+}
+
+/** A `raw` route's body: its bytes, held to the limit and the idle time like any other, whatever its media type. */
+function rawBodyReader(limit: number, bodyIdleMs: number) {
+  return async (ctx: Context): Promise<Buffer> => {
+    if (Number(ctx.get('content-length') || 0) > limit) throw refuseBody(ctx, limit);
+    try {
+      return await withCappedBody(ctx, { cap: limit, idleMs: bodyIdleMs }, async (capped) => {
+        const chunks: Buffer[] = [];
+        for await (const chunk of capped.req) chunks.push(chunk as Buffer);
+        return Buffer.concat(chunks);
+      });
+    } catch (err) {
+      if (err instanceof BodyCapExceeded) throw refuseBody(ctx, limit);
+      if (err instanceof BodyStalled) throw refuseStalledBody(ctx, bodyIdleMs);
+      throw err;
+    }
+  };
 }
 
 function bodyParser(def: RouteDef, jsonLimit: number, bodyIdleMs: number, blobs: BlobStore) {
@@ -215,6 +233,7 @@ export function buildRouter(routes: RegisteredRoute[], opts: MountOptions): Rout
     const readsBody = def.body || multipart || takesNoBody(def);
     const validateBody = readsBody ? validator(def.body ?? NO_BODY, false) : null;
     const parseBody = readsBody ? bodyParser(def, opts.jsonLimit, opts.bodyIdleMs, opts.blobs) : null;
+    const readRaw = def.bodyType === 'raw' ? rawBodyReader(def.bodyLimit ?? opts.jsonLimit, opts.bodyIdleMs) : null;
     const template = `${API_PREFIX}${def.path}`;
     const rootResolve = opts.container.resolverFor(pluginId);
     const idempotency = isIdempotentRoute(def) ? opts.idempotency : null;
@@ -234,6 +253,7 @@ export function buildRouter(routes: RegisteredRoute[], opts: MountOptions): Rout
       refuseHostile(query, '/query');
       check(validateQuery, query, '/query');
       let body: unknown;
+      const rawBytes = readRaw ? await readRaw(ctx) : undefined;
       if (parseBody) {
         body = await parseBody(ctx);
         refuseHostile(body, '');
@@ -250,6 +270,7 @@ export function buildRouter(routes: RegisteredRoute[], opts: MountOptions): Rout
         query,
         body,
         rawBody: def.rawBody ? (ctx.request as { rawBody?: string }).rawBody : undefined,
+        rawBytes,
         principal: state.principal,
         user: isUser(state.principal) ? state.principal.user : undefined,
         access,

@@ -38,6 +38,8 @@ export interface RouteRequest<P = any, Q = any, B = any, U = PrincipalUser | und
   body: B;
   /** The JSON body's text as received, on a route that declares `rawBody` (undefined without a body). */
   rawBody?: string;
+  /** The body's bytes, unparsed, on a `raw` route (empty without a body). */
+  rawBytes?: Buffer;
   /** Who is calling: a signed-in user (session or PAT) on every route that is not `public`. */
   principal: U extends PrincipalUser ? UserPrincipal : Principal;
   /** The signed-in user (session or PAT); always there unless the route is `public`. */
@@ -108,9 +110,11 @@ export interface RouteDef<
   /**
    * `json` (default when `body` is set), `multipart` (files land in temp files: the handler reads ctx.request.files),
    * `upload` (multipart whose files stream straight into the blob store: the handler takes `streamedUpload`), or
-   * `form` (an HTML form's fields, urlencoded or multipart without files, validated by `body` like JSON; none at all is `{}`).
+   * `form` (an HTML form's fields, urlencoded or multipart without files, validated by `body` like JSON; none at all is `{}`),
+   * or `raw` (any media type, its bytes handed over unparsed as `rawBytes`: a receiver checks a signature over them
+   * before it reads anything; no `body` schema).
    */
-  bodyType?: 'json' | 'multipart' | 'upload' | 'form';
+  bodyType?: 'json' | 'multipart' | 'upload' | 'form' | 'raw';
   /** Per-route body limit in bytes (JSON or multipart). */
   bodyLimit?: number;
   /** The handler also gets the JSON body's exact text as `rawBody`, e.g. to check a signature over its bytes. */
@@ -154,7 +158,7 @@ export function isMultipart(def: Pick<RouteDef, 'bodyType'>): boolean {
  * nothing or `{}` passes; anything else is refused like a bad body.
  */
 export function takesNoBody(def: Pick<RouteDef, 'body' | 'bodyType' | 'method'>): boolean {
-  return !def.body && !isMultipart(def) && def.method !== 'GET';
+  return !def.body && !isMultipart(def) && def.bodyType !== 'raw' && def.method !== 'GET';
 }
 
 /** A route of any shape, as plugins hand them to `ctx.routes`. */

@@ -1,0 +1,177 @@
+import type { Db } from '../../core/db.ts';
+import { invalidField, notFound, validationFailed } from '../../core/errors.ts';
+import { keysetPage, type Page } from '../../core/pagination.ts';
+import type { UserPrincipal } from '../../core/principal.ts';
+import { randomSecret } from '../../core/secrets.ts';
+import type { Keyring } from '../../core/secret-box.ts';
+import { IntegrationErrors } from './errors.ts';
+import type { Credentials, IntegrationProvider } from './hooks.ts';
+import type { ProviderRegistry } from './providers.ts';
+import type { Connection, CreateConnectionBody, CreatedConnection } from './schemas.ts';
+
+export const CONNECTIONS = 'integration_connections';
+const COLUMNS = ['id', 'workspace_id', 'provider', 'name', 'status', 'account', 'scopes', 'created_by', 'created_at', 'last_used_at', 'expires_at'];
+
+export interface ConnectionRow {
+  id: string;
+  workspace_id: string;
+  provider: string;
+  name: string;
+  status: Connection['status'];
+  account: { id: string; name: string } | null;
+  scopes: string[];
+  created_by: string | null;
+  created_at: Date;
+  last_used_at: Date | null;
+  expires_at: Date | null;
+}
+
+/** What a sealed column's context is: the connection and the column, so a value copied elsewhere does not open. */
+export const sealContext = (connectionId: string, column: 'credentials' | 'webhook_secret') => `integration_connections/${connectionId}/${column}`;
+
+interface Deps {
+  db: Db;
+  providers: ProviderRegistry;
+  secrets: Keyring;
+  /** The instance's public address, for the receivers' URLs. */
+  publicUrl: () => string;
+}
+
+/**
+ * A workspace's connections to providers. Credentials are tested with the provider before anything is stored, sealed
+ * under the instance key, and never leave: no answer, export or log carries them. A provider that signs its deliveries
+ * with a shared secret gets one (given or made) shown once, in the create answer.
+ */
+export class ConnectionService {
+  constructor(private readonly deps: Deps) {}
+
+  webhookUrl(provider: IntegrationProvider, connectionId: string): string | null {
+    return provider.verifyWebhook ? `${this.deps.publicUrl()}/api/v1/integrations/${provider.id}/webhook/${connectionId}` : null;
+  }
+
+  present(row: ConnectionRow): Connection {
+    const provider = this.deps.providers.find(row.provider);
+    return {
+      id: row.id,
+      workspace_id: row.workspace_id,
+      provider: row.provider,
+      name: row.name,
+      status: row.status,
+      account: row.account,
+      scopes: row.scopes,
+      webhook_url: provider ? this.webhookUrl(provider, row.id) : null,
+      created_by: row.created_by,
+      created_at: row.created_at.toISOString(),
+      last_used_at: row.last_used_at?.toISOString() ?? null,
+      expires_at: row.expires_at?.toISOString() ?? null,
+    };
+  }
+
+  async create(principal: UserPrincipal, workspaceId: string, body: CreateConnectionBody): Promise<CreatedConnection> {
+    const provider = this.deps.providers.find(body.provider);
+    if (!provider) throw invalidField('/provider', `"${body.provider}" is not a provider of this instance (GET /integrations lists them).`);
+    if (body.webhook_secret !== undefined && !provider.signsWithSharedSecret) {
+      throw invalidField('/webhook_secret', `${provider.name} does not sign its deliveries with a shared secret.`);
+    }
+    const credentials = this.checkedCredentials(provider, body.credentials);
+    let account: ConnectionRow['account'] = null;
+    if (provider.auth.type === 'api_key') {
+      const outcome = await provider.test(credentials);
+      if (!outcome.ok) throw IntegrationErrors.connection_failed(provider.name, outcome.detail);
+      account = outcome.account ?? null;
+    }
+    const webhookSecret = provider.signsWithSharedSecret ? (body.webhook_secret ?? randomSecret('whsec_', 40)) : null;
+    const box = this.deps.secrets.get();
+    const id = crypto.randomUUID();
+    const [row] = await this.deps.db(CONNECTIONS)
+      .insert({
+        id,
+        workspace_id: workspaceId,
+        provider: provider.id,
+        name: body.name,
+        status: 'active',
+        account: account && JSON.stringify(account),
+        scopes: JSON.stringify([]),
+        credentials: provider.auth.type === 'none' ? null : box.seal(JSON.stringify(credentials), sealContext(id, 'credentials')),
+        webhook_secret: webhookSecret && box.seal(webhookSecret, sealContext(id, 'webhook_secret')),
+        created_by: principal.user.id,
+        last_used_at: provider.auth.type === 'api_key' ? new Date() : null,
+      })
+      .returning(COLUMNS);
+    return { ...this.present(row), ...(webhookSecret ? { webhook_secret: webhookSecret } : {}) };
+  }
+
+  async list(workspaceId: string, page: { limit?: number; cursor?: string }): Promise<Page<Connection>> {
+    const q = this.deps.db(CONNECTIONS).where({ workspace_id: workspaceId }).select(COLUMNS);
+    const rows = await keysetPage<ConnectionRow>(this.deps.db, q, { keys: [{ column: 'created_at', type: 'timestamptz' }, { column: 'id', type: 'uuid' }], direction: 'desc' }, page);
+    return { data: rows.data.map((r) => this.present(r)), next_cursor: rows.next_cursor };
+  }
+
+  async get(workspaceId: string, id: string): Promise<Connection> {
+    return this.present(await this.row(this.deps.db, workspaceId, id));
+  }
+
+  /** Tests the stored credentials with the provider again; a passing test notes the connection as used. */
+  async test(workspaceId: string, id: string): Promise<{ ok: boolean; detail: string }> {
+    const row = await this.row(this.deps.db, workspaceId, id);
+    const provider = this.deps.providers.find(row.provider);
+    if (!provider) return { ok: false, detail: `The ${row.provider} provider is not enabled on this instance.` };
+    const outcome = await provider.test(await this.credentialsOf(row.id));
+    if (outcome.ok) await this.deps.db(CONNECTIONS).where({ id }).update({ last_used_at: new Date(), ...(outcome.account ? { account: JSON.stringify(outcome.account) } : {}) });
+    return { ok: outcome.ok, detail: outcome.detail };
+  }
+
+  async delete(workspaceId: string, id: string): Promise<void> {
+    const deleted = await this.deps.db(CONNECTIONS).where({ workspace_id: workspaceId, id }).delete();
+    if (deleted === 0) throw notFound();
+  }
+
+  /** A connection's credentials, opened (for the provider's calls; never for an answer). */
+  async credentialsOf(id: string, trx: Db = this.deps.db): Promise<Credentials> {
+    const row: { credentials: string | null } | undefined = await trx(CONNECTIONS).where({ id }).first('credentials');
+    if (!row?.credentials) return {};
+    return JSON.parse(this.deps.secrets.get().open(row.credentials, sealContext(id, 'credentials')));
+  }
+
+  /** The connection a receiver names, with its signing secret opened; undefined when it is not the provider's. */
+  async forReceiver(providerId: string, id: string): Promise<{ workspaceId: string; secret: string | null } | undefined> {
+    const row: { workspace_id: string; webhook_secret: string | null; status: string } | undefined = await this.deps.db(CONNECTIONS)
+      .where({ id, provider: providerId })
+      .first('workspace_id', 'webhook_secret', 'status');
+    if (!row || row.status === 'revoked') return undefined;
+    return { workspaceId: row.workspace_id, secret: row.webhook_secret && this.deps.secrets.get().open(row.webhook_secret, sealContext(id, 'webhook_secret')) };
+  }
+
+  /** Every sealed value sealed again under the current key (`npm run rotate-secret-key`), in the rotation's transaction. */
+  async reseal(trx: Db, box: ReturnType<Keyring['get']>): Promise<number> {
+    const rows: Array<{ id: string; credentials: string | null; webhook_secret: string | null }> = await trx(CONNECTIONS).select('id', 'credentials', 'webhook_secret').forUpdate();
+    let moved = 0;
+    for (const row of rows) {
+      const credentials = row.credentials && box.reseal(row.credentials, sealContext(row.id, 'credentials'));
+      const webhookSecret = row.webhook_secret && box.reseal(row.webhook_secret, sealContext(row.id, 'webhook_secret'));
+      if (credentials === row.credentials && webhookSecret === row.webhook_secret) continue;
+      await trx(CONNECTIONS).where({ id: row.id }).update({ credentials, webhook_secret: webhookSecret });
+      moved++;
+    }
+    return moved;
+  }
+
+  private async row(db: Db, workspaceId: string, id: string): Promise<ConnectionRow> {
+    const row = await db(CONNECTIONS).where({ workspace_id: workspaceId, id }).first(COLUMNS);
+    if (!row) throw notFound();
+    return row;
+  }
+
+  /** Exactly the provider's fields, each given: anything else is refused at its pointer before the provider is asked. */
+  private checkedCredentials(provider: IntegrationProvider, given: Record<string, string> | undefined): Credentials {
+    const fields = provider.auth.type === 'api_key' ? provider.auth.fields : [];
+    const errors = [
+      ...fields.filter((f) => given?.[f.name] === undefined).map((f) => ({ pointer: `/credentials/${f.name}`, detail: `${provider.name} needs "${f.label}".` })),
+      ...Object.keys(given ?? {})
+        .filter((name) => !fields.some((f) => f.name === name))
+        .map((name) => ({ pointer: `/credentials/${name}`, detail: `${provider.name} takes no credential "${name}".` })),
+    ];
+    if (errors.length > 0) throw validationFailed(errors);
+    return { ...given };
+  }
+}

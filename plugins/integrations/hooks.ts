@@ -1,0 +1,104 @@
+import type { IncomingHttpHeaders } from 'node:http';
+import { SyncWaterfallHook } from '../../core/hooks.ts';
+
+/** What a provider does for people, as `GET /integrations` lists it. */
+export const CATEGORIES = ['code_hosting', 'issue_tracking', 'chat', 'ecommerce', 'mail', 'calendar', 'video'] as const;
+export type ProviderCategory = (typeof CATEGORIES)[number];
+
+/** A credential a provider asks for when it is connected with an API key (`secret`: shown as a password, never echoed). */
+export interface CredentialField {
+  name: string;
+  label: string;
+  secret: boolean;
+}
+
+/** How a provider is connected: OAuth 2 (authorization code with PKCE), an API key's fields, or nothing. */
+export type ProviderAuth =
+  | { type: 'oauth2'; authorizeUrl: string; tokenUrl: string; scopes: string[]; clientId?: string; clientSecret?: string }
+  | { type: 'api_key'; fields: CredentialField[] }
+  | { type: 'none' };
+
+/** A connection's credentials, opened: the `api_key` fields as given, or the OAuth tokens. */
+export type Credentials = Record<string, string>;
+
+/** What testing a connection found: whether the provider took the credentials, why not, and whose account they are. */
+export interface TestOutcome {
+  ok: boolean;
+  detail: string;
+  account?: { id: string; name: string } | null;
+}
+
+/** An inbound delivery as the receiver got it: the bytes, untouched, and the headers (names in lower case). */
+export interface InboundDelivery {
+  rawBody: Buffer;
+  headers: IncomingHttpHeaders;
+  /** The connection's signing secret (null when the provider signs with none of ours). */
+  secret: string | null;
+  /** Milliseconds since the epoch, for timestamp windows. */
+  now: number;
+}
+
+/** A delivery that checked out, read: its provider id (for duplicates), its event name and what it says. */
+export interface ReadDelivery {
+  /** The provider's id of the delivery (`X-GitHub-Delivery`, `X-Shopify-Webhook-Id`…); null when it sends none. */
+  deliveryId: string | null;
+  /** Lower-case event name, `[a-z0-9_.]`: it becomes `integration.<provider>.<event>`. */
+  event: string;
+  payload: unknown;
+  /**
+   * An answer the provider expects instead of 202 (a URL validation challenge): sent as is, and the delivery is not
+   * stored.
+   */
+  reply?: { status: number; body: unknown };
+}
+
+/** Why a delivery is refused (401): a missing or wrong signature, or a timestamp outside the provider's window. */
+export interface Refusal {
+  refused: string;
+}
+
+/**
+ * One provider, as its plugin adds it to `integrations.providers`. The integrations plugin knows none itself: it
+ * stores connections, receives deliveries and lists what the providers declare.
+ */
+export interface IntegrationProvider {
+  /** `github`, `slack`, … (the plugin is `integration-<id>`). */
+  id: string;
+  name: string;
+  categories: ProviderCategory[];
+  auth: ProviderAuth;
+  /** Whether its deliveries are signed with a secret shared with us (`webhook_secret`, shown once at creation). */
+  signsWithSharedSecret?: boolean;
+  /** Checks credentials against the provider's API; never throws for a refusal (answers `ok: false`). */
+  test(credentials: Credentials): Promise<TestOutcome>;
+  /**
+   * Checks an inbound delivery's signature over its raw bytes before anything is parsed, then reads it. Absent: the
+   * provider takes no deliveries (404).
+   */
+  verifyWebhook?(delivery: InboundDelivery): Refusal | ReadDelivery;
+  /** What its deliveries become (`issues`, `push`, …), for the automation trigger's documentation. */
+  events?: string[];
+  /** Kinds of data a source can sync from it (the sources plugin). */
+  sources?: string[];
+  /** Automation actions it adds (through the automations plugin's action hook), by type. */
+  actions?: string[];
+}
+
+export function refused(delivery: Refusal | ReadDelivery): delivery is Refusal {
+  return 'refused' in delivery;
+}
+
+/** The hook set providers tap: each tap adds its provider to the list. */
+export function createProviderHooks() {
+  return {
+    providers: new SyncWaterfallHook<[IntegrationProvider[]]>(['providers']),
+  };
+}
+
+export type ProviderHooks = ReturnType<typeof createProviderHooks>;
+
+declare module '../../core/hooks.ts' {
+  interface PluginHookMap {
+    'integrations.providers': ProviderHooks;
+  }
+}

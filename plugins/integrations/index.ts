@@ -1,0 +1,51 @@
+import { fileURLToPath } from 'node:url';
+import { definePlugin } from '../../core/plugin.ts';
+import { ConnectionService } from './connections.service.ts';
+import { createProviderHooks } from './hooks.ts';
+import { InboxService } from './inbox.service.ts';
+import { ProviderRegistry } from './providers.ts';
+import { integrationRoutes } from './routes.ts';
+import { IntegrationsOptions } from './schemas.ts';
+
+export type { Credentials, InboundDelivery, IntegrationProvider, ProviderAuth, ProviderCategory, ReadDelivery, Refusal, TestOutcome } from './hooks.ts';
+export type { IntegrationEventPayload } from './inbox.service.ts';
+
+declare module '../../core/container.ts' {
+  interface ServiceMap {
+    'integrations.providers': ProviderRegistry;
+    'integrations.connections': ConnectionService;
+    'integrations.inbox': InboxService;
+  }
+}
+
+export default definePlugin<IntegrationsOptions>({
+  id: 'integrations',
+  version: '1.0.0',
+  kernel: '^1.0.0',
+  // Connections belong to workspaces; the providers come from the integration-<id> plugins that tap this one's hooks.
+  dependsOn: { auth: '^1.0.0', workspaces: '^1.0.0' },
+  optionsSchema: IntegrationsOptions,
+  migrations: fileURLToPath(new URL('./migrations', import.meta.url)),
+  // The sources and agents plugins use connections (their credentials, opened) through these.
+  exports: ['integrations.providers', 'integrations.connections'],
+  register(ctx) {
+    const hooks = ctx.defineHooks('providers', createProviderHooks());
+    const retentionDays = ctx.options.deliveryRetentionDays ?? 30;
+    ctx.provide('providers', () => new ProviderRegistry(hooks));
+    ctx.provide('connections', (r) => new ConnectionService({ db: r('db'), providers: r('integrations.providers'), secrets: r('secrets'), publicUrl: () => r('host').publicUrl() }));
+    ctx.provide('inbox', (r) => new InboxService(r('db'), r('integrations.providers'), r('integrations.connections'), r('events')));
+    ctx.tapFanOut({ name: 'inbox', events: ['integration.*'], handler: (trx, events) => ctx.resolve('integrations.inbox').processed(trx, events) });
+    ctx.hooks.secrets.rotate.tapPromise('integrations', async ({ trx, box, resealed }) => {
+      resealed['integrations.connections'] = await ctx.resolve('integrations.connections').reseal(trx, box);
+    });
+    ctx.routes(integrationRoutes(ctx.options.maxDeliveryBytes ?? 5 * 1024 * 1024));
+    ctx.job({
+      name: 'deliveries-purge',
+      schedule: '47 4 * * *',
+      handler: async () => {
+        const purged = await ctx.resolve('integrations.inbox').purge(retentionDays);
+        if (purged > 0) ctx.logger.info({ purged }, 'integration deliveries older than the retention period deleted');
+      },
+    });
+  },
+});
