@@ -77,8 +77,10 @@ function errorsOf(def: RouteDef, idempotent: boolean): CodedError[] {
   if (json) implied.push(KernelErrors.malformed_json);
   if (def.auth !== 'public') implied.push(KernelErrors.unauthenticated, KernelErrors.forbidden);
   if (def.path.includes('{')) implied.push(KernelErrors.not_found);
-  if (readsBody) implied.push(KernelErrors.request_timeout, KernelErrors.payload_too_large, KernelErrors.unsupported_media_type);
-  if (readsBody || def.query || idempotent) implied.push(KernelErrors.validation_failed);
+  if (readsBody) implied.push(KernelErrors.request_timeout, KernelErrors.payload_too_large);
+  // A raw route takes any media type and validates nothing: it hands the bytes over as they came.
+  if (readsBody && def.bodyType !== 'raw') implied.push(KernelErrors.unsupported_media_type);
+  if ((readsBody && def.bodyType !== 'raw') || def.query || idempotent) implied.push(KernelErrors.validation_failed);
   if (idempotent) implied.push(KernelErrors.idempotency_in_flight, KernelErrors.idempotency_key_reused);
   const byCode = new Map<string, CodedError>();
   for (const entry of [...implied, ...(def.errors ?? [])]) byCode.set(entry.code, entry);

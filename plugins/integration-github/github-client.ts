@@ -1,0 +1,124 @@
+/**
+ * A small client of GitHub's REST API (https://docs.github.com/rest): the headers GitHub asks for, a timeout, answers
+ * read as JSON, and failures that never carry the token. Connections test their token through it; actions (an issue
+ * opened, a comment posted) go through `request` as well.
+ */
+
+export const API_VERSION = '2022-11-28';
+// GitHub refuses requests without a User-Agent.
+const USER_AGENT = 'Tessera';
+const TIMEOUT_MS = 10_000;
+/** GitHub's answers to what we ask are a few kilobytes; more is not read. */
+const MAX_ANSWER_BYTES = 1024 * 1024;
+
+export interface GitHubClientOptions {
+  /** The REST API's root, e.g. `https://api.github.com` or `https://HOST/api/v3`. */
+  apiUrl: string;
+  timeoutMs?: number;
+}
+
+export interface GitHubAnswer {
+  status: number;
+  /** The answer parsed as JSON; undefined when it was empty or not JSON. */
+  body: unknown;
+  headers: Headers;
+}
+
+/** GitHub did not answer: no connection, a network error, or no answer within the timeout. Its message names no token. */
+export class GitHubUnreachable extends Error {}
+
+/** A token that cannot be sent as it is (empty, or with characters no header carries). */
+export class UnusableToken extends Error {}
+
+/** GitHub's own sentence in an error answer (`{ message: 'Bad credentials', documentation_url }`), if it gave one. */
+export function messageOf(body: unknown): string | null {
+  if (!body || typeof body !== 'object') return null;
+  const message = (body as { message?: unknown }).message;
+  return typeof message === 'string' && message.trim() ? message.trim().slice(0, 500) : null;
+}
+
+/** Removes the token from a text shown to people, wherever it may have crept in (an error repeating a header). */
+export function withoutToken(text: string, token: string): string {
+  const t = token.trim();
+  return t ? text.split(t).join('[token]') : text;
+}
+
+function describeFailure(err: unknown, timeoutMs: number): string {
+  if (err instanceof Error && (err.name === 'TimeoutError' || err.name === 'AbortError')) return `no answer within ${timeoutMs / 1000} s`;
+  const cause = err instanceof Error ? (err.cause as { message?: unknown; code?: unknown } | undefined) : undefined;
+  if (cause && typeof cause.message === 'string' && cause.message) return cause.message;
+  if (cause && typeof cause.code === 'string') return cause.code;
+  return err instanceof Error ? err.message : String(err);
+}
+
+class AnswerTooLarge extends Error {}
+
+async function readCapped(res: Response): Promise<string> {
+  if (!res.body) return '';
+  const reader = res.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    size += value.byteLength;
+    if (size > MAX_ANSWER_BYTES) {
+      await reader.cancel();
+      throw new AnswerTooLarge(`GitHub's answer was larger than ${MAX_ANSWER_BYTES} bytes and was not read.`);
+    }
+    chunks.push(value);
+  }
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+export class GitHubClient {
+  readonly apiUrl: string;
+  private readonly timeoutMs: number;
+
+  constructor(options: GitHubClientOptions) {
+    const url = new URL(options.apiUrl);
+    if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new Error(`GitHub's apiUrl must be an http(s) URL, not ${options.apiUrl}`);
+    this.apiUrl = options.apiUrl.replace(/\/+$/, '');
+    this.timeoutMs = options.timeoutMs ?? TIMEOUT_MS;
+  }
+
+  /**
+   * Sends one request to `{apiUrl}{path}` with the token and answers with whatever status GitHub gave. Throws
+   * `UnusableToken` before sending a token that cannot be sent, `GitHubUnreachable` when no answer came.
+   * Redirects are not followed: the token goes to the configured API root and nowhere else.
+   */
+  async request(token: string, method: string, path: string, body?: unknown): Promise<GitHubAnswer> {
+    const bearer = token.trim();
+    if (!bearer) throw new UnusableToken('The token is empty.');
+    // Checked here so that fetch never rejects a header with an error message that repeats its value.
+    if (!/^[\x21-\x7e]+$/.test(bearer)) throw new UnusableToken('The token has characters no GitHub token has (spaces, line breaks or non-ASCII characters).');
+    const headers: Record<string, string> = {
+      Authorization: `Bearer ${bearer}`,
+      Accept: 'application/vnd.github+json',
+      'X-GitHub-Api-Version': API_VERSION,
+      'User-Agent': USER_AGENT,
+    };
+    if (body !== undefined) headers['Content-Type'] = 'application/json';
+    const url = `${this.apiUrl}/${path.replace(/^\/+/, '')}`;
+    try {
+      const res = await fetch(url, {
+        method,
+        headers,
+        body: body === undefined ? undefined : JSON.stringify(body),
+        redirect: 'manual',
+        signal: AbortSignal.timeout(this.timeoutMs),
+      });
+      const text = await readCapped(res);
+      let parsed: unknown;
+      try {
+        parsed = text ? JSON.parse(text) : undefined;
+      } catch {
+        parsed = undefined;
+      }
+      return { status: res.status, body: parsed, headers: res.headers };
+    } catch (err) {
+      if (err instanceof AnswerTooLarge) throw new GitHubUnreachable(err.message);
+      throw new GitHubUnreachable(withoutToken(`GitHub could not be reached: ${describeFailure(err, this.timeoutMs)}`, bearer));
+    }
+  }
+}

@@ -1,0 +1,68 @@
+import assert from 'node:assert/strict';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { sign } from '@octokit/webhooks-methods';
+import { createWorkspace, recordedEvents, signUp, startTestKernel, type SignedUpUser, type TestKernel } from '../../../core/testing.ts';
+
+/**
+ * GitHub end to end: a connection whose token a loopback server speaking GitHub's `GET /user` knows, then deliveries
+ * signed as GitHub signs them (`@octokit/webhooks-methods`) posted to the connection's receiver.
+ */
+describe('integration-github: connecting and receiving', function () {
+  let t: TestKernel;
+  let github: http.Server;
+  let admin: SignedUpUser;
+  let ws: string;
+  const TOKEN = 'github_pat_matrix0123456789';
+
+  before(async () => {
+    github = http.createServer((req, res) => {
+      const known = req.url === '/user' && req.headers.authorization === `Bearer ${TOKEN}`;
+      res.writeHead(known ? 200 : 401, { 'content-type': 'application/json' });
+      res.end(JSON.stringify(known ? { login: 'octocat', id: 583231 } : { message: 'Bad credentials' }));
+    });
+    await new Promise<void>((resolve) => github.listen(0, '127.0.0.1', resolve));
+    const apiUrl = `http://127.0.0.1:${(github.address() as AddressInfo).port}`;
+    t = await startTestKernel({ config: { plugins: { 'integration-github': { options: { apiUrl } } } } });
+    admin = await signUp(t);
+    ws = (await createWorkspace(t, admin)).id;
+  });
+  after(async () => {
+    await t.stop();
+    await new Promise((resolve) => github.close(resolve));
+  });
+
+  it('connects with a token GitHub knows, and refuses one it does not with its reason', async () => {
+    const refused = await t.request.post(`/api/v1/workspaces/${ws}/connections`).set(admin.auth).send({ provider: 'github', name: 'Wrong', credentials: { token: 'github_pat_nobody' } });
+    assert.equal(refused.status, 422);
+    assert.match(refused.body.detail, /Bad credentials/);
+    assert.doesNotMatch(refused.text, /github_pat_nobody/);
+    const made = await t.request.post(`/api/v1/workspaces/${ws}/connections`).set(admin.auth).send({ provider: 'github', name: 'Ours', credentials: { token: TOKEN } });
+    assert.equal(made.status, 201);
+    assert.deepEqual(made.body.account, { id: '583231', name: 'octocat' });
+    assert.match(made.body.webhook_url, new RegExp(`/api/v1/integrations/github/webhook/${made.body.id}$`));
+  });
+
+  it('accepts a delivery signed as GitHub signs it once, and refuses a forged one', async () => {
+    const made = await t.request.post(`/api/v1/workspaces/${ws}/connections`).set(admin.auth).send({ provider: 'github', name: 'Hooks', credentials: { token: TOKEN } });
+    const { id, webhook_secret: secret } = made.body;
+    const body = JSON.stringify({ action: 'opened', issue: { number: 7, title: 'Ünïcode ✓' } });
+    const headers = { 'content-type': 'application/json', 'x-github-event': 'issues', 'x-github-delivery': '72d3162e-cc78-11e3-81ab-4c9367dc0958', 'x-hub-signature-256': await sign(secret, body) };
+    const post = (sent: string, h: Record<string, string>) => t.request.post(`/api/v1/integrations/github/webhook/${id}`).set(h).send(sent);
+
+    assert.equal((await post(body, headers)).status, 202);
+    assert.equal((await post(body, headers)).status, 200);
+    assert.equal((await post(body.replace('7', '8'), { ...headers, 'x-github-delivery': 'another' })).status, 401);
+    assert.equal((await post(body, { ...headers, 'x-github-delivery': 'forged', 'x-hub-signature-256': await sign('not-the-secret', body) })).status, 401);
+    const { 'x-hub-signature-256': _dropped, ...unsigned } = headers;
+    assert.equal((await post(body, { ...unsigned, 'x-github-delivery': 'unsigned' })).status, 401);
+
+    const rows = await t.db('integration_deliveries').where({ connection_id: id });
+    assert.equal(rows.length, 1);
+    assert.equal(rows[0].event, 'issues.opened');
+    await t.kernel.events.settle();
+    const events = (await recordedEvents(t, { name: 'integration.github.issues.opened' })).filter((e) => e.payload.connection_id === id);
+    assert.equal(events.length, 1);
+    assert.equal(events[0].payload.payload.issue.title, 'Ünïcode ✓');
+  });
+});
