@@ -1,6 +1,7 @@
 import { fileURLToPath } from 'node:url';
 import { definePlugin } from '../../core/plugin.ts';
 import { ConnectionService } from './connections.service.ts';
+import { tapGdpr } from './gdpr.ts';
 import { createProviderHooks } from './hooks.ts';
 import { InboxService } from './inbox.service.ts';
 import { ProviderRegistry } from './providers.ts';
@@ -24,6 +25,8 @@ export default definePlugin<IntegrationsOptions>({
   kernel: '^1.0.0',
   // Connections belong to workspaces; the providers come from the integration-<id> plugins that tap this one's hooks.
   dependsOn: { auth: '^1.0.0', workspaces: '^1.0.0' },
+  // An erasure deletes the connections the person made (gdpr.ts).
+  optionalDependsOn: { gdpr: '^1.0.0' },
   optionsSchema: IntegrationsOptions,
   migrations: fileURLToPath(new URL('./migrations', import.meta.url)),
   // The sources and agents plugins use connections (their credentials, opened) through these.
@@ -38,6 +41,7 @@ export default definePlugin<IntegrationsOptions>({
     ctx.hooks.secrets.rotate.tapPromise('integrations', async ({ trx, box, resealed }) => {
       resealed['integrations.connections'] = await ctx.resolve('integrations.connections').reseal(trx, box);
     });
+    if (ctx.has('gdpr')) tapGdpr(ctx);
     ctx.routes(integrationRoutes(ctx.options.maxDeliveryBytes ?? 5 * 1024 * 1024));
     ctx.job({
       name: 'deliveries-purge',

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { sign } from '@octokit/webhooks-methods';
-import { createWorkspace, recordedEvents, signUp, startTestKernel, type SignedUpUser, type TestKernel } from '../../../core/testing.ts';
+import { createWorkspace, joinWorkspace, recordedEvents, signUp, startTestKernel, type SignedUpUser, type TestKernel } from '../../../core/testing.ts';
 
 /**
  * GitHub end to end: a connection whose token a loopback server speaking GitHub's `GET /user` knows, then deliveries
@@ -64,5 +64,22 @@ describe('integration-github: connecting and receiving', function () {
     const events = (await recordedEvents(t, { name: 'integration.github.issues.opened' })).filter((e) => e.payload.connection_id === id);
     assert.equal(events.length, 1);
     assert.equal(events[0].payload.payload.issue.title, 'Ünïcode ✓');
+  });
+
+  it("deletes the connections a member made when they are erased, with their inbox: their token acts no more", async () => {
+    const member = await signUp(t, { name: 'Connie Connector' });
+    await joinWorkspace(t, admin, ws, member, 'creator');
+    const made = await t.request.post(`/api/v1/workspaces/${ws}/connections`).set(member.auth).send({ provider: 'github', name: 'Theirs', credentials: { token: TOKEN } });
+    assert.equal(made.status, 201);
+    const kept = await t.request.post(`/api/v1/workspaces/${ws}/connections`).set(admin.auth).send({ provider: 'github', name: 'The admin one', credentials: { token: TOKEN } });
+
+    const receipt = await t.request.post(`/api/v1/workspaces/${ws}/members/${member.id}/erase`).set(admin.auth).send({ confirm: member.email });
+    assert.equal(receipt.status, 200);
+    assert.deepEqual(receipt.body.reports.find((r: { kind: string }) => r.kind === 'connections'), { kind: 'connections', workspace_id: ws, deleted: 1, pseudonymised: 0, retained: [] });
+    assert.equal((await t.request.get(`/api/v1/workspaces/${ws}/connections/${made.body.id}`).set(admin.auth)).status, 404);
+    const body = '{}';
+    const signed = { 'content-type': 'application/json', 'x-github-event': 'ping', 'x-hub-signature-256': await sign(made.body.webhook_secret, body) };
+    assert.equal((await t.request.post(`/api/v1/integrations/github/webhook/${made.body.id}`).set(signed).send(body)).status, 404);
+    assert.equal((await t.request.get(`/api/v1/workspaces/${ws}/connections/${kept.body.id}`).set(admin.auth)).status, 200);
   });
 });
