@@ -42,7 +42,7 @@ export interface InboundDelivery {
 export interface ReadDelivery {
   /** The provider's id of the delivery (`X-GitHub-Delivery`, `X-Shopify-Webhook-Id`…); null when it sends none. */
   deliveryId: string | null;
-  /** Lower-case event name, `[a-z0-9_.]`: it becomes `integration.<provider>.<event>`. */
+  /** Lower-case event name matching `EVENT_PATTERN`: it becomes `integration.<provider>.<event>`. */
   event: string;
   payload: unknown;
   /**
@@ -72,10 +72,10 @@ export interface IntegrationProvider {
   /** Checks credentials against the provider's API; never throws for a refusal (answers `ok: false`). */
   test(credentials: Credentials): Promise<TestOutcome>;
   /**
-   * Checks an inbound delivery's signature over its raw bytes before anything is parsed, then reads it. Absent: the
-   * provider takes no deliveries (404).
+   * Checks an inbound delivery's signature over its raw bytes before anything is parsed, then reads it; may be async
+   * (a provider whose signing certificate is fetched). Absent: the provider takes no deliveries (404).
    */
-  verifyWebhook?(delivery: InboundDelivery): Refusal | ReadDelivery;
+  verifyWebhook?(delivery: InboundDelivery): Refusal | ReadDelivery | Promise<Refusal | ReadDelivery>;
   /** What its deliveries become (`issues`, `push`, …), for the automation trigger's documentation. */
   events?: string[];
   /** Kinds of data a source can sync from it (the sources plugin). */
@@ -83,6 +83,9 @@ export interface IntegrationProvider {
   /** Automation actions it adds (through the automations plugin's action hook), by type. */
   actions?: string[];
 }
+
+/** What an event name a provider reads may be: dot-separated lower-case words (`issues.opened`). */
+export const EVENT_PATTERN = /^[a-z][a-z0-9_]*(\.[a-z][a-z0-9_]*)*$/;
 
 export function refused(delivery: Refusal | ReadDelivery): delivery is Refusal {
   return 'refused' in delivery;

@@ -5,13 +5,12 @@ import type { DomainEvent, EventBus } from '../../core/events.ts';
 import { keysetPage, type Page } from '../../core/pagination.ts';
 import type { ConnectionService } from './connections.service.ts';
 import { IntegrationErrors } from './errors.ts';
-import { refused, type ReadDelivery } from './hooks.ts';
+import { EVENT_PATTERN, refused, type ReadDelivery, type Refusal } from './hooks.ts';
 import type { ProviderRegistry } from './providers.ts';
 import type { Delivery } from './schemas.ts';
 
 export const DELIVERIES = 'integration_deliveries';
 const COLUMNS = ['id', 'provider', 'delivery_id', 'event', 'status', 'error', 'received_at'];
-const EVENT = /^[a-z][a-z0-9_]*(\.[a-z][a-z0-9_]*)*$/;
 
 /** The event a delivery becomes: event names take no hyphen, so `google-calendar` is told as `google_calendar`. */
 export function eventName(providerId: string, event: string): string {
@@ -64,9 +63,9 @@ export class InboxService {
     if (!provider?.verifyWebhook) throw notFound();
     const connection = await this.connections.forReceiver(providerId, connectionId);
     if (!connection) throw notFound();
-    let read: ReturnType<NonNullable<typeof provider.verifyWebhook>>;
+    let read: Refusal | ReadDelivery;
     try {
-      read = provider.verifyWebhook({ rawBody, headers, secret: connection.secret, now: Date.now() });
+      read = await provider.verifyWebhook({ rawBody, headers, secret: connection.secret, now: Date.now() });
     } catch {
       read = { refused: `The ${provider.name} delivery could not be read.` };
     }
@@ -108,7 +107,7 @@ export class InboxService {
 
   private async store(providerId: string, connectionId: string, workspaceId: string, read: ReadDelivery): Promise<Receipt> {
     const event = read.event.toLowerCase();
-    if (!EVENT.test(event)) throw IntegrationErrors.bad_signature(`The delivery names an event "${read.event.slice(0, 64)}" that is not one.`);
+    if (!EVENT_PATTERN.test(event)) throw IntegrationErrors.bad_signature(`The delivery names an event "${read.event.slice(0, 64)}" that is not one.`);
     return inTransaction(this.db, async (trx) => {
       const { rows } = await trx.raw(
         `INSERT INTO ${DELIVERIES} (connection_id, workspace_id, provider, delivery_id, event, payload, status)
