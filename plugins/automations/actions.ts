@@ -16,8 +16,10 @@ export interface TriggerData {
   after: Record<string, unknown> | null;
   /** The person whose write (or press) started the run; null for a run started by another run, a form or a hook. */
   started_by?: string | null;
-  /** An inbound webhook's JSON body. */
+  /** An inbound webhook's JSON body, or what a provider sent (an integration event). */
   body?: unknown;
+  /** An integration event's provider, event, connection and the provider's delivery id. */
+  integration?: { provider: string; event: string; connection_id: string; delivery_id: string | null };
   /** A schedule trigger's fire time (ISO 8601). */
   scheduled_for?: string;
   /** The id of the button field pressed. */

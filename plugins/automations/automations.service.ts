@@ -10,6 +10,7 @@ import { compileFilter, type QueryService, type RecordService, type RecordTable 
 import { newSecret } from '../webhooks/public.ts';
 import type { ActionRegistry } from './actions.ts';
 import { AutomationErrors } from './errors.ts';
+import type { IntegrationCheck } from './integration-trigger.ts';
 import { checkSchedule } from './schedule.ts';
 import { MATCHED } from './triggers.ts';
 import type { Action, Automation, CreateAutomationBody, PatchAutomationBody, Trigger } from './schemas.ts';
@@ -57,6 +58,8 @@ interface Deps {
   actions: ActionRegistry;
   /** Tells the trigger listener an automation of this database changed. */
   changed: (databaseId: string) => void;
+  /** Checks an integration trigger's provider and connection; without it (no integrations plugin) every one is refused. */
+  checkIntegration?: IntegrationCheck;
 }
 
 /** A workspace's automations: what triggers them, on which records, and what they do. Creators of the database manage them. */
@@ -230,10 +233,16 @@ export class AutomationService {
     }
     // Conditions kept from before a PATCH that makes the trigger a schedule are refused where the change was sent.
     if (a.trigger.type === 'schedule') checkSchedule(a.trigger, a.conditions, errors, sent && !sent.includes('conditions') ? '/trigger/type' : '/conditions');
+    if (a.trigger.type === 'integration_event') {
+      const conditions = sent && !sent.includes('conditions') ? '/trigger/type' : '/conditions';
+      if (a.conditions !== null && a.conditions !== undefined) errors.push({ pointer: conditions, detail: 'An integration_event trigger has no record to test conditions on: remove the conditions.' });
+      if (this.deps.checkIntegration) await this.deps.checkIntegration(table.workspaceId, a.trigger, errors);
+      else errors.push({ pointer: '/trigger/type', detail: 'The integrations plugin is not enabled on this instance.' });
+    }
     if (a.trigger.type === 'record_matches' && (a.conditions === null || a.conditions === undefined)) {
       errors.push({ pointer: '/conditions', detail: 'A record_matches trigger needs conditions for records to start matching.' });
     }
-    if (a.conditions !== null && a.conditions !== undefined) {
+    if (a.conditions !== null && a.conditions !== undefined && a.trigger.type !== 'integration_event') {
       compileFilter(table, a.conditions, { userId: principal.user.id, now: new Date() }, '/conditions', errors, await this.deps.query().linkedTables(principal, table, trx));
     }
     for (const [i, action] of a.actions.entries()) {

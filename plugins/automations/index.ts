@@ -11,6 +11,7 @@ import { emailAction } from './email-action.ts';
 import { tapGdpr } from './gdpr.ts';
 import { hookRoutes } from './hook-routes.ts';
 import { InboundHooks } from './inbound.ts';
+import { IntegrationTriggers, type IntegrationCheck } from './integration-trigger.ts';
 import { notifyAction } from './notify-action.ts';
 import { tapPacks } from './pack.ts';
 import { RunRate } from './rate-limit.ts';
@@ -49,8 +50,9 @@ export default definePlugin<AutomationsOptions>({
   // client. A failing one is paused and its creator told, and `notify` exists, when notifications is on; `send_email`
   // exists when mail is on.
   dependsOn: { auth: '^1.0.0', workspaces: '^1.0.0', databases: '^1.0.0', records: '^1.0.0', webhooks: '^1.0.0' },
-  // Packs carry automations; an erasure (gdpr) forgets who made and started them.
-  optionalDependsOn: { notifications: '^1.0.0', mail: '^1.0.0', packs: '^1.0.0', gdpr: '^1.0.0' },
+  // Packs carry automations; an erasure (gdpr) forgets who made and started them; integration_event triggers name the
+  // integrations plugin's providers and connections.
+  optionalDependsOn: { notifications: '^1.0.0', mail: '^1.0.0', packs: '^1.0.0', gdpr: '^1.0.0', integrations: '^1.0.0' },
   optionsSchema: AutomationsOptions,
   migrations: path.join(path.dirname(fileURLToPath(import.meta.url)), 'migrations'),
   // What other plugins start, resume and end runs through (a button press, an approval): see public.ts.
@@ -90,13 +92,25 @@ export default definePlugin<AutomationsOptions>({
       ]);
     };
     const cells = cellTexts(() => ctx.resolve('databases.fields'), () => ctx.resolve('databases.fieldTypes'));
-    ctx.provide('service', (r) => new AutomationService({ db: r('db'), authz: r('authz'), records: () => r('records.service'), query: () => r('records.query'), actions: r('automations.actions'), changed: (databaseId) => r('automations.triggers').forget(databaseId) }));
+    const checkIntegration: IntegrationCheck | undefined = ctx.has('integrations')
+      ? async (workspaceId, trigger, errors) => {
+          if (!ctx.resolve('integrations.providers').find(trigger.provider)) errors.push({ pointer: '/trigger/provider', detail: `"${trigger.provider}" is not a provider of this instance (GET /integrations lists them).` });
+          else if (trigger.connection_id && !(await ctx.resolve('integrations.connections').exists(workspaceId, trigger.connection_id, trigger.provider))) {
+            errors.push({ pointer: '/trigger/connection_id', detail: `No ${trigger.provider} connection with this id in the workspace.` });
+          }
+        }
+      : undefined;
+    ctx.provide('service', (r) => new AutomationService({ db: r('db'), authz: r('authz'), records: () => r('records.service'), query: () => r('records.query'), actions: r('automations.actions'), changed: (databaseId) => r('automations.triggers').forget(databaseId), checkIntegration }));
     ctx.provide('runs', (r) => new RunService({ db: r('db'), actions: r('automations.actions'), send: async (job, trx) => void (await ctx.sendJob('run', job, trx)), cache: r('caches').create<RunnableAutomation | null>('automations.run', { topics: { automations: 'group' } }), rate: new RunRate(r('db'), options.maxRunsPerMinute), failed: paused, pauseAfterFailures: options.pauseAfterFailures, retryLimit: RETRY_LIMIT, cells }));
     ctx.provide('dryRun', (r) => new DryRunService({ db: r('db'), automations: () => r('automations.service'), records: () => r('records.service'), actions: r('automations.actions'), cells }));
     ctx.provide('triggers', (r) => new TriggerListener({ cache: r('caches').create<AutomationRow[]>('automations.heard', { topics: { automations: 'group' } }), records: () => r('records.service'), runs: () => r('automations.runs'), maxChainDepth: options.maxChainDepth }));
     ctx.provide('scheduler', (r) => new Scheduler({ db: r('db'), runs: () => r('automations.runs'), triggers: () => r('automations.triggers') }));
     ctx.provide('hooks', (r) => new InboundHooks({ db: r('db'), automations: () => r('automations.service'), runs: () => r('automations.runs'), triggers: () => r('automations.triggers'), perMinute: options.hookRequestsPerMinute }));
     ctx.hooksOf('records.changes').changed.tapPromise('automations', (e) => ctx.resolve('automations.triggers').changed(e));
+    if (ctx.has('integrations')) {
+      const integrationTriggers = new IntegrationTriggers(() => ctx.resolve('automations.runs'), (a, t) => ctx.resolve('automations.triggers').refusal(a, t));
+      ctx.tapFanOut({ name: 'integration-triggers', events: ['integration.*'], handler: (trx, events) => integrationTriggers.told(trx, events) });
+    }
 
     ctx.hooks.auth.locate.for('automation').tapPromise('automations', async (req) => {
       const row = await (req.trx ?? ctx.db)('automations').where({ workspace_id: req.workspaceId, id: req.id }).first('database_id', 'created_by');

@@ -34,6 +34,19 @@ export const Trigger = Type.Union([
   Type.Object({ type: Type.Literal('schedule'), cron: Type.String({ minLength: 9, maxLength: 100 }), timezone: Type.String({ minLength: 1, maxLength: 64 }) }, { additionalProperties: false }),
   Type.Object({ type: Type.Literal('button') }, { additionalProperties: false }),
   Type.Object({ type: Type.Literal('inbound_webhook') }, { additionalProperties: false }),
+  Type.Object(
+    {
+      type: Type.Literal('integration_event'),
+      provider: Type.String({ pattern: '^[a-z][a-z0-9-]{0,62}$', description: 'A provider of `GET /integrations`.' }),
+      event: Type.String({
+        pattern: '^[a-z][a-z0-9_]*(\\.[a-z][a-z0-9_]*)*$',
+        maxLength: 128,
+        description: 'The event its deliveries become (`issues`), or one under it (`issues.opened`): `issues` fires for `issues.opened` too.',
+      }),
+      connection_id: Type.Optional(Type.String({ format: 'uuid', description: "Only this connection's deliveries (any of the provider's in the workspace otherwise)." })),
+    },
+    { additionalProperties: false, description: 'A delivery from a provider, told as `integration.<provider>.<event>`; actions read what it sent as `{{trigger.body.<path>}}`.' },
+  ),
 ]);
 export type Trigger = Static<typeof Trigger>;
 export type TriggerType = Trigger['type'];

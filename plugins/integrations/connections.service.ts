@@ -121,6 +121,11 @@ export class ConnectionService {
     return { ok: outcome.ok, detail: outcome.detail };
   }
 
+  /** Whether the workspace has this connection to this provider. */
+  async exists(workspaceId: string, id: string, providerId: string): Promise<boolean> {
+    return Boolean(await this.deps.db(CONNECTIONS).where({ workspace_id: workspaceId, id, provider: providerId }).first('id'));
+  }
+
   async delete(workspaceId: string, id: string): Promise<void> {
     const deleted = await this.deps.db(CONNECTIONS).where({ workspace_id: workspaceId, id }).delete();
     if (deleted === 0) throw notFound();

@@ -1,0 +1,87 @@
+import assert from 'node:assert/strict';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { sign } from '@octokit/webhooks-methods';
+import { waitUntil } from '../../fixtures/wait.ts';
+import { automationWorld, type AutomationWorld } from './world.ts';
+
+/**
+ * `integration_event` triggers: a GitHub delivery (signed as GitHub signs it) to a connection starts the automations
+ * that name its provider and event. The connection's token is one a loopback server speaking GitHub's `GET /user` knows.
+ */
+describe('automations: integration_event triggers', function () {
+  this.timeout(60000);
+  const TOKEN = 'github_pat_trigger0123456789';
+  let w: AutomationWorld;
+  let github: http.Server;
+
+  before(async () => {
+    github = http.createServer((req, res) => {
+      const known = req.headers.authorization === `Bearer ${TOKEN}`;
+      res.writeHead(known ? 200 : 401, { 'content-type': 'application/json' });
+      res.end(JSON.stringify(known ? { login: 'octocat', id: 1 } : { message: 'Bad credentials' }));
+    });
+    await new Promise<void>((resolve) => github.listen(0, '127.0.0.1', resolve));
+    const apiUrl = `http://127.0.0.1:${(github.address() as AddressInfo).port}`;
+    w = await automationWorld({ config: { jobs: { pollingIntervalSeconds: 0.5 }, plugins: { 'integration-github': { options: { apiUrl } } } } });
+  });
+  after(async () => {
+    await w.t.stop();
+    await new Promise((resolve) => github.close(resolve));
+  });
+
+  const connection = async (name: string) => (await w.t.request.post(w.api('/connections')).set(w.admin.auth).send({ provider: 'github', name, credentials: { token: TOKEN } }).expect(201)).body;
+  const automation = (trigger: object, extra: object = {}) =>
+    w.t.request.post(w.api('/automations')).set(w.admin.auth).send({
+      name: 'From GitHub',
+      database_id: w.db,
+      enabled: true,
+      trigger,
+      actions: [{ type: 'create_record', database_id: w.logDb, values: { name: '{{trigger.integration.event}} #{{trigger.body.issue.number}} {{trigger.body.issue.title}}' } }],
+      ...extra,
+    });
+  const deliver = async (c: { id: string; webhook_secret: string }, event: string, payload: object, id: string) => {
+    const body = JSON.stringify(payload);
+    return w.t.request.post(`/api/v1/integrations/github/webhook/${c.id}`).set({ 'content-type': 'application/json', 'x-github-event': event, 'x-github-delivery': id, 'x-hub-signature-256': await sign(c.webhook_secret, body) }).send(body);
+  };
+  const logNames = async () => (await w.t.request.get(w.api(`/databases/${w.logDb}/records`)).set(w.admin.auth).expect(200)).body.data.map((r: { values: { name: string } }) => r.values.name).sort();
+  const runsOf = async (id: string) => (await w.t.request.get(w.api(`/automations/${id}/runs`)).set(w.admin.auth).expect(200)).body.data;
+
+  it('refuses an unknown provider, a connection that is not one of the provider, and conditions, at their pointers', async () => {
+    const cases: Array<[object, object, string]> = [
+      [{ type: 'integration_event', provider: 'nowhere', event: 'issues' }, {}, '/trigger/provider'],
+      [{ type: 'integration_event', provider: 'github', event: 'issues', connection_id: crypto.randomUUID() }, {}, '/trigger/connection_id'],
+      [{ type: 'integration_event', provider: 'github', event: 'Issues!' }, {}, '/trigger/event'],
+      [{ type: 'integration_event', provider: 'github', event: 'issues' }, { conditions: { field: 'name', op: 'eq', value: 'x' } }, '/conditions'],
+    ];
+    for (const [trigger, extra, pointer] of cases) {
+      const res = await automation(trigger, extra);
+      assert.equal(res.status, 422, JSON.stringify(trigger));
+      assert.ok(res.body.errors.some((e: { pointer: string }) => e.pointer === pointer), `${pointer} in ${JSON.stringify(res.body.errors)}`);
+    }
+  });
+
+  it('runs once per delivery for its provider and event (and the events under it), narrowed to a connection when named', async () => {
+    const ours = await connection('Ours');
+    const other = await connection('Other');
+    const anyIssue = (await automation({ type: 'integration_event', provider: 'github', event: 'issues' }).expect(201)).body;
+    const onlyOurs = (await automation({ type: 'integration_event', provider: 'github', event: 'issues.opened', connection_id: ours.id }).expect(201)).body;
+
+    const issue = (number: number, title: string) => ({ action: 'opened', issue: { number, title } });
+    assert.equal((await deliver(ours, 'issues', issue(1, 'First'), 'g-1')).status, 202);
+    assert.equal((await deliver(ours, 'issues', issue(1, 'First'), 'g-1')).status, 200);
+    assert.equal((await deliver(other, 'issues', issue(2, 'Second'), 'g-2')).status, 202);
+    assert.equal((await deliver(ours, 'push', { ref: 'refs/heads/main' }, 'g-3')).status, 202);
+
+    const names = await waitUntil('the runs to write', async () => {
+      const now = await logNames();
+      return now.length >= 3 ? now : null;
+    }, 20000);
+    assert.deepEqual(names, ['issues.opened #1 First', 'issues.opened #1 First', 'issues.opened #2 Second']);
+    await w.t.kernel.events.settle();
+    assert.equal((await runsOf(anyIssue.id)).length, 2);
+    const narrowed = await runsOf(onlyOurs.id);
+    assert.equal(narrowed.length, 1);
+    assert.equal(narrowed[0].trigger.type, 'integration_event');
+  });
+});
