@@ -1,6 +1,6 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import type { IncomingHttpHeaders } from 'node:http';
-import type { Credentials, InboundDelivery, IntegrationProvider, ReadDelivery, Refusal, TestOutcome } from '../integrations/hooks.ts';
+import type { Credentials, InboundDelivery, IntegrationProvider, ReadDelivery, Refusal, TestOutcome } from '../integrations/public.ts';
 import { GitHubClient, GitHubUnreachable, messageOf, UnusableToken, withoutToken, type GitHubAnswer } from './github-client.ts';
 import { DEFAULT_API_URL } from './schemas.ts';
 

@@ -1,11 +1,12 @@
-import type { Db } from '../../core/db.ts';
-import { invalidField, notFound, validationFailed } from '../../core/errors.ts';
+import { inTransaction, type Db } from '../../core/db.ts';
+import { AppError, invalidField, notFound, validationFailed } from '../../core/errors.ts';
 import { keysetPage, type Page } from '../../core/pagination.ts';
 import type { UserPrincipal } from '../../core/principal.ts';
 import { randomSecret } from '../../core/secrets.ts';
 import type { Keyring } from '../../core/secret-box.ts';
 import { IntegrationErrors } from './errors.ts';
 import type { Credentials, IntegrationProvider } from './hooks.ts';
+import type { ConnectionOAuth } from './oauth.service.ts';
 import type { ProviderRegistry } from './providers.ts';
 import type { Connection, CreateConnectionBody, CreatedConnection } from './schemas.ts';
 
@@ -35,6 +36,8 @@ interface Deps {
   secrets: Keyring;
   /** The instance's public address, for the receivers' URLs. */
   publicUrl: () => string;
+  /** The OAuth flows, for a connection to an `oauth2` provider. */
+  oauth: () => ConnectionOAuth;
 }
 
 /**
@@ -73,6 +76,9 @@ export class ConnectionService {
     if (body.webhook_secret !== undefined && !provider.signsWithSharedSecret) {
       throw invalidField('/webhook_secret', `${provider.name} does not sign its deliveries with a shared secret.`);
     }
+    if (provider.auth.type === 'oauth2' && !(provider.auth.clientId && provider.auth.clientSecret)) {
+      throw invalidField('/provider', `${provider.name} is not configured on this instance: its plugin needs clientId and clientSecret.`);
+    }
     const credentials = this.checkedCredentials(provider, body.credentials);
     let account: ConnectionRow['account'] = null;
     if (provider.auth.type === 'api_key') {
@@ -83,22 +89,26 @@ export class ConnectionService {
     const webhookSecret = provider.signsWithSharedSecret ? (body.webhook_secret ?? randomSecret('whsec_', 40)) : null;
     const box = this.deps.secrets.get();
     const id = crypto.randomUUID();
-    const [row] = await this.deps.db(CONNECTIONS)
-      .insert({
-        id,
-        workspace_id: workspaceId,
-        provider: provider.id,
-        name: body.name,
-        status: 'active',
-        account: account && JSON.stringify(account),
-        scopes: JSON.stringify([]),
-        credentials: provider.auth.type === 'none' ? null : box.seal(JSON.stringify(credentials), sealContext(id, 'credentials')),
-        webhook_secret: webhookSecret && box.seal(webhookSecret, sealContext(id, 'webhook_secret')),
-        created_by: principal.user.id,
-        last_used_at: provider.auth.type === 'api_key' ? new Date() : null,
-      })
-      .returning(COLUMNS);
-    return { ...this.present(row), ...(webhookSecret ? { webhook_secret: webhookSecret } : {}) };
+    const oauth = provider.auth.type === 'oauth2';
+    const { row, authorizeUrl } = await inTransaction(this.deps.db, async (trx) => {
+      const [row] = await trx(CONNECTIONS)
+        .insert({
+          id,
+          workspace_id: workspaceId,
+          provider: provider.id,
+          name: body.name,
+          status: oauth ? 'pending' : 'active',
+          account: account && JSON.stringify(account),
+          scopes: JSON.stringify(provider.auth.type === 'oauth2' ? provider.auth.scopes : []),
+          credentials: provider.auth.type === 'api_key' ? box.seal(JSON.stringify(credentials), sealContext(id, 'credentials')) : null,
+          webhook_secret: webhookSecret && box.seal(webhookSecret, sealContext(id, 'webhook_secret')),
+          created_by: principal.user.id,
+          last_used_at: provider.auth.type === 'api_key' ? new Date() : null,
+        })
+        .returning(COLUMNS);
+      return { row: row as ConnectionRow, authorizeUrl: oauth ? await this.deps.oauth().start(trx, provider, id, principal.user.id) : undefined };
+    });
+    return { ...this.present(row), ...(webhookSecret ? { webhook_secret: webhookSecret } : {}), ...(authorizeUrl ? { authorize_url: authorizeUrl } : {}) };
   }
 
   async list(workspaceId: string, page: { limit?: number; cursor?: string }): Promise<Page<Connection>> {
@@ -116,7 +126,15 @@ export class ConnectionService {
     const row = await this.row(this.deps.db, workspaceId, id);
     const provider = this.deps.providers.find(row.provider);
     if (!provider) return { ok: false, detail: `The ${row.provider} provider is not enabled on this instance.` };
-    const outcome = await provider.test(await this.credentialsOf(row.id));
+    if (row.status === 'pending') return { ok: false, detail: `The connection waits for its ${provider.name} authorization to complete.` };
+    let credentials: Credentials;
+    try {
+      credentials = provider.auth.type === 'oauth2' ? { access_token: await this.deps.oauth().accessToken(row.id) } : await this.credentialsOf(row.id);
+    } catch (err) {
+      if (err instanceof AppError) return { ok: false, detail: err.detail ?? err.message };
+      throw err;
+    }
+    const outcome = await provider.test(credentials);
     if (outcome.ok) await this.deps.db(CONNECTIONS).where({ id }).update({ last_used_at: new Date(), ...(outcome.account ? { account: JSON.stringify(outcome.account) } : {}) });
     return { ok: outcome.ok, detail: outcome.detail };
   }

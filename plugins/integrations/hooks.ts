@@ -14,7 +14,17 @@ export interface CredentialField {
 
 /** How a provider is connected: OAuth 2 (authorization code with PKCE), an API key's fields, or nothing. */
 export type ProviderAuth =
-  | { type: 'oauth2'; authorizeUrl: string; tokenUrl: string; scopes: string[]; clientId?: string; clientSecret?: string }
+  | {
+      type: 'oauth2';
+      authorizeUrl: string;
+      tokenUrl: string;
+      scopes: string[];
+      /** From the provider plugin's options; without both the provider is not `configured`. */
+      clientId?: string;
+      clientSecret?: string;
+      /** Parameters the provider wants on its authorize URL besides OAuth's own (Google: `access_type: offline`). */
+      authorizeParams?: Record<string, string>;
+    }
   | { type: 'api_key'; fields: CredentialField[] }
   | { type: 'none' };
 

@@ -3,6 +3,7 @@ import { defineRoute, Reply, type AnyRouteDef } from '../../core/routes.ts';
 import { IntegrationErrors } from './errors.ts';
 import {
   Accepted,
+  CallbackQuery,
   ConnectionList,
   ConnectionParams,
   Connection,
@@ -12,6 +13,7 @@ import {
   DeliveryParams,
   IntegrationList,
   ListQuery,
+  ProviderParams,
   ReceiverParams,
   TestResult,
   WorkspaceParams,
@@ -136,6 +138,23 @@ export function integrationRoutes(maxDeliveryBytes: number): AnyRouteDef[] {
       status: 202,
       responses: { 202: { description: 'The delivery, queued again', schema: Accepted } },
       handler: ({ params, resolve }) => resolve('integrations.inbox').replay(params.ws, params.id, params.did),
+    }),
+    defineRoute({
+      method: 'GET',
+      path: '/integrations/{provider}/oauth/callback',
+      operationId: 'integrations.oauth.callback',
+      summary: "Completes an OAuth connection with the provider's code",
+      description:
+        "Where the provider sends the user back after `authorize_url`. The state is spent once and must be this provider's and the signed-in user's own: " +
+        'unknown, expired, reused or someone else\'s → 400 and nothing changes. The code is traded for tokens (PKCE), sealed like any credential; the connection becomes `active`. ' +
+        'A provider that answers `error` (access not granted), or refuses the code → 422 `connection_failed`, and the connection stays `pending`.',
+      tags,
+      auth: 'user',
+      params: ProviderParams,
+      query: CallbackQuery,
+      responses: { 200: { description: 'The connection, active', schema: Connection } },
+      errors: [IntegrationErrors.connection_failed, IntegrationErrors.bad_state],
+      handler: ({ principal, params, query, resolve }) => resolve('integrations.oauth').complete(principal, params.provider, query),
     }),
     defineRoute({
       method: 'POST',

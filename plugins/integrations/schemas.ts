@@ -20,6 +20,15 @@ export const ConnectionParams = Type.Object({ ws: Uuid, id: Uuid });
 export const DeliveryParams = Type.Object({ ws: Uuid, id: Uuid, did: Uuid });
 export const ReceiverParams = Type.Object({ provider: ProviderId, connection_id: Uuid });
 export const ListQuery = pageQuery();
+export const ProviderParams = Type.Object({ provider: ProviderId });
+export const CallbackQuery = Type.Object({
+  state: Type.String({ minLength: 1, maxLength: 512, description: 'The one-time state of the authorize URL.' }),
+  code: Type.Optional(Type.String({ minLength: 1, maxLength: 4096 })),
+  error: Type.Optional(Type.String({ maxLength: 256, description: 'Set by the provider when the user did not grant access.' })),
+  error_description: Type.Optional(Type.String({ maxLength: 2048 })),
+  scope: Type.Optional(Type.String({ maxLength: 4096 })),
+  iss: Type.Optional(Type.String({ maxLength: 2048 })),
+});
 
 const Field = Type.Object({ name: Type.String(), label: Type.String(), secret: Type.Boolean() });
 export const Integration = Type.Object({

@@ -7,7 +7,7 @@ import { definePlugin } from '../../../core/plugin.ts';
 import { keyFromText, SecretBox } from '../../../core/secret-box.ts';
 import { createWorkspace, joinWorkspace, recordedEvents, signUp, startTestKernel, type SignedUpUser, type TestKernel } from '../../../core/testing.ts';
 import { sealContext } from '../../../plugins/integrations/connections.service.ts';
-import type { IntegrationProvider } from '../../../plugins/integrations/index.ts';
+import type { IntegrationProvider } from '../../../plugins/integrations/public.ts';
 import system from '../../../plugins/system/index.ts';
 import auth from '../../../plugins/auth/index.ts';
 import workspaces from '../../../plugins/workspaces/index.ts';

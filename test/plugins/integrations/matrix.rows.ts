@@ -58,6 +58,13 @@ export const rows: MatrixRow[] = [
     request: (w, _c, t) => ours(w, t, '/deliveries/{did}/replay'),
     foreign: (w, t) => theirs(w, t, '/deliveries/{did}/replay'),
   },
+  // Signed in: GitHub connects with a token, not OAuth, so no callback of its answers (an OAuth provider's state is
+  // bound to the user who started the flow: test/plugins/integrations/oauth.test.ts).
+  {
+    route: 'GET /integrations/{provider}/oauth/callback',
+    expect: '404 404 404 404 404 404 404 404 404 404 404 401',
+    request: () => ({ path: '/integrations/github/oauth/callback', query: { state: 'a-state-nobody-issued', code: 'x' } }),
+  },
   // No credential: an unsigned post is refused alike for everyone, and nothing is stored.
   {
     route: 'POST /integrations/{provider}/webhook/{connection_id}',
