@@ -11,6 +11,7 @@ import { emailAction } from './email-action.ts';
 import { tapGdpr } from './gdpr.ts';
 import { hookRoutes } from './hook-routes.ts';
 import { InboundHooks } from './inbound.ts';
+import { integrationActions } from './integration-actions.ts';
 import { IntegrationTriggers, type IntegrationCheck } from './integration-trigger.ts';
 import { notifyAction } from './notify-action.ts';
 import { tapPacks } from './pack.ts';
@@ -73,6 +74,10 @@ export default definePlugin<AutomationsOptions>({
     if (ctx.has('notifications')) {
       const deps = { db: () => ctx.db, authz: () => ctx.resolve('authz'), records: () => ctx.resolve('records.service'), members: () => ctx.resolve('workspaces.members'), notifications: () => ctx.resolve('notifications.service') };
       hooks.register.tap('automations.notify', (actions) => [...actions, notifyAction(deps)]);
+    }
+    if (ctx.has('integrations')) {
+      const deps = { providers: () => ctx.resolve('integrations.providers').all(), connections: () => ctx.resolve('integrations.connections'), oauth: () => ctx.resolve('integrations.oauth') };
+      hooks.register.tap('automations.integrations', (actions) => [...actions, ...integrationActions(deps)]);
     }
     ctx.provide('actions', () => new ActionRegistry(hooks));
 

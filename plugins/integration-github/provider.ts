@@ -1,5 +1,6 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import type { IncomingHttpHeaders } from 'node:http';
+import { githubActions } from './actions.ts';
 import type { Credentials, InboundDelivery, IntegrationProvider, ReadDelivery, Refusal, TestOutcome } from '../integrations/public.ts';
 import { GitHubClient, GitHubUnreachable, messageOf, UnusableToken, withoutToken, type GitHubAnswer } from './github-client.ts';
 import { DEFAULT_API_URL } from './schemas.ts';
@@ -151,5 +152,6 @@ export function githubProvider(options: GithubProviderOptions = {}): Integration
     test: (credentials) => testToken(client, credentials),
     verifyWebhook: readGithubDelivery,
     events: [...GITHUB_EVENTS],
+    actions: githubActions(client),
   };
 }

@@ -1,5 +1,6 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import { SyncWaterfallHook } from '../../core/hooks.ts';
+import type { TSchema } from '../../core/schema.ts';
 
 /** What a provider does for people, as `GET /integrations` lists it. */
 export const CATEGORIES = ['code_hosting', 'issue_tracking', 'chat', 'ecommerce', 'mail', 'calendar', 'video'] as const;
@@ -90,12 +91,35 @@ export interface IntegrationProvider {
   events?: string[];
   /** Kinds of data a source can sync from it (the sources plugin). */
   sources?: string[];
-  /** Automation actions it adds (through the automations plugin's action hook), by type. */
-  actions?: string[];
+  /** Automation actions it adds: the automations plugin offers them with a `connection_id` to act through. */
+  actions?: ProviderAction[];
 }
 
 /** What an event name a provider reads may be: dot-separated lower-case words (`issues.opened`). */
 export const EVENT_PATTERN = /^[a-z][a-z0-9_]*(\.[a-z][a-z0-9_]*)*$/;
+
+/**
+ * Something a provider does for an automation (create an issue, post a message). The automations plugin offers it as
+ * the action `type`, its config `schema` plus `connection_id` (one of the workspace's connections to this provider),
+ * and hands `run` that connection's credentials (an OAuth connection's live access token as `access_token`).
+ */
+export interface ProviderAction<C = any> {
+  /** `<provider>_<verb>`, e.g. `github_create_issue`. */
+  type: string;
+  summary: string;
+  /** The config without `connection_id`: checked at save, placeholders filled before `run`. */
+  schema: TSchema;
+  /** Whether a failed attempt may be made again (a message posted twice is not, an idempotent update is). */
+  retrySafe: boolean;
+  /**
+   * Does it; answers what the step shows (the created issue's number and URL). Throws `ActionFailed` for the provider's
+   * refusal, `TokenRejected` for its 401 on an OAuth token (refreshed, then tried once more).
+   */
+  run(input: { credentials: Credentials; config: C }): Promise<unknown>;
+}
+
+/** The provider refused an action or could not be reached: the automation's step fails with this message. */
+export class ActionFailed extends Error {}
 
 export function refused(delivery: Refusal | ReadDelivery): delivery is Refusal {
   return 'refused' in delivery;

@@ -1,6 +1,6 @@
 /** What provider plugins and the plugins that use connections (sources, agents) may import from this one. */
-export { CATEGORIES, EVENT_PATTERN, refused } from './hooks.ts';
-export type { CredentialField, Credentials, InboundDelivery, IntegrationProvider, ProviderAuth, ProviderCategory, ProviderHooks, ReadDelivery, Refusal, TestOutcome } from './hooks.ts';
+export { ActionFailed, CATEGORIES, EVENT_PATTERN, refused } from './hooks.ts';
+export type { CredentialField, Credentials, InboundDelivery, IntegrationProvider, ProviderAction, ProviderAuth, ProviderCategory, ProviderHooks, ReadDelivery, Refusal, TestOutcome } from './hooks.ts';
 export type { IntegrationEventPayload } from './inbox.service.ts';
 export type { ConnectionService } from './connections.service.ts';
 export type { ConnectionOAuth } from './oauth.service.ts';

@@ -14,12 +14,28 @@ describe('automations: integration_event triggers', function () {
   const TOKEN = 'github_pat_trigger0123456789';
   let w: AutomationWorld;
   let github: http.Server;
+  /** What GitHub was asked to create: method, path and body of each POST. */
+  const posted: Array<{ path: string; body: any }> = [];
 
   before(async () => {
     github = http.createServer((req, res) => {
-      const known = req.headers.authorization === `Bearer ${TOKEN}`;
-      res.writeHead(known ? 200 : 401, { 'content-type': 'application/json' });
-      res.end(JSON.stringify(known ? { login: 'octocat', id: 1 } : { message: 'Bad credentials' }));
+      let text = '';
+      req.on('data', (chunk) => (text += chunk));
+      req.on('end', () => {
+        const known = req.headers.authorization === `Bearer ${TOKEN}`;
+        const answer = (status: number, body: object) => {
+          res.writeHead(status, { 'content-type': 'application/json' });
+          res.end(JSON.stringify(body));
+        };
+        if (!known) return answer(401, { message: 'Bad credentials' });
+        if (req.method === 'GET' && req.url === '/user') return answer(200, { login: 'octocat', id: 1 });
+        if (req.method === 'POST' && req.url === '/repos/acme/missing/issues/1/comments') return answer(404, { message: 'Not Found' });
+        if (req.method === 'POST' && /^\/repos\/acme\/site\/issues\/\d+\/comments$/.test(req.url ?? '')) {
+          posted.push({ path: req.url!, body: JSON.parse(text) });
+          return answer(201, { id: 99, html_url: `https://github.example/acme/site${req.url}` });
+        }
+        answer(404, { message: 'Not Found' });
+      });
     });
     await new Promise<void>((resolve) => github.listen(0, '127.0.0.1', resolve));
     const apiUrl = `http://127.0.0.1:${(github.address() as AddressInfo).port}`;
@@ -83,5 +99,58 @@ describe('automations: integration_event triggers', function () {
     const narrowed = await runsOf(onlyOurs.id);
     assert.equal(narrowed.length, 1);
     assert.equal(narrowed[0].trigger.type, 'integration_event');
+  });
+
+  it('acts through a connection: a GitHub comment on the issue a delivery opened, with its token; a refusal fails the step', async () => {
+    const ours = await connection('Acting');
+    const res = await w.t.request.post(w.api('/automations')).set(w.admin.auth).send({
+      name: 'Thank the reporter',
+      database_id: w.db,
+      enabled: true,
+      trigger: { type: 'integration_event', provider: 'github', event: 'issues.opened', connection_id: ours.id },
+      actions: [{ type: 'github_comment', connection_id: ours.id, owner: 'acme', repo: '{{trigger.body.repository.name}}', issue_number: '{{trigger.body.issue.number}}', body: 'Thanks for "{{trigger.body.issue.title}}"!' }],
+    });
+    assert.equal(res.status, 422, 'placeholders where the schema wants an integer are refused at save');
+    const made = await w.t.request.post(w.api('/automations')).set(w.admin.auth).send({
+      name: 'Thank the reporter',
+      database_id: w.db,
+      enabled: true,
+      trigger: { type: 'integration_event', provider: 'github', event: 'issues.opened', connection_id: ours.id },
+      actions: [{ type: 'github_comment', connection_id: ours.id, owner: 'acme', repo: 'site', issue_number: 5, body: 'Thanks for "{{trigger.body.issue.title}}"!' }],
+    });
+    assert.equal(made.status, 201, JSON.stringify(made.body));
+    const unknown = await w.t.request.post(w.api('/automations')).set(w.admin.auth).send({
+      name: 'Nowhere',
+      database_id: w.db,
+      enabled: true,
+      trigger: { type: 'integration_event', provider: 'github', event: 'issues' },
+      actions: [{ type: 'github_comment', connection_id: crypto.randomUUID(), owner: 'acme', repo: 'site', issue_number: 5, body: 'x' }],
+    });
+    assert.equal(unknown.status, 422);
+    assert.deepEqual(unknown.body.errors.map((e: { pointer: string }) => e.pointer), ['/actions/0/connection_id']);
+
+    assert.equal((await deliver(ours, 'issues', { action: 'opened', issue: { number: 5, title: 'Broken link' } }, 'act-1')).status, 202);
+    const run = await waitUntil('the comment run', async () => {
+      const runs = await runsOf(made.body.id);
+      return runs.find((r: { status: string }) => r.status === 'succeeded' || r.status === 'failed') ?? null;
+    }, 20000);
+    assert.equal(run.status, 'succeeded', JSON.stringify(run));
+    assert.deepEqual(posted, [{ path: '/repos/acme/site/issues/5/comments', body: { body: 'Thanks for "Broken link"!' } }]);
+
+    const failing = await w.t.request.post(w.api('/automations')).set(w.admin.auth).send({
+      name: 'Comment on a missing repo',
+      database_id: w.db,
+      enabled: true,
+      trigger: { type: 'integration_event', provider: 'github', event: 'push', connection_id: ours.id },
+      actions: [{ type: 'github_comment', connection_id: ours.id, owner: 'acme', repo: 'missing', issue_number: 1, body: 'x' }],
+    }).expect(201);
+    assert.equal((await deliver(ours, 'push', { ref: 'refs/heads/main' }, 'act-2')).status, 202);
+    const failed = await waitUntil('the failing run', async () => {
+      const runs = await runsOf(failing.body.id);
+      return runs.find((r: { status: string }) => r.status === 'failed') ?? null;
+    }, 20000);
+    const detail = JSON.stringify((await w.t.request.get(w.api(`/runs/${failed.id}`)).set(w.admin.auth)).body);
+    assert.match(detail, /GitHub refused to comment \(HTTP 404: Not Found\)/);
+    assert.doesNotMatch(detail, new RegExp(TOKEN));
   });
 });
