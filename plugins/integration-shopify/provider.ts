@@ -1,6 +1,6 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import type { IncomingHttpHeaders } from 'node:http';
-import { EVENT_PATTERN, type Credentials, type InboundDelivery, type IntegrationProvider, type ReadDelivery, type Refusal, type TestOutcome } from '../integrations/hooks.ts';
+import { EVENT_PATTERN, type Credentials, type InboundDelivery, type IntegrationProvider, type ReadDelivery, type Refusal, type TestOutcome } from '../integrations/public.ts';
 import { errorsOf, normalizeShop, ShopifyClient, ShopifyUnreachable, UnusableCredentials, withoutToken, type ShopifyAnswer } from './shopify-client.ts';
 import { DEFAULT_API_VERSION } from './schemas.ts';
 
