@@ -52,9 +52,9 @@ const refusal = (refused: string): Refusal => ({ refused });
 /**
  * Checks GitHub's signature: `X-Hub-Signature-256: sha256=<hex HMAC-SHA256 of the raw body, keyed by the secret>`.
  *
- * `@octokit/webhooks-methods` (GitHub's own implementation) has `verify`, but it is async and the provider contract's
- * `verifyWebhook` is synchronous; it also takes the payload as a string, and the bytes are what GitHub signed. So the
- * same computation is done here with node:crypto over the raw bytes, compared in constant time, and the tests sign
+ * `@octokit/webhooks-methods` (GitHub's own implementation) has `verify`, but it takes the payload as a string, and
+ * the bytes are what GitHub signed (a body that is not UTF-8 would be checked as something else). So the same
+ * computation is done here with node:crypto over the raw bytes, compared in constant time, and the tests sign
  * their deliveries with the library's `sign` (and check them with its `verify`): a delivery signed as GitHub signs
  * passes, and this check cannot drift from GitHub's.
  */

@@ -61,6 +61,11 @@ export interface ReadDelivery {
    * stored.
    */
   reply?: { status: number; body: unknown };
+  /**
+   * The answer the provider expects once the delivery is stored, instead of 202 with the inbox entry (Slack's slash
+   * commands: 200 with an empty body). A duplicate is answered the same.
+   */
+  ack?: { status: number; body?: unknown };
 }
 
 /** Why a delivery is refused (401): a missing or wrong signature, or a timestamp outside the provider's window. */

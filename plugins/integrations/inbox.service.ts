@@ -71,7 +71,8 @@ export class InboxService {
     }
     if (refused(read)) throw IntegrationErrors.bad_signature(read.refused);
     if (read.reply) return read.reply;
-    return this.store(provider.id, connectionId, connection.workspaceId, read);
+    const receipt = await this.store(provider.id, connectionId, connection.workspaceId, read);
+    return read.ack ? { status: read.ack.status, body: read.ack.body } : receipt;
   }
 
   async list(workspaceId: string, connectionId: string, page: { limit?: number; cursor?: string }): Promise<Page<Delivery>> {

@@ -179,7 +179,7 @@ export function integrationRoutes(maxDeliveryBytes: number): AnyRouteDef[] {
       errors: [IntegrationErrors.bad_signature, KernelErrors.not_found],
       handler: async ({ params, rawBytes, ctx, resolve }) => {
         const receipt = await resolve('integrations.inbox').receive(params.provider, params.connection_id, rawBytes ?? Buffer.alloc(0), ctx.headers);
-        return new Reply(receipt.status, receipt.body);
+        return new Reply(receipt.status, receipt.body ?? '');
       },
     }),
   ];

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { sign, verify } from '@octokit/webhooks-methods';
-import { refused, type InboundDelivery, type ReadDelivery, type Refusal } from '../../../plugins/integrations/hooks.ts';
+import { refused, type InboundDelivery, type ReadDelivery, type Refusal } from '../../../plugins/integrations/public.ts';
 import { githubProvider, readGithubDelivery } from '../../../plugins/integration-github/provider.ts';
 import { storageIndependent } from '../../fixtures/suite-runs.ts';
 
