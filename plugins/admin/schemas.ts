@@ -40,6 +40,9 @@ export const AdminUser = Type.Object({
   is_instance_admin: Type.Boolean(),
   disabled: Type.Boolean(),
   disabled_at: Type.Union([Timestamp, Type.Null()]),
+  email_status: Type.Union([Type.Literal('ok'), Type.Literal('bouncing'), Type.Literal('complained')], {
+    description: '`bouncing` once the mail provider reported a permanent bounce, `complained` once its owner marked our mail as spam (the integration-mail-bounces provider): notification digests are not sent then.',
+  }),
   created_at: Timestamp,
   workspace_count: Type.Union([Type.Integer(), Type.Null()], { description: 'Workspaces the user belongs to; null when the workspaces plugin is off.' }),
 });

@@ -16,6 +16,7 @@ function toAdminUser(row: AccountRow, workspaceCount: number | null): AdminUser 
     is_instance_admin: row.is_instance_admin,
     disabled: row.disabled_at !== null,
     disabled_at: row.disabled_at?.toISOString() ?? null,
+    email_status: row.email_status,
     created_at: row.created_at.toISOString(),
     workspace_count: workspaceCount,
   };

@@ -15,14 +15,18 @@ export interface UserRow {
   password_hash: string | null;
   is_instance_admin: boolean;
   disabled_at: Date | null;
+  /** `bouncing` or `complained` once the mail provider said so: mail that can wait is not sent. */
+  email_status: EmailStatus;
   avatar_key: string | null;
   avatar_updated_at: Date | null;
   created_at: Date;
   updated_at: Date;
 }
 
+export type EmailStatus = 'ok' | 'bouncing' | 'complained';
+
 /** An account as the instance's administration sees it. */
-export type AccountRow = Pick<UserRow, 'id' | 'email' | 'name' | 'is_instance_admin' | 'disabled_at' | 'created_at'>;
+export type AccountRow = Pick<UserRow, 'id' | 'email' | 'name' | 'is_instance_admin' | 'disabled_at' | 'email_status' | 'created_at'>;
 
 /** An administrator's change to an account; `disabled` sets or clears `disabled_at`. */
 export interface AccountChange {
@@ -31,7 +35,7 @@ export interface AccountChange {
   disabled?: boolean;
 }
 
-const ACCOUNT_COLUMNS = ['u.id', 'u.email', 'u.name', 'u.is_instance_admin', 'u.disabled_at', 'u.created_at'];
+const ACCOUNT_COLUMNS = ['u.id', 'u.email', 'u.name', 'u.is_instance_admin', 'u.disabled_at', 'u.email_status', 'u.created_at'];
 
 export interface NewUser {
   email: string;
@@ -209,6 +213,24 @@ export class UserService {
     if (filter.disabled === true) q.whereNotNull('u.disabled_at');
     if (filter.disabled === false) q.whereNull('u.disabled_at');
     return keysetPage<AccountRow>(this.db, q, { keys: [{ column: 'u.created_at', type: 'timestamptz' }, { column: 'u.id', type: 'uuid' }], direction: 'desc' }, page);
+  }
+
+  /**
+   * Marks the accounts with these addresses (any case): a complaint always; a bounce unless the address is already
+   * `complained` (the stronger of the two stays). Answers how many accounts changed.
+   */
+  async markEmails(addresses: string[], status: Exclude<EmailStatus, 'ok'>, db: Db = this.db): Promise<number> {
+    const lower = [...new Set(addresses.map((a) => a.trim().toLowerCase()).filter(Boolean))];
+    if (lower.length === 0) return 0;
+    const q = db('users').whereRaw('lower(email) = ANY(?::text[])', [lower]).whereNot({ email_status: status });
+    if (status === 'bouncing') q.whereNot({ email_status: 'complained' });
+    return q.update({ email_status: status, email_status_at: db.fn.now() });
+  }
+
+  /** Of these users, those whose address does not take mail that can wait (`bouncing`, `complained`). */
+  async undeliverable(ids: string[], db: Db = this.db): Promise<Set<string>> {
+    if (ids.length === 0) return new Set();
+    return new Set(await db('users').whereIn('id', ids).whereNot({ email_status: 'ok' }).pluck('id'));
   }
 
   async findAccount(id: string, db: Db = this.db): Promise<AccountRow | undefined> {

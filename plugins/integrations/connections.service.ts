@@ -1,5 +1,5 @@
 import { inTransaction, type Db } from '../../core/db.ts';
-import { AppError, invalidField, notFound, validationFailed } from '../../core/errors.ts';
+import { AppError, forbidden, invalidField, notFound, validationFailed } from '../../core/errors.ts';
 import { keysetPage, type Page } from '../../core/pagination.ts';
 import type { UserPrincipal } from '../../core/principal.ts';
 import { randomSecret } from '../../core/secrets.ts';
@@ -73,6 +73,7 @@ export class ConnectionService {
   async create(principal: UserPrincipal, workspaceId: string, body: CreateConnectionBody): Promise<CreatedConnection> {
     const provider = this.deps.providers.find(body.provider);
     if (!provider) throw invalidField('/provider', `"${body.provider}" is not a provider of this instance (GET /integrations lists them).`);
+    if (provider.instanceAdminsOnly && !principal.user.is_instance_admin) throw forbidden(`Only an instance admin may connect ${provider.name}: its deliveries act on the whole instance.`);
     if (body.webhook_secret !== undefined && !provider.signsWithSharedSecret) {
       throw invalidField('/webhook_secret', `${provider.name} does not sign its deliveries with a shared secret.`);
     }

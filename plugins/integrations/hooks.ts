@@ -83,6 +83,11 @@ export interface IntegrationProvider {
   name: string;
   categories: ProviderCategory[];
   auth: ProviderAuth;
+  /**
+   * Only instance admins may connect it: its deliveries act on the whole instance, not one workspace (mail bounces mark
+   * accounts' addresses).
+   */
+  instanceAdminsOnly?: boolean;
   /** Whether its deliveries are signed with a secret shared with us (`webhook_secret`, shown once at creation). */
   signsWithSharedSecret?: boolean;
   /** Checks credentials against the provider's API; never throws for a refusal (answers `ok: false`). */

@@ -79,6 +79,8 @@ export class DigestService {
         .delete()
         .returning(['type', 'actor_id', 'subject_title', 'data', 'created_at']);
       if (items.length === 0) return false;
+      // An address the mail provider reported bouncing, or whose owner complained, gets no digest: what waited is dropped.
+      if ((await this.users.undeliverable([userId], trx)).size > 0) return false;
       const [recipient] = await this.users.contactsOf([userId], trx);
       if (!recipient) return false;
       items.sort((a, b) => a.created_at.getTime() - b.created_at.getTime());

@@ -29,7 +29,7 @@ describe('admin: users', () => {
     const res = await t.request.get('/api/v1/admin/users').set(root.auth).expect(200);
     const [first] = res.body.data;
     assert.equal(first.id, ann.id, 'newest first');
-    assert.deepEqual(Object.keys(first).sort(), ['created_at', 'disabled', 'disabled_at', 'email', 'id', 'is_instance_admin', 'name', 'workspace_count']);
+    assert.deepEqual(Object.keys(first).sort(), ['created_at', 'disabled', 'disabled_at', 'email', 'email_status', 'id', 'is_instance_admin', 'name', 'workspace_count']);
     assert.deepEqual({ ...first, created_at: undefined }, {
       id: ann.id,
       email: ann.email,
@@ -37,6 +37,7 @@ describe('admin: users', () => {
       is_instance_admin: false,
       disabled: false,
       disabled_at: null,
+      email_status: 'ok',
       created_at: undefined,
       workspace_count: 2,
     });
