@@ -236,7 +236,7 @@ export class AutomationService {
     if (a.trigger.type === 'integration_event') {
       const conditions = sent && !sent.includes('conditions') ? '/trigger/type' : '/conditions';
       if (a.conditions !== null && a.conditions !== undefined) errors.push({ pointer: conditions, detail: 'An integration_event trigger has no record to test conditions on: remove the conditions.' });
-      if (this.deps.checkIntegration) await this.deps.checkIntegration(table.workspaceId, a.trigger, errors);
+      if (this.deps.checkIntegration) await this.deps.checkIntegration(trx ?? this.deps.db, table.workspaceId, a.trigger, errors);
       else errors.push({ pointer: '/trigger/type', detail: 'The integrations plugin is not enabled on this instance.' });
     }
     if (a.trigger.type === 'record_matches' && (a.conditions === null || a.conditions === undefined)) {

@@ -98,9 +98,9 @@ export default definePlugin<AutomationsOptions>({
     };
     const cells = cellTexts(() => ctx.resolve('databases.fields'), () => ctx.resolve('databases.fieldTypes'));
     const checkIntegration: IntegrationCheck | undefined = ctx.has('integrations')
-      ? async (workspaceId, trigger, errors) => {
+      ? async (db, workspaceId, trigger, errors) => {
           if (!ctx.resolve('integrations.providers').find(trigger.provider)) errors.push({ pointer: '/trigger/provider', detail: `"${trigger.provider}" is not a provider of this instance (GET /integrations lists them).` });
-          else if (trigger.connection_id && !(await ctx.resolve('integrations.connections').exists(workspaceId, trigger.connection_id, trigger.provider))) {
+          else if (trigger.connection_id && !(await ctx.resolve('integrations.connections').exists(workspaceId, trigger.connection_id, trigger.provider, db))) {
             errors.push({ pointer: '/trigger/connection_id', detail: `No ${trigger.provider} connection with this id in the workspace.` });
           }
         }
@@ -158,7 +158,14 @@ export default definePlugin<AutomationsOptions>({
       },
     });
     if (ctx.has('gdpr')) tapGdpr(ctx);
-    if (ctx.has('packs')) tapPacks(ctx.hooksOf('packs.kinds'), { automations: () => ctx.resolve('automations.service'), records: () => ctx.resolve('records.service'), actions: () => ctx.resolve('automations.actions') });
+    if (ctx.has('packs')) {
+      tapPacks(ctx.hooksOf('packs.kinds'), {
+        automations: () => ctx.resolve('automations.service'),
+        records: () => ctx.resolve('records.service'),
+        actions: () => ctx.resolve('automations.actions'),
+        ...(ctx.has('integrations') ? { connections: () => ctx.resolve('integrations.connections') } : {}),
+      });
+    }
     ctx.routes(automationRoutes());
     ctx.routes(hookRoutes(options.hookMaxBytes));
   },

@@ -13,8 +13,8 @@ type WithConnection = Record<string, unknown> & { connection_id: string };
 /**
  * The providers' actions as automation actions: each config names the connection to act through (`connection_id`, one of
  * the workspace's connections to that provider, checked at save), and the action gets its credentials at run time, an
- * OAuth connection's access token refreshed as needed. A config naming a connection stays in its workspace: packs do
- * not carry it (a connection id means nothing elsewhere).
+ * OAuth connection's access token refreshed as needed. In a pack the connection is said by ref (kind `connection`:
+ * its provider and name), and installed onto a connection of the target workspace.
  */
 export function integrationActions(deps: Deps): ActionDefinition<WithConnection>[] {
   return deps.providers().flatMap((provider) => (provider.actions ?? []).map((action) => definition(provider, action, deps)));
@@ -30,7 +30,7 @@ function definition(provider: IntegrationProvider, action: ProviderAction, deps:
     schema,
     retrySafe: action.retrySafe,
     async check(req) {
-      if (!(await deps.connections().exists(req.workspaceId, req.config.connection_id, provider.id))) {
+      if (!(await deps.connections().exists(req.workspaceId, req.config.connection_id, provider.id, req.db))) {
         req.errors.push({ pointer: `${req.pointer}/connection_id`, detail: `No ${provider.name} connection with this id in the workspace.` });
       }
     },
@@ -46,5 +46,13 @@ function definition(provider: IntegrationProvider, action: ProviderAction, deps:
       }
     },
     dryRun: async (ctx) => ({ provider: provider.id, action: action.type, ...ctx.config }),
+    // The connection travels by ref: a pack says which provider and name it acted through, never its credentials.
+    pack: {
+      out: (config, ref) => {
+        const connection = ref('connection', config.connection_id);
+        return connection === undefined ? undefined : { ...config, connection_id: connection };
+      },
+      in: (config, id, pointer) => ({ ...config, connection_id: id('connection', config.connection_id, `${pointer}/connection_id`) }),
+    },
   };
 }

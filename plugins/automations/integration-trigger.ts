@@ -24,7 +24,7 @@ export function fires(trigger: IntegrationTrigger, told: Told): boolean {
 }
 
 /** How a trigger is checked against the workspace's providers and connections (the integrations plugin, when it is on). */
-export type IntegrationCheck = (workspaceId: string, trigger: IntegrationTrigger, errors: ErrorDetail[]) => Promise<void>;
+export type IntegrationCheck = (db: Db, workspaceId: string, trigger: IntegrationTrigger, errors: ErrorDetail[]) => Promise<void>;
 
 /**
  * Starts the runs of `integration_event` automations as the integrations plugin's events are fanned out, in the

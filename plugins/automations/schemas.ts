@@ -1,4 +1,4 @@
-import { Type, type Static } from '../../core/schema.ts';
+import { Type, type Static, type TSchema } from '../../core/schema.ts';
 import { pageOf, pageQuery } from '../../core/pagination.ts';
 import { FilterNode } from '../records/public.ts';
 
@@ -24,6 +24,23 @@ export const HookBody = Type.Unknown({ description: 'Any JSON; actions read it a
 export const RunStarted = Type.Object({ run_id: Uuid });
 
 const ApiName = Type.String({ minLength: 1, maxLength: 128 });
+/** The `integration_event` trigger; `connectionId` is a connection's id, or its ref in a pack. */
+export function integrationEventTrigger<C extends TSchema>(connectionId: C) {
+  return Type.Object(
+    {
+      type: Type.Literal('integration_event'),
+      provider: Type.String({ pattern: '^[a-z][a-z0-9-]{0,62}$', description: 'A provider of `GET /integrations`.' }),
+      event: Type.String({
+        pattern: '^[a-z][a-z0-9_]*(\\.[a-z][a-z0-9_]*)*$',
+        maxLength: 128,
+        description: 'The event its deliveries become (`issues`), or one under it (`issues.opened`): `issues` fires for `issues.opened` too.',
+      }),
+      connection_id: Type.Optional(connectionId),
+    },
+    { additionalProperties: false, description: 'A delivery from a provider, told as `integration.<provider>.<event>`; actions read what it sent as `{{trigger.body.<path>}}`.' },
+  );
+}
+
 export const Trigger = Type.Union([
   Type.Object({ type: Type.Literal('record_created') }, { additionalProperties: false }),
   Type.Object(
@@ -34,19 +51,7 @@ export const Trigger = Type.Union([
   Type.Object({ type: Type.Literal('schedule'), cron: Type.String({ minLength: 9, maxLength: 100 }), timezone: Type.String({ minLength: 1, maxLength: 64 }) }, { additionalProperties: false }),
   Type.Object({ type: Type.Literal('button') }, { additionalProperties: false }),
   Type.Object({ type: Type.Literal('inbound_webhook') }, { additionalProperties: false }),
-  Type.Object(
-    {
-      type: Type.Literal('integration_event'),
-      provider: Type.String({ pattern: '^[a-z][a-z0-9-]{0,62}$', description: 'A provider of `GET /integrations`.' }),
-      event: Type.String({
-        pattern: '^[a-z][a-z0-9_]*(\\.[a-z][a-z0-9_]*)*$',
-        maxLength: 128,
-        description: 'The event its deliveries become (`issues`), or one under it (`issues.opened`): `issues` fires for `issues.opened` too.',
-      }),
-      connection_id: Type.Optional(Type.String({ format: 'uuid', description: "Only this connection's deliveries (any of the provider's in the workspace otherwise)." })),
-    },
-    { additionalProperties: false, description: 'A delivery from a provider, told as `integration.<provider>.<event>`; actions read what it sent as `{{trigger.body.<path>}}`.' },
-  ),
+  integrationEventTrigger(Type.String({ format: 'uuid', description: "Only this connection's deliveries (any of the provider's in the workspace otherwise)." })),
 ]);
 export type Trigger = Static<typeof Trigger>;
 export type TriggerType = Trigger['type'];

@@ -140,9 +140,21 @@ export class ConnectionService {
     return { ok: outcome.ok, detail: outcome.detail };
   }
 
+  /** Provider and name of the workspace's connections among `ids` (what a pack says of them). */
+  async described(trx: Db, workspaceId: string, ids: string[]): Promise<Array<{ id: string; provider: string; name: string }>> {
+    if (ids.length === 0) return [];
+    return trx(CONNECTIONS).where({ workspace_id: workspaceId }).whereIn('id', ids).orderBy(['created_at', 'id']).select('id', 'provider', 'name');
+  }
+
+  /** The workspace's connection a pack's `{ provider, name }` stands for: that name if there is one, else the oldest active. */
+  async matching(trx: Db, workspaceId: string, provider: string, name: string): Promise<string | undefined> {
+    const rows: Array<{ id: string; name: string }> = await trx(CONNECTIONS).where({ workspace_id: workspaceId, provider, status: 'active' }).orderBy(['created_at', 'id']).select('id', 'name');
+    return (rows.find((r) => r.name === name) ?? rows[0])?.id;
+  }
+
   /** Whether the workspace has this connection to this provider. */
-  async exists(workspaceId: string, id: string, providerId: string): Promise<boolean> {
-    return Boolean(await this.deps.db(CONNECTIONS).where({ workspace_id: workspaceId, id, provider: providerId }).first('id'));
+  async exists(workspaceId: string, id: string, providerId: string, trx: Db = this.deps.db): Promise<boolean> {
+    return Boolean(await trx(CONNECTIONS).where({ workspace_id: workspaceId, id, provider: providerId }).first('id'));
   }
 
   async delete(workspaceId: string, id: string): Promise<void> {

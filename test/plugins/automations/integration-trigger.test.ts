@@ -153,4 +153,32 @@ describe('automations: integration_event triggers', function () {
     assert.match(detail, /GitHub refused to comment \(HTTP 404: Not Found\)/);
     assert.doesNotMatch(detail, new RegExp(TOKEN));
   });
+
+  it('travels in a pack with its connection said by provider and name, never a credential, and lands on the target\'s own', async () => {
+    const source = await connection('Pack source');
+    await automation(
+      { type: 'integration_event', provider: 'github', event: 'issues', connection_id: source.id },
+      { name: 'Packed', actions: [{ type: 'github_create_issue', connection_id: source.id, owner: 'acme', repo: 'site', title: 'Follow up' }] },
+    ).expect(201);
+    const pack = (await w.t.request.post(w.api('/packs/export')).set(w.admin.auth).send({ database_ids: [w.db, w.logDb] }).expect(200)).body;
+    const packed = pack.resources.automation.find((a: { name: string }) => a.name === 'Packed');
+    const ref = packed.trigger.connection_id;
+    assert.deepEqual(pack.resources.connection.find((c: { ref: string }) => c.ref === ref), { ref, provider: 'github', name: 'Pack source' });
+    assert.equal(packed.actions[0].connection_id, ref);
+    assert.doesNotMatch(JSON.stringify(pack), new RegExp(`${TOKEN}|${source.webhook_secret}|${source.id}`));
+
+    const target = (await w.t.request.post('/api/v1/workspaces').set(w.admin.auth).send({ name: 'Target' }).expect(201)).body.id;
+    const space = (await w.t.request.post(`/api/v1/workspaces/${target}/spaces`).set(w.admin.auth).send({ name: 'S' }).expect(201)).body.id;
+    const install = () => w.t.request.post(`/api/v1/workspaces/${target}/packs/install`).set(w.admin.auth).send({ pack, space_id: space });
+    const refused = await install().expect(422);
+    const at = pack.resources.connection.findIndex((c: { ref: string }) => c.ref === ref);
+    assert.ok(refused.body.errors.some((e: { pointer: string; detail: string }) => e.pointer === `/pack/resources/connection/${at}` && /connect github/.test(e.detail)), JSON.stringify(refused.body.errors));
+    assert.deepEqual((await w.t.request.get(`/api/v1/workspaces/${target}/automations`).set(w.admin.auth).expect(200)).body.data, []);
+
+    const theirs = (await w.t.request.post(`/api/v1/workspaces/${target}/connections`).set(w.admin.auth).send({ provider: 'github', name: 'Their GitHub', credentials: { token: TOKEN } }).expect(201)).body;
+    await install().expect(201);
+    const installed = (await w.t.request.get(`/api/v1/workspaces/${target}/automations`).set(w.admin.auth).expect(200)).body.data.find((a: { name: string }) => a.name === 'Packed');
+    assert.equal(installed.trigger.connection_id, theirs.id);
+    assert.equal(installed.actions[0].connection_id, theirs.id);
+  });
 });
