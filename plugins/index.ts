@@ -41,6 +41,8 @@ import integrationShopify from './integration-shopify/index.ts';
 import integrationZoom from './integration-zoom/index.ts';
 import integrationSlack from './integration-slack/index.ts';
 import integrationLinear from './integration-linear/index.ts';
+import integrationMailBounces from './integration-mail-bounces/index.ts';
+import integrationGoogleCalendar from './integration-google-calendar/index.ts';
 
 /** Built-in plugins, on unless the config disables them (or, like blobs-s3, off unless it enables them). */
-export const builtinPlugins: Plugin[] = [system, gdpr, auth, tokens, users, mail, workspaces, packs, spaces, access, databases, records, favorites, documents, comments, mentions, notifications, views, relations, activity, recordVersions, files, blobsS3, attachments, importPlugin, exportPlugin, publicForms, search, webhooks, automations, buttons, approvals, indexes, starterPacks, admin, referrals, integrations, integrationGithub, integrationShopify, integrationZoom, integrationSlack, integrationLinear];
+export const builtinPlugins: Plugin[] = [system, gdpr, auth, tokens, users, mail, workspaces, packs, spaces, access, databases, records, favorites, documents, comments, mentions, notifications, views, relations, activity, recordVersions, files, blobsS3, attachments, importPlugin, exportPlugin, publicForms, search, webhooks, automations, buttons, approvals, indexes, starterPacks, admin, referrals, integrations, integrationGithub, integrationShopify, integrationZoom, integrationSlack, integrationLinear, integrationMailBounces, integrationGoogleCalendar];
