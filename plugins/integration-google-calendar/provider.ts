@@ -108,6 +108,8 @@ export function googleCalendarProvider(options: GoogleCalendarProviderOptions = 
       ...(options.clientId ? { clientId: options.clientId } : {}),
       ...(options.clientSecret ? { clientSecret: options.clientSecret } : {}),
       authorizeParams: { ...AUTHORIZE_PARAMS },
+      // An ID token in Google's token answer (a user who once granted this client `openid`) is issued by accounts.google.com.
+      issuer: 'https://accounts.google.com',
     },
     signsWithSharedSecret: true,
     test: (credentials) => testToken(client, credentials),

@@ -25,6 +25,11 @@ export type ProviderAuth =
       clientSecret?: string;
       /** Parameters the provider wants on its authorize URL besides OAuth's own (Google: `access_type: offline`). */
       authorizeParams?: Record<string, string>;
+      /**
+       * The authorization server's issuer, when it is not the token endpoint's origin: an ID token in a token answer is
+       * checked against it (Google's are issued by `https://accounts.google.com`).
+       */
+      issuer?: string;
     }
   | { type: 'api_key'; fields: CredentialField[] }
   | { type: 'none' };

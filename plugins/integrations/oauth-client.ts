@@ -38,7 +38,7 @@ export class OAuthClient {
 
   constructor(private readonly config: OAuth2 & { clientId: string; clientSecret: string }) {
     const token = new URL(config.tokenUrl);
-    this.as = { issuer: token.origin, authorization_endpoint: config.authorizeUrl, token_endpoint: config.tokenUrl };
+    this.as = { issuer: config.issuer ?? token.origin, authorization_endpoint: config.authorizeUrl, token_endpoint: config.tokenUrl };
     this.client = { client_id: config.clientId };
     this.auth = oauth.ClientSecretPost(config.clientSecret);
     this.options = {

@@ -163,6 +163,7 @@ describe('integration-google-calendar provider', () => {
       clientId: '123-abc.apps.googleusercontent.com',
       clientSecret: 'GOCSPX-client-secret',
       authorizeParams: { access_type: 'offline', prompt: 'consent', include_granted_scopes: 'true' },
+      issuer: 'https://accounts.google.com',
     });
     assert.equal(provider.signsWithSharedSecret, true);
     assert.deepEqual(provider.events, ['sync', 'events.exists', 'events.not_exists']);
