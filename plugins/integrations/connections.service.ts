@@ -8,7 +8,7 @@ import { IntegrationErrors } from './errors.ts';
 import type { Credentials, IntegrationProvider } from './hooks.ts';
 import type { ConnectionOAuth } from './oauth.service.ts';
 import type { ProviderRegistry } from './providers.ts';
-import type { Connection, CreateConnectionBody, CreatedConnection } from './schemas.ts';
+import type { Connection, CreateConnectionBody, CreatedConnection, PatchConnectionBody } from './schemas.ts';
 
 export const CONNECTIONS = 'integration_connections';
 const COLUMNS = ['id', 'workspace_id', 'provider', 'name', 'status', 'account', 'scopes', 'created_by', 'created_at', 'last_used_at', 'expires_at'];
@@ -138,6 +138,37 @@ export class ConnectionService {
     const outcome = await provider.test(credentials);
     if (outcome.ok) await this.deps.db(CONNECTIONS).where({ id }).update({ last_used_at: new Date(), ...(outcome.account ? { account: JSON.stringify(outcome.account) } : {}) });
     return { ok: outcome.ok, detail: outcome.detail };
+  }
+
+  /**
+   * Renames a connection, gives it new API-key credentials (tested with the provider first: refused ones change
+   * nothing) or the provider's new signing secret.
+   */
+  async update(workspaceId: string, id: string, body: PatchConnectionBody): Promise<Connection> {
+    const row = await this.row(this.deps.db, workspaceId, id);
+    const provider = this.deps.providers.find(row.provider);
+    if (!provider && (body.credentials || body.webhook_secret)) throw invalidField('/credentials', `The ${row.provider} provider is not enabled on this instance.`);
+    const changes: Record<string, unknown> = { updated_at: new Date() };
+    if (body.name !== undefined) changes.name = body.name;
+    if (body.webhook_secret !== undefined) {
+      if (!provider!.signsWithSharedSecret) throw invalidField('/webhook_secret', `${provider!.name} does not sign its deliveries with a shared secret.`);
+      changes.webhook_secret = this.deps.secrets.get().seal(body.webhook_secret, sealContext(id, 'webhook_secret'));
+    }
+    if (body.credentials !== undefined) {
+      if (provider!.auth.type !== 'api_key') throw invalidField('/credentials', `${provider!.name} connects through ${provider!.auth.type === 'oauth2' ? 'OAuth' : 'nothing'}, not credentials.`);
+      const credentials = this.checkedCredentials(provider!, body.credentials);
+      const outcome = await provider!.test(credentials);
+      if (!outcome.ok) throw IntegrationErrors.connection_failed(provider!.name, outcome.detail);
+      Object.assign(changes, {
+        credentials: this.deps.secrets.get().seal(JSON.stringify(credentials), sealContext(id, 'credentials')),
+        account: outcome.account ? JSON.stringify(outcome.account) : null,
+        status: 'active',
+        last_used_at: new Date(),
+      });
+    }
+    const [updated] = await this.deps.db(CONNECTIONS).where({ workspace_id: workspaceId, id }).update(changes).returning(COLUMNS);
+    if (!updated) throw notFound();
+    return this.present(updated);
   }
 
   /** Provider and name of the workspace's connections among `ids` (what a pack says of them). */

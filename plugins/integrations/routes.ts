@@ -13,6 +13,7 @@ import {
   DeliveryParams,
   IntegrationList,
   ListQuery,
+  PatchConnectionBody,
   ProviderParams,
   ReceiverParams,
   TestResult,
@@ -84,6 +85,24 @@ export function integrationRoutes(maxDeliveryBytes: number): AnyRouteDef[] {
       params: ConnectionParams,
       responses: { 200: { description: 'The connection', schema: Connection } },
       handler: ({ params, resolve }) => resolve('integrations.connections').get(params.ws, params.id),
+    }),
+    defineRoute({
+      method: 'PATCH',
+      path: '/workspaces/{ws}/connections/{id}',
+      operationId: 'integrations.connections.update',
+      summary: "Rename a connection, or give it new credentials or the provider's new signing secret",
+      description:
+        'New credentials of an API-key provider are tested with it first: refused → 422 `connection_failed` and nothing changes; accepted → the connection is `active` again. ' +
+        'A `webhook_secret` replaces the signing secret (for a provider that shows its secret only once its webhook exists, or after rotating it there); it is never shown back.',
+      tags,
+      auth: 'user',
+      access: creators,
+      params: ConnectionParams,
+      body: PatchConnectionBody,
+      example: { name: 'GitHub (bot account)', credentials: { token: 'github_pat_…' } },
+      responses: { 200: { description: 'The connection', schema: Connection } },
+      errors: [IntegrationErrors.connection_failed],
+      handler: ({ params, body, resolve }) => resolve('integrations.connections').update(params.ws, params.id, body),
     }),
     defineRoute({
       method: 'POST',

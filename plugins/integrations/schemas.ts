@@ -86,6 +86,22 @@ export const CreateConnectionBody = Type.Object(
 );
 export type CreateConnectionBody = Static<typeof CreateConnectionBody>;
 
+export const PatchConnectionBody = Type.Object(
+  {
+    name: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
+    credentials: Type.Optional(
+      Type.Record(Type.String({ pattern: '^[a-z][a-z0-9_]{0,62}$' }), Type.String({ minLength: 1, maxLength: 8192 }), {
+        description: "New credentials of an API-key provider (all of its `auth.fields`), tested with the provider first; the connection is `active` again once they pass.",
+      }),
+    ),
+    webhook_secret: Type.Optional(
+      Type.String({ minLength: 16, maxLength: 256, description: 'The signing secret the provider now uses (rotated there, or shown by it only once its webhook exists).' }),
+    ),
+  },
+  { additionalProperties: false, minProperties: 1 },
+);
+export type PatchConnectionBody = Static<typeof PatchConnectionBody>;
+
 export const TestResult = Type.Object({ ok: Type.Boolean(), detail: Type.String() });
 
 export const DELIVERY_STATUSES = ['received', 'processed', 'failed'] as const;

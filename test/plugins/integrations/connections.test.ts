@@ -244,6 +244,32 @@ describe('integrations: connections and the inbox', function () {
     assert.equal((await t.request.get(`/api/v1/workspaces/${ws}/connections/${made.body.id}`).set(creator.auth)).body.status, 'active');
   });
 
+  it('renames, takes new tested credentials and a new signing secret; refused credentials change nothing', async () => {
+    const made = await connect(creator, { provider: 'echo', name: 'Before', credentials: { key: 'good-key' } });
+    const { id } = made.body;
+    const patch = (body: object, by = creator) => t.request.patch(`/api/v1/workspaces/${ws}/connections/${id}`).set(by.auth).send(body);
+    const stored = async () => t.db('integration_connections').where({ id }).first('credentials', 'webhook_secret', 'name');
+    const before = await stored();
+
+    const refused = await patch({ name: 'After', credentials: { key: 'wrong-key' } });
+    assert.equal(refused.status, 422);
+    assert.equal(refused.body.code, 'connection_failed');
+    assert.deepEqual(await stored(), before);
+    assert.equal((await patch({ credentials: { nope: 'x' } })).status, 422);
+    assert.equal((await patch({})).status, 422);
+    assert.equal((await patch({ name: 'x' }, editor)).status, 403);
+
+    KNOWN_KEYS.set('second-key', { id: '43', name: 'Second account' });
+    const renamed = await patch({ name: 'After', credentials: { key: 'second-key' }, webhook_secret: 'the-providers-new-signing-secret' });
+    assert.equal(renamed.status, 200);
+    assert.equal(renamed.body.name, 'After');
+    assert.deepEqual(renamed.body.account, { id: '43', name: 'Second account' });
+    assert.doesNotMatch(renamed.text, /second-key|the-providers-new-signing-secret/);
+    const body = '{"after":true}';
+    assert.equal((await deliver('echo', id, body, { 'x-echo-signature': signed(made.body.webhook_secret, body) })).status, 401, 'the old secret no longer signs');
+    assert.equal((await deliver('echo', id, body, { 'x-echo-signature': signed('the-providers-new-signing-secret', body) })).status, 202);
+  });
+
   it('seals every credential and signing secret again under a new key in one rotation, and they still work', async () => {
     const made = await connect(creator, { provider: 'echo', name: 'Rotated', credentials: { key: 'good-key' } });
     const { id, webhook_secret: secret } = made.body;

@@ -49,6 +49,12 @@ export const rows: MatrixRow[] = [
   { route: 'POST /workspaces/{ws}/connections', expect: CREATORS(422), request: (w) => ({ path: connections(w.ws), body: { provider: 'github', name: 'No token' } }) },
   { route: 'GET /workspaces/{ws}/connections', expect: CREATORS(200), request: (w) => ({ path: connections(w.ws) }) },
   { route: 'GET /workspaces/{ws}/connections/{id}', expect: CREATORS(200), request: (w, _c, t) => ours(w, t), foreign: (w, t) => theirs(w, t) },
+  {
+    route: 'PATCH /workspaces/{ws}/connections/{id}',
+    expect: CREATORS(200),
+    request: async (w, _c, t) => ({ ...(await ours(w, t)), body: { name: 'Renamed' } }),
+    foreign: async (w, t) => ({ ...(await theirs(w, t)), body: { name: 'Renamed' } }),
+  },
   { route: 'POST /workspaces/{ws}/connections/{id}/test', expect: CREATORS(200), request: (w, _c, t) => ours(w, t, '/test'), foreign: (w, t) => theirs(w, t, '/test') },
   { route: 'DELETE /workspaces/{ws}/connections/{id}', expect: CREATORS(204), request: (w, _c, t) => ours(w, t), foreign: (w, t) => theirs(w, t) },
   { route: 'GET /workspaces/{ws}/connections/{id}/deliveries', expect: CREATORS(200), request: (w, _c, t) => ours(w, t, '/deliveries'), foreign: (w, t) => theirs(w, t, '/deliveries') },
