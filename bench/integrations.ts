@@ -7,8 +7,8 @@
  *     ≥ 1,000), and the inbox counted against the 202s (target: none lost);
  *   - a burst of BENCH_INTEGRATION_BURST (5,000) with the server killed (SIGKILL) halfway and started again: every
  *     delivery answered 2xx is in the inbox exactly once (senders retry what got no answer, as providers do).
- * The token refresh under 50 concurrent callers (exactly one refresh request) is asserted by
- * test/plugins/integrations/oauth.test.ts.
+ *   - a Google Calendar OAuth connection whose access token has ended, tested by 50 requests at once: exactly one
+ *     refresh request reaches the provider's token endpoint (a loopback OAuth server and Calendar API).
  */
 import { createHmac, randomUUID } from 'node:crypto';
 import http from 'node:http';
@@ -35,8 +35,35 @@ const github = http.createServer((req, res) => {
   res.writeHead(known ? 200 : 401, { 'content-type': 'application/json' });
   res.end(JSON.stringify(known ? { login: 'bench', id: 1 } : { message: 'Bad credentials' }));
 });
+/**
+ * Google's side: a token endpoint counting refresh requests (the code's token lives 1 s, so it has ended when the
+ * callers come; refreshed ones an hour), and the Calendar API's primary calendar for a connection's test.
+ */
+let refreshes = 0;
+let issued = 0;
+const google = http.createServer((req, res) => {
+  let text = '';
+  req.on('data', (chunk) => (text += chunk));
+  req.on('end', () => {
+    res.writeHead(200, { 'content-type': 'application/json', 'cache-control': 'no-store' });
+    if (req.url === '/token') {
+      const refresh = new URLSearchParams(text).get('grant_type') === 'refresh_token';
+      if (refresh) refreshes++;
+      issued++;
+      return res.end(JSON.stringify({ access_token: `access-${issued}`, token_type: 'Bearer', expires_in: refresh ? 3600 : 1, refresh_token: `refresh-${issued}` }));
+    }
+    res.end(JSON.stringify({ id: 'bench@example.test', summary: 'Bench calendar' }));
+  });
+});
 await new Promise<void>((resolve) => github.listen(0, '127.0.0.1', resolve));
-const env = { BENCH_PLUGIN_OPTIONS: JSON.stringify({ 'integration-github': { apiUrl: `http://127.0.0.1:${(github.address() as AddressInfo).port}` } }) };
+await new Promise<void>((resolve) => google.listen(0, '127.0.0.1', resolve));
+const googleUrl = `http://127.0.0.1:${(google.address() as AddressInfo).port}`;
+const env = {
+  BENCH_PLUGIN_OPTIONS: JSON.stringify({
+    'integration-github': { apiUrl: `http://127.0.0.1:${(github.address() as AddressInfo).port}` },
+    'integration-google-calendar': { apiUrl: googleUrl, tokenUrl: `${googleUrl}/token`, authorizeUrl: `${googleUrl}/authorize`, clientId: 'bench-client', clientSecret: 'bench-secret' },
+  }),
+};
 
 /** Posts signed deliveries over keep-alive connections; answers the status, or 0 when the server did not answer. */
 class Sender {
@@ -149,10 +176,24 @@ try {
   console.log(`  burst of ${fmt(BURST)}, killed after ${fmt(killedAt)} answers     ${fmt(answered.size)} answered 2xx, ${fmt(kept)} in the inbox, ${fmt(lost)} answered but lost (target 0), ${fmt(duplicates)} stored twice (target 0) ${lost === 0 && duplicates === 0 ? 'PASS' : 'MISS'}`);
   failed ||= lost !== 0 || duplicates !== 0;
   sender.close();
+
+  // 50 callers at once on a token that has ended: one refresh.
+  const api = `${server.url}/api/v1/workspaces/${bench.workspaceId}/connections`;
+  const calendar = await expect(201, 'calendar connection', api, 'POST', bench.admin.session, { provider: 'google-calendar', name: 'Bench calendar' });
+  const state = new URL(calendar.authorize_url).searchParams.get('state')!;
+  await expect(200, 'OAuth callback', `${server.url}/api/v1/integrations/google-calendar/oauth/callback?code=bench-code&state=${state}`, 'GET', bench.admin.session);
+  await new Promise((resolve) => setTimeout(resolve, 1100));
+  const before = refreshes;
+  const tests = await Promise.all(Array.from({ length: 50 }, () => expect(200, 'connection test', `${api}/${calendar.id}/test`, 'POST', bench.admin.session)));
+  const okTests = tests.filter((r: { ok: boolean }) => r.ok).length;
+  const asked = refreshes - before;
+  console.log(`  token refresh, 50 callers at once          ${asked} refresh request${asked === 1 ? '' : 's'} reached the provider (target exactly 1) ${asked === 1 ? 'PASS' : 'MISS'}; ${okTests} of 50 tests ok`);
+  failed ||= asked !== 1 || okTests !== 50;
 } finally {
   await db.close();
   await server.stop();
   await storage.cleanup();
   github.close();
+  google.close();
 }
 process.exitCode = failed ? 1 : 0;

@@ -12,7 +12,7 @@ import type { Connection } from './schemas.ts';
 
 const STATES = 'integration_oauth_states';
 const STATE_TTL_MINUTES = 10;
-/** An access token this close to its end is refreshed before it is used. */
+/** An access token this close to its end is refreshed before it is used (or at half its life, for a short-lived one). */
 const REFRESH_AHEAD_MS = 60_000;
 
 /** A provider's API refused the access token (its 401): the caller asks for a refresh and tries once more. */
@@ -184,5 +184,7 @@ export class ConnectionOAuth {
 
 function endsSoon(tokens: StoredTokens): boolean {
   if (tokens.expires_in === null) return false;
-  return Date.parse(tokens.obtained_at) + tokens.expires_in * 1000 - REFRESH_AHEAD_MS <= Date.now();
+  const lifetime = tokens.expires_in * 1000;
+  // A token that lives less than twice the lead would be refreshed on every use: it is refreshed at half its life instead.
+  return Date.parse(tokens.obtained_at) + lifetime - Math.min(REFRESH_AHEAD_MS, lifetime / 2) <= Date.now();
 }

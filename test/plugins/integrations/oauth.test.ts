@@ -18,7 +18,7 @@ class AuthorizationServer {
   readonly codes = new Map<string, string>();
   readonly refreshTokens = new Set<string>();
   refreshes = 0;
-  /** Seconds new access tokens live: under a minute, Tessera refreshes them before use. */
+  /** Seconds new access tokens live: Tessera refreshes one a minute before its end, or at half its life if shorter. */
   expiresIn = 3600;
   refuseRefresh = false;
   private server!: http.Server;
@@ -176,10 +176,12 @@ describe('integrations: OAuth connections', function () {
     for (const id of [made.id, other.id]) assert.equal((await t.request.get(`/api/v1/workspaces/${ws}/connections/${id}`).set(creator.auth)).body.status, 'pending');
   });
 
-  it('refreshes an expiring token once for 50 callers at the same moment', async () => {
-    as.expiresIn = 30;
+  it('refreshes a token due for it once for 50 callers at the same moment, and not again while the new one is fresh', async () => {
+    as.expiresIn = 1;
     const made = await connected(creator);
     as.expiresIn = 3600;
+    // Past half its life of a second: due for a refresh.
+    await new Promise((resolve) => setTimeout(resolve, 600));
     const before = as.refreshes;
     const tokens = await Promise.all(Array.from({ length: 50 }, () => oauth().accessToken(made.id)));
     assert.equal(as.refreshes - before, 1);
@@ -204,9 +206,10 @@ describe('integrations: OAuth connections', function () {
   });
 
   it('marks the connection needs_reauth when the provider refuses the refresh, and tells the admins', async () => {
-    as.expiresIn = 30;
+    as.expiresIn = 1;
     const made = await connected(creator);
     as.expiresIn = 3600;
+    await new Promise((resolve) => setTimeout(resolve, 600));
     as.refuseRefresh = true;
     try {
       await assert.rejects(oauth().accessToken(made.id), (err: { code?: string }) => err.code === 'needs_reauth');
