@@ -80,7 +80,7 @@ export class VersionService {
   /** The versions of one records write (created, updated with a cell changed, restored from the trash), in its transaction. */
   captureWrite(write: RecordsChanged): void {
     const kept = keptFields(write.fields);
-    if (write.batch && write.changes.every((c) => c.kind === 'created' && c.after)) return this.captureBatch(write, kept);
+    if ((write.batch || write.changes.length > 1) && write.changes.every((c) => c.kind === 'created' && c.after)) return this.captureBatch(write, kept);
     const versions = write.changes.flatMap((change) => {
       if (change.kind === 'deleted') return [];
       const version = versionOf(change, kept);

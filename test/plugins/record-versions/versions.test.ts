@@ -52,6 +52,10 @@ describe('record versions', () => {
     await w.t.request.patch(w.url()).set(w.editor.auth).send({ records: [{ id: made[0].id, values: { score: 7 } }, { id: made[1].id, values: { name: 'b' } }] }).expect(200);
     assert.deepEqual((await versions(made[0].id)).map((v) => [v.version, v.values.score]), [[2, 7], [1, null]]);
     assert.deepEqual((await versions(made[1].id)).map((v) => v.version), [1]);
+    // A bulk create keeps its first versions as one batch: version 1 reads and restores like any other.
+    assert.deepEqual((await versions(made[1].id))[0].values, { name: 'b', score: null, done: false, owner: null, stage: null });
+    await restore(made[0].id, 1).expect(201);
+    assert.deepEqual((await versions(made[0].id)).map((v) => [v.version, v.values.score, v.origin.restored_from ?? null]), [[3, null, 1], [2, 7, null], [1, null, null]]);
     const before = await count();
     await patch(made[0].id, { values: { score: 'many' } }).expect(422);
     await patch(made[0].id, { values: { score: 8 }, version: made[0].version }).expect(409);
