@@ -103,6 +103,12 @@ export class InboxService {
     await trx('notifications_emails').where({ workspace_id: workspaceId, user_id: userId }).delete();
   }
 
+  /** Forgets a deleted workspace's notifications, or a deleted database's (the tables keep no foreign keys). */
+  async forgetWhere(trx: Db, where: { workspace_id: string } | { database_id: string }): Promise<void> {
+    await trx(TABLE).where(where).delete();
+    await trx('notifications_emails').where(where).delete();
+  }
+
   /** Forgets what was sent about records purged from the trash. */
   async forgetRecords(trx: Db, databaseId: string, recordIds: string[]): Promise<void> {
     if (recordIds.length === 0) return;

@@ -52,6 +52,8 @@ export default definePlugin<NotificationsOptions>({
 
     // A member who leaves takes their notifications there along; records purged take what was sent about them.
     ctx.hooksOf('workspaces.lifecycle').memberRemoved.tapPromise('notifications', ({ trx, workspaceId, userId }) => ctx.resolve('notifications.inbox').forgetMember(trx, workspaceId, userId));
+    ctx.hooksOf('workspaces.lifecycle').deleting.tapPromise('notifications', ({ trx, workspaceId }) => ctx.resolve('notifications.inbox').forgetWhere(trx, { workspace_id: workspaceId }));
+    ctx.hooksOf('databases.databases').deleting.tapPromise('notifications', ({ trx, databaseId }) => ctx.resolve('notifications.inbox').forgetWhere(trx, { database_id: databaseId }));
     ctx.hooksOf('records.lifecycle').purged.tapPromise('notifications', ({ trx, databaseId, recordIds }) => ctx.resolve('notifications.inbox').forgetRecords(trx, databaseId, recordIds));
 
     if (mail) {

@@ -184,4 +184,25 @@ describe('notifications: the inbox and its states', () => {
     assert.equal((await w.t.db('notifications').where({ user_id: w.editor.id })).length, 1);
     await w.t.db('workspace_members').insert({ workspace_id: w.ws, user_id: w.member.id, role: 'member' });
   });
+
+  it("goes with a deleted database, a deleted workspace and an erased account (the tables keep no foreign keys)", async () => {
+    const gone = (await w.t.request.post(w.api('/databases')).set(w.admin.auth).send({ name: 'Short-lived', space_id: w.space }).expect(201)).body.id;
+    await w.notify([about(w.editor.id, 'mention', 'About the short-lived', { databaseId: gone, recordId: crypto.randomUUID() }), about(w.editor.id, 'mention', 'Elsewhere')]);
+    await w.t.request.delete(w.api(`/databases/${gone}`)).set(w.admin.auth).send({ confirm: 'Short-lived' }).expect(204);
+    assert.deepEqual(await w.t.db('notifications').where({ database_id: gone }).select('id'), []);
+    assert.deepEqual(await w.t.db('notifications_emails').where({ database_id: gone }).select('id'), []);
+    assert.equal((await w.t.db('notifications').where({ user_id: w.editor.id, subject_title: 'Elsewhere' })).length, 1);
+
+    const other = (await w.t.request.post('/api/v1/workspaces').set(w.admin.auth).send({ name: 'Doomed' }).expect(201)).body.id;
+    await w.notify([{ ...about(w.admin.id, 'invite', 'In the doomed one'), workspaceId: other, actorId: w.editor.id }]);
+    assert.equal((await w.t.db('notifications').where({ workspace_id: other })).length, 1);
+    await w.t.request.delete(`/api/v1/workspaces/${other}`).set(w.admin.auth).expect(204);
+    assert.deepEqual(await w.t.db('notifications').where({ workspace_id: other }).select('id'), []);
+
+    await w.notify([about(w.admin.id, 'mention', 'By the editor', { actorId: w.editor.id })]);
+    await w.t.request.post(`/api/v1/admin/users/${w.editor.id}/erase`).set(w.admin.auth).send({ confirm: w.editor.email }).expect(200);
+    assert.deepEqual(await w.t.db('notifications').where({ user_id: w.editor.id }).select('id'), []);
+    assert.deepEqual(await w.t.db('notifications').where({ actor_id: w.editor.id }).select('id'), []);
+    assert.equal((await w.t.db('notifications').where({ user_id: w.admin.id, subject_title: 'By the editor' }).first('actor_id')).actor_id, null);
+  });
 });
