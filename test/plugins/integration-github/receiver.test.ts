@@ -3,6 +3,8 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { sign } from '@octokit/webhooks-methods';
 import { createWorkspace, joinWorkspace, recordedEvents, signUp, startTestKernel, type SignedUpUser, type TestKernel } from '../../../core/testing.ts';
+import { waitUntil } from '../../fixtures/wait.ts';
+import { startReceiver } from '../webhooks/receiver.ts';
 
 /**
  * GitHub end to end: a connection whose token a loopback server speaking GitHub's `GET /user` knows, then deliveries
@@ -23,7 +25,7 @@ describe('integration-github: connecting and receiving', function () {
     });
     await new Promise<void>((resolve) => github.listen(0, '127.0.0.1', resolve));
     const apiUrl = `http://127.0.0.1:${(github.address() as AddressInfo).port}`;
-    t = await startTestKernel({ config: { plugins: { 'integration-github': { options: { apiUrl } } } } });
+    t = await startTestKernel({ config: { plugins: { 'integration-github': { options: { apiUrl } }, webhooks: { options: { allowPrivateNetworks: true, maxDelayMs: 0 } } } } });
     admin = await signUp(t);
     ws = (await createWorkspace(t, admin)).id;
   });
@@ -81,5 +83,29 @@ describe('integration-github: connecting and receiving', function () {
     const signed = { 'content-type': 'application/json', 'x-github-event': 'ping', 'x-hub-signature-256': await sign(made.body.webhook_secret, body) };
     assert.equal((await t.request.post(`/api/v1/integrations/github/webhook/${made.body.id}`).set(signed).send(body)).status, 404);
     assert.equal((await t.request.get(`/api/v1/workspaces/${ws}/connections/${kept.body.id}`).set(admin.auth)).status, 200);
+  });
+
+  it('hands a delivery on to an outbound webhook subscribed to its event, as a signed Standard Webhooks post', async () => {
+    const receiver = await startReceiver();
+    try {
+      const made = await t.request.post(`/api/v1/workspaces/${ws}/connections`).set(admin.auth).send({ provider: 'github', name: 'Forwarded', credentials: { token: TOKEN } }).expect(201);
+      await t.request.post(`/api/v1/workspaces/${ws}/webhooks`).set(admin.auth).send({ url: `${receiver.url}/forward`, events: ['integration.github.issues.opened'] }).expect(201);
+      const post = async (event: string, payload: object, id: string) => {
+        const body = JSON.stringify(payload);
+        const headers = { 'content-type': 'application/json', 'x-github-event': event, 'x-github-delivery': id, 'x-hub-signature-256': await sign(made.body.webhook_secret, body) };
+        return t.request.post(`/api/v1/integrations/github/webhook/${made.body.id}`).set(headers).send(body).expect(202);
+      };
+      await post('push', { ref: 'refs/heads/main' }, 'fwd-push');
+      await post('issues', { action: 'opened', issue: { number: 3, title: 'Forward me' } }, 'fwd-issue');
+      const got = await waitUntil('the forwarded delivery', async () => (receiver.got.length > 0 ? receiver.got : null), 20000);
+      await t.kernel.events.settle();
+      assert.equal(receiver.got.length, 1, 'only the subscribed event');
+      const forwarded = JSON.parse(got[0].body);
+      assert.equal(forwarded.type, 'integration.github.issues.opened');
+      assert.equal(forwarded.data.payload.issue.title, 'Forward me');
+      assert.ok(got[0].headers['webhook-signature']);
+    } finally {
+      await receiver.close();
+    }
   });
 });
