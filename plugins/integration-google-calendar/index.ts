@@ -1,6 +1,6 @@
 import { definePlugin, type Plugin } from '../../core/plugin.ts';
 import { googleCalendarProvider } from './provider.ts';
-import { DEFAULT_API_URL, DEFAULT_AUTHORIZE_URL, DEFAULT_TOKEN_URL, GoogleCalendarOptions } from './schemas.ts';
+import { DEFAULT_API_URL, DEFAULT_AUTHORIZE_URL, DEFAULT_REVOKE_URL, DEFAULT_TOKEN_URL, GoogleCalendarOptions } from './schemas.ts';
 
 /** Google Calendar as an integrations provider: OAuth connections, push notifications read, events created by automations. */
 export function createGoogleCalendarPlugin(): Plugin<GoogleCalendarOptions> {
@@ -17,6 +17,7 @@ export function createGoogleCalendarPlugin(): Plugin<GoogleCalendarOptions> {
         clientSecret: ctx.options.clientSecret,
         authorizeUrl: ctx.options.authorizeUrl ?? DEFAULT_AUTHORIZE_URL,
         tokenUrl: ctx.options.tokenUrl ?? DEFAULT_TOKEN_URL,
+        revokeUrl: ctx.options.revokeUrl ?? DEFAULT_REVOKE_URL,
       });
       ctx.hooksOf('integrations.providers').providers.tap('integration-google-calendar', (list) => [...list, provider]);
     },

@@ -13,6 +13,8 @@ export interface GoogleCalendarProviderOptions {
   clientSecret?: string;
   authorizeUrl?: string;
   tokenUrl?: string;
+  /** Where deleting a connection revokes its grant (RFC 7009); none when left out. */
+  revokeUrl?: string;
   /** How long a call to Google may take (default 10 s); tests shorten it. */
   timeoutMs?: number;
 }
@@ -104,6 +106,7 @@ export function googleCalendarProvider(options: GoogleCalendarProviderOptions = 
       type: 'oauth2',
       authorizeUrl: options.authorizeUrl ?? DEFAULT_AUTHORIZE_URL,
       tokenUrl: options.tokenUrl ?? DEFAULT_TOKEN_URL,
+      ...(options.revokeUrl ? { revokeUrl: options.revokeUrl } : {}),
       scopes: [...SCOPES],
       ...(options.clientId ? { clientId: options.clientId } : {}),
       ...(options.clientSecret ? { clientSecret: options.clientSecret } : {}),

@@ -3,6 +3,7 @@ import { Type, type Static } from '../../core/schema.ts';
 export const DEFAULT_API_URL = 'https://www.googleapis.com/calendar/v3';
 export const DEFAULT_AUTHORIZE_URL = 'https://accounts.google.com/o/oauth2/v2/auth';
 export const DEFAULT_TOKEN_URL = 'https://oauth2.googleapis.com/token';
+export const DEFAULT_REVOKE_URL = 'https://oauth2.googleapis.com/revoke';
 
 /** Read the calendars (the connection test, syncs) and write events (the action). */
 export const SCOPES = ['https://www.googleapis.com/auth/calendar.readonly', 'https://www.googleapis.com/auth/calendar.events'];
@@ -25,6 +26,7 @@ export const GoogleCalendarOptions = Type.Object(
     clientSecret: Type.Optional(Type.String({ minLength: 1, description: 'The OAuth client secret. Put it in the environment: `{ "$env": "GOOGLE_CALENDAR_CLIENT_SECRET" }`.' })),
     authorizeUrl: Url(DEFAULT_AUTHORIZE_URL, 'Google\'s OAuth authorize endpoint.'),
     tokenUrl: Url(DEFAULT_TOKEN_URL, 'Google\'s OAuth token endpoint.'),
+    revokeUrl: Url(DEFAULT_REVOKE_URL, 'Google\'s token revocation endpoint: deleting a connection revokes its grant there.'),
   },
   {
     additionalProperties: false,

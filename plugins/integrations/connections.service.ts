@@ -188,7 +188,10 @@ export class ConnectionService {
     return Boolean(await trx(CONNECTIONS).where({ workspace_id: workspaceId, id, provider: providerId }).first('id'));
   }
 
+  /** Deletes a connection with its inbox, revoking its OAuth grant at the provider first where the provider can. */
   async delete(workspaceId: string, id: string): Promise<void> {
+    await this.row(this.deps.db, workspaceId, id);
+    await this.deps.oauth().revoke(id);
     const deleted = await this.deps.db(CONNECTIONS).where({ workspace_id: workspaceId, id }).delete();
     if (deleted === 0) throw notFound();
   }

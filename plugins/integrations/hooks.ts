@@ -30,6 +30,8 @@ export type ProviderAuth =
        * checked against it (Google's are issued by `https://accounts.google.com`).
        */
       issuer?: string;
+      /** Its token revocation endpoint (RFC 7009), where deleting a connection revokes the grant. */
+      revokeUrl?: string;
     }
   | { type: 'api_key'; fields: CredentialField[] }
   | { type: 'none' };

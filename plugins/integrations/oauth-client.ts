@@ -38,7 +38,7 @@ export class OAuthClient {
 
   constructor(private readonly config: OAuth2 & { clientId: string; clientSecret: string }) {
     const token = new URL(config.tokenUrl);
-    this.as = { issuer: config.issuer ?? token.origin, authorization_endpoint: config.authorizeUrl, token_endpoint: config.tokenUrl };
+    this.as = { issuer: config.issuer ?? token.origin, authorization_endpoint: config.authorizeUrl, token_endpoint: config.tokenUrl, ...(config.revokeUrl ? { revocation_endpoint: config.revokeUrl } : {}) };
     this.client = { client_id: config.clientId };
     this.auth = oauth.ClientSecretPost(config.clientSecret);
     this.options = {
@@ -78,6 +78,17 @@ export class OAuthClient {
       const res = await oauth.refreshTokenGrantRequest(this.as, this.client, this.auth, refreshToken, this.requestOptions());
       return oauth.processRefreshTokenResponse(this.as, this.client, res);
     });
+  }
+
+  /** Revokes a token at the provider (RFC 7009); whether it could. A provider without a revocation endpoint cannot. */
+  async revoke(token: string): Promise<boolean> {
+    if (!this.as.revocation_endpoint) return false;
+    try {
+      await oauth.processRevocationResponse(await oauth.revocationRequest(this.as, this.client, this.auth, token, this.requestOptions()));
+      return true;
+    } catch {
+      return false;
+    }
   }
 
   private requestOptions(): oauth.TokenEndpointRequestOptions {

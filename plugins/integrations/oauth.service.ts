@@ -95,6 +95,20 @@ export class ConnectionOAuth {
     return this.deps.connections.get((await this.deps.db(CONNECTIONS).where({ id: pending.connection_id }).first('workspace_id')).workspace_id, pending.connection_id);
   }
 
+  /**
+   * Revokes a connection's grant at its provider when the provider has a revocation endpoint (the refresh token, which
+   * takes the access tokens with it; else the access token); whether it did. Failing to is not an error: the
+   * connection's tokens are deleted with it either way.
+   */
+  async revoke(connectionId: string): Promise<boolean> {
+    const row: { provider: string } | undefined = await this.deps.db(CONNECTIONS).where({ id: connectionId }).first('provider');
+    const provider = row && this.deps.providers.find(row.provider);
+    if (!provider || provider.auth.type !== 'oauth2' || !provider.auth.revokeUrl || !provider.auth.clientId || !provider.auth.clientSecret) return false;
+    const tokens = (await this.deps.connections.credentialsOf(connectionId)) as Partial<StoredTokens>;
+    const token = tokens.refresh_token ?? tokens.access_token;
+    return token ? this.client(provider).revoke(token) : false;
+  }
+
   /** A live access token of the connection, refreshed first when it ends within a minute. */
   async accessToken(connectionId: string): Promise<string> {
     const tokens = await this.tokensOf(this.deps.db, connectionId);

@@ -21,6 +21,8 @@ class AuthorizationServer {
   /** Seconds new access tokens live: Tessera refreshes one a minute before its end, or at half its life if shorter. */
   expiresIn = 3600;
   refuseRefresh = false;
+  /** Tokens revoked at `/revoke` (RFC 7009). */
+  readonly revoked: string[] = [];
   private server!: http.Server;
   private serial = 0;
   url = '';
@@ -44,6 +46,11 @@ class AuthorizationServer {
           res.end(JSON.stringify(json));
         };
         if (form.get('client_id') !== 'tessera-client' || form.get('client_secret') !== 'tessera-secret') return answer(401, { error: 'invalid_client' });
+        if (req.url === '/revoke') {
+          this.revoked.push(form.get('token') ?? '');
+          res.writeHead(200);
+          return res.end();
+        }
         if (form.get('grant_type') === 'authorization_code') {
           const challenge = this.codes.get(form.get('code') ?? '');
           this.codes.delete(form.get('code') ?? '');
@@ -88,7 +95,7 @@ describe('integrations: OAuth connections', function () {
       id: 'cal',
       name: 'Cal',
       categories: ['calendar'],
-      auth: { type: 'oauth2', authorizeUrl: 'https://cal.example/authorize', tokenUrl: `${as.url}/token`, scopes: ['read', 'write'], clientId: 'tessera-client', clientSecret: 'tessera-secret', authorizeParams: { access_type: 'offline' } },
+      auth: { type: 'oauth2', authorizeUrl: 'https://cal.example/authorize', tokenUrl: `${as.url}/token`, revokeUrl: `${as.url}/revoke`, scopes: ['read', 'write'], clientId: 'tessera-client', clientSecret: 'tessera-secret', authorizeParams: { access_type: 'offline' } },
       test: async (credentials) => ({ ok: credentials.access_token?.startsWith('access-') ?? false, detail: 'checked', account: { id: 'cal-1', name: 'Cal account' } }),
     };
     const cal = definePlugin({
@@ -222,5 +229,15 @@ describe('integrations: OAuth connections', function () {
     const tested = await t.request.post(`/api/v1/workspaces/${ws}/connections/${made.id}/test`).set(creator.auth);
     assert.equal(tested.body.ok, false);
     assert.match(tested.body.detail, /connect it again/);
+  });
+
+  it('revokes the grant at the provider when the connection is deleted', async () => {
+    const made = await connected(creator);
+    const stored = await oauth().accessToken(made.id);
+    assert.ok(stored);
+    await t.request.delete(`/api/v1/workspaces/${ws}/connections/${made.id}`).set(creator.auth).expect(204);
+    assert.equal(as.revoked.length, 1);
+    assert.match(as.revoked[0], /^refresh-/, 'the refresh token, which takes its access tokens with it');
+    assert.equal((await t.request.get(`/api/v1/workspaces/${ws}/connections/${made.id}`).set(creator.auth)).status, 404);
   });
 });
