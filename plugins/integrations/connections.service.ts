@@ -3,7 +3,7 @@ import { AppError, forbidden, invalidField, notFound, validationFailed } from '.
 import { keysetPage, type Page } from '../../core/pagination.ts';
 import type { UserPrincipal } from '../../core/principal.ts';
 import { randomSecret } from '../../core/secrets.ts';
-import type { Keyring } from '../../core/secret-box.ts';
+import { SealBroken, type Keyring } from '../../core/secret-box.ts';
 import { IntegrationErrors } from './errors.ts';
 import type { Credentials, IntegrationProvider } from './hooks.ts';
 import type { ConnectionOAuth } from './oauth.service.ts';
@@ -26,6 +26,9 @@ export interface ConnectionRow {
   last_used_at: Date | null;
   expires_at: Date | null;
 }
+
+/** Why a connection's sealed values do not open: the instance key they were sealed under is gone. */
+export const UNREADABLE = "This connection's credentials cannot be opened with the instance's keys (was the secret key changed without keeping the old one in previousKeys?): connect it again.";
 
 /** What a sealed column's context is: the connection and the column, so a value copied elsewhere does not open. */
 export const sealContext = (connectionId: string, column: 'credentials' | 'webhook_secret') => `integration_connections/${connectionId}/${column}`;
@@ -133,6 +136,7 @@ export class ConnectionService {
       credentials = provider.auth.type === 'oauth2' ? { access_token: await this.deps.oauth().accessToken(row.id) } : await this.credentialsOf(row.id);
     } catch (err) {
       if (err instanceof AppError) return { ok: false, detail: err.detail ?? err.message };
+      if (err instanceof SealBroken) return { ok: false, detail: UNREADABLE };
       throw err;
     }
     const outcome = await provider.test(credentials);

@@ -1,9 +1,10 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import { inTransaction, type Db } from '../../core/db.ts';
 import { notFound } from '../../core/errors.ts';
+import { SealBroken } from '../../core/secret-box.ts';
 import type { DomainEvent, EventBus } from '../../core/events.ts';
 import { keysetPage, type Page } from '../../core/pagination.ts';
-import type { ConnectionService } from './connections.service.ts';
+import { UNREADABLE, type ConnectionService } from './connections.service.ts';
 import { IntegrationErrors } from './errors.ts';
 import { EVENT_PATTERN, refused, type ReadDelivery, type Refusal } from './hooks.ts';
 import type { ProviderRegistry } from './providers.ts';
@@ -61,7 +62,10 @@ export class InboxService {
   async receive(providerId: string, connectionId: string, rawBody: Buffer, headers: IncomingHttpHeaders): Promise<Receipt> {
     const provider = this.providers.find(providerId);
     if (!provider?.verifyWebhook) throw notFound();
-    const connection = await this.connections.forReceiver(providerId, connectionId);
+    const connection = await this.connections.forReceiver(providerId, connectionId).catch((err: unknown) => {
+      if (err instanceof SealBroken) throw IntegrationErrors.bad_signature(UNREADABLE);
+      throw err;
+    });
     if (!connection) throw notFound();
     let read: Refusal | ReadDelivery;
     try {

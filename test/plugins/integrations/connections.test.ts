@@ -270,6 +270,27 @@ describe('integrations: connections and the inbox', function () {
     assert.equal((await deliver('echo', id, body, { 'x-echo-signature': signed('the-providers-new-signing-secret', body) })).status, 202);
   });
 
+  it('says so when the instance key no longer opens a connection: a test answers why, a delivery is refused', async () => {
+    const made = await connect(creator, { provider: 'echo', name: 'Orphaned', credentials: { key: 'good-key' } });
+    const { id, webhook_secret: secret } = made.body;
+    const lost = new SecretBox([keyFromText('a key this instance has never had, 32+ chars')]);
+    await t.db('integration_connections').where({ id }).update({ credentials: lost.seal('{"key":"good-key"}', sealContext(id, 'credentials')), webhook_secret: lost.seal(secret, sealContext(id, 'webhook_secret')) });
+    const tested = await t.request.post(`/api/v1/workspaces/${ws}/connections/${id}/test`).set(creator.auth);
+    assert.equal(tested.status, 200);
+    assert.equal(tested.body.ok, false);
+    assert.match(tested.body.detail, /cannot be opened with the instance's keys/);
+    const body = '{}';
+    const res = await deliver('echo', id, body, { 'x-echo-signature': signed(secret, body) });
+    assert.equal(res.status, 401);
+    assert.match(res.body.detail, /cannot be opened/);
+    assert.equal(await inbox(id), 0);
+    // A rotation cannot seal again what it cannot open: it stops, changing nothing, until the connection goes.
+    const box = t.kernel.container.resolverFor('kernel')('secrets').get().withCurrent(keyFromText('yet another instance key, 32+ characters'));
+    await assert.rejects(inTransaction(t.db, (trx) => t.kernel.hooks.secrets.rotate.promise({ trx, box, resealed: {} })), /cannot be opened/);
+    assert.equal(SecretBox.keyIdOf((await t.db('integration_connections').whereNot({ id }).first('credentials')).credentials) === box.currentKeyId, false);
+    await t.request.delete(`/api/v1/workspaces/${ws}/connections/${id}`).set(creator.auth).expect(204);
+  });
+
   it('seals every credential and signing secret again under a new key in one rotation, and they still work', async () => {
     const made = await connect(creator, { provider: 'echo', name: 'Rotated', credentials: { key: 'good-key' } });
     const { id, webhook_secret: secret } = made.body;
