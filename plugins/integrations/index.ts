@@ -64,4 +64,6 @@ export default definePlugin<IntegrationsOptions>({
       },
     });
   },
+  // Every provider plugin has tapped by now: one that declares itself wrongly stops the start, not a later request.
+  boot: (ctx) => void ctx.resolve('integrations.providers').all(),
 });

@@ -310,4 +310,18 @@ describe('integrations: connections and the inbox', function () {
     // A value moved to another row does not open there.
     assert.throws(() => box.open(row.credentials, sealContext(crypto.randomUUID(), 'credentials')));
   });
+
+  it('refuses to start with two plugins adding the same provider', async () => {
+    const twin = (id: string) =>
+      definePlugin({
+        id,
+        version: '1.0.0',
+        kernel: '^1.0.0',
+        dependsOn: { integrations: '^1.0.0' },
+        register(ctx) {
+          ctx.hooksOf('integrations.providers').providers.tap(id, (list) => [...list, echoProvider(() => apiUrl)]);
+        },
+      });
+    await assert.rejects(startTestKernel({ plugins: [system, auth, workspaces, integrations, twin('integration-echo-a'), twin('integration-echo-b')] }), /"echo" is added twice/);
+  });
 });
