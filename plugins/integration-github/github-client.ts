@@ -3,6 +3,7 @@
  * read as JSON, and failures that never carry the token. Connections test their token through it; actions (an issue
  * opened, a comment posted) go through `request` as well.
  */
+import { AnswerTooLarge, describeFailure, readCapped, redact } from '../integrations/public.ts';
 
 export const API_VERSION = '2022-11-28';
 // GitHub refuses requests without a User-Agent.
@@ -39,36 +40,7 @@ export function messageOf(body: unknown): string | null {
 
 /** Removes the token from a text shown to people, wherever it may have crept in (an error repeating a header). */
 export function withoutToken(text: string, token: string): string {
-  const t = token.trim();
-  return t ? text.split(t).join('[token]') : text;
-}
-
-function describeFailure(err: unknown, timeoutMs: number): string {
-  if (err instanceof Error && (err.name === 'TimeoutError' || err.name === 'AbortError')) return `no answer within ${timeoutMs / 1000} s`;
-  const cause = err instanceof Error ? (err.cause as { message?: unknown; code?: unknown } | undefined) : undefined;
-  if (cause && typeof cause.message === 'string' && cause.message) return cause.message;
-  if (cause && typeof cause.code === 'string') return cause.code;
-  return err instanceof Error ? err.message : String(err);
-}
-
-class AnswerTooLarge extends Error {}
-
-async function readCapped(res: Response): Promise<string> {
-  if (!res.body) return '';
-  const reader = res.body.getReader();
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    size += value.byteLength;
-    if (size > MAX_ANSWER_BYTES) {
-      await reader.cancel();
-      throw new AnswerTooLarge(`GitHub's answer was larger than ${MAX_ANSWER_BYTES} bytes and was not read.`);
-    }
-    chunks.push(value);
-  }
-  return Buffer.concat(chunks).toString('utf8');
+  return redact(text, [token], '[token]');
 }
 
 export class GitHubClient {
@@ -108,7 +80,7 @@ export class GitHubClient {
         redirect: 'manual',
         signal: AbortSignal.timeout(this.timeoutMs),
       });
-      const text = await readCapped(res);
+      const text = await readCapped(res, MAX_ANSWER_BYTES, `GitHub's answer was larger than ${MAX_ANSWER_BYTES} bytes and was not read.`);
       let parsed: unknown;
       try {
         parsed = text ? JSON.parse(text) : undefined;

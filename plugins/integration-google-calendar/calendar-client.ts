@@ -12,6 +12,7 @@
  * - an argument that cannot be sent (an empty token, a calendar id such as `..`) → `ActionFailed`, nothing sent.
  */
 import { ActionFailed, TokenRejected } from '../integrations/public.ts';
+import { AnswerTooLarge, describeFailure, readCapped, redact } from '../integrations/public.ts';
 
 const TIMEOUT_MS = 10_000;
 /** Google's answers to what we ask are a few kilobytes (a page of events, at most a few hundred); more is not read. */
@@ -122,8 +123,7 @@ export interface NewEvent {
 
 /** Removes the token from a text shown to people, wherever it may have crept in (an error repeating a header). */
 export function withoutToken(text: string, token: string): string {
-  const t = token.trim();
-  return t ? text.split(t).join('[token]') : text;
+  return redact(text, [token], '[token]');
 }
 
 /**
@@ -143,34 +143,6 @@ function googleReason(body: unknown): string | null {
   const errors = (body as { error?: { errors?: unknown } } | undefined)?.error?.errors;
   const reason = Array.isArray(errors) ? (errors[0] as { reason?: unknown } | undefined)?.reason : undefined;
   return typeof reason === 'string' && reason ? reason.slice(0, 100) : null;
-}
-
-function describeFailure(err: unknown, timeoutMs: number): string {
-  if (err instanceof Error && (err.name === 'TimeoutError' || err.name === 'AbortError')) return `no answer within ${timeoutMs / 1000} s`;
-  const cause = err instanceof Error ? (err.cause as { message?: unknown; code?: unknown } | undefined) : undefined;
-  if (cause && typeof cause.message === 'string' && cause.message) return cause.message;
-  if (cause && typeof cause.code === 'string') return cause.code;
-  return err instanceof Error ? err.message : String(err);
-}
-
-class AnswerTooLarge extends Error {}
-
-async function readCapped(res: Response): Promise<string> {
-  if (!res.body) return '';
-  const reader = res.body.getReader();
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    size += value.byteLength;
-    if (size > MAX_ANSWER_BYTES) {
-      await reader.cancel();
-      throw new AnswerTooLarge(`${NAME}'s answer was larger than ${MAX_ANSWER_BYTES} bytes and was not read.`);
-    }
-    chunks.push(value);
-  }
-  return Buffer.concat(chunks).toString('utf8');
 }
 
 /**
@@ -221,7 +193,7 @@ export class GoogleCalendarClient {
         redirect: 'manual',
         signal: AbortSignal.timeout(this.timeoutMs),
       });
-      const text = await readCapped(res);
+      const text = await readCapped(res, MAX_ANSWER_BYTES, `${NAME}'s answer was larger than ${MAX_ANSWER_BYTES} bytes and was not read.`);
       let parsed: unknown;
       try {
         parsed = text ? JSON.parse(text) : undefined;

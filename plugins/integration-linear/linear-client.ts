@@ -8,6 +8,7 @@
  * timeout, no redirects, and failures (`LinearFailure`) whose messages never carry the key.
  */
 import { LinearClient, LinearError, LinearErrorType } from '@linear/sdk';
+import { describeFailure, redact } from '../integrations/public.ts';
 
 const TIMEOUT_MS = 10_000;
 const LOCAL_HOSTS = new Set(['localhost', '127.0.0.1', '[::1]']);
@@ -73,8 +74,7 @@ export interface CreatedIssue {
 
 /** Removes the key from a text shown to people, wherever it may have crept in. */
 export function withoutKey(text: string, key: string): string {
-  const k = key.trim();
-  return k ? text.split(k).join('[key]') : text;
+  return redact(text, [key], '[key]');
 }
 
 const VIEWER = /* GraphQL */ `
@@ -103,14 +103,6 @@ const ISSUE_CREATE = /* GraphQL */ `
     }
   }
 `;
-
-function describeFailure(err: unknown, timeoutMs: number): string {
-  if (err instanceof Error && (err.name === 'TimeoutError' || err.name === 'AbortError')) return `no answer within ${timeoutMs / 1000} s`;
-  const cause = err instanceof Error ? (err.cause as { message?: unknown; code?: unknown } | undefined) : undefined;
-  if (cause && typeof cause.message === 'string' && cause.message) return cause.message;
-  if (cause && typeof cause.code === 'string') return cause.code;
-  return err instanceof Error ? err.message : String(err);
-}
 
 const isObject = (value: unknown): value is Record<string, unknown> => !!value && typeof value === 'object' && !Array.isArray(value);
 

@@ -3,19 +3,12 @@
  * subscription. Plain GETs with a timeout, redirects not followed (a redirect could lead off the hosts that were
  * checked), answers read up to a cap.
  */
+import { AnswerTooLarge, describeFailure, readCapped } from '../integrations/public.ts';
 
 const USER_AGENT = 'Tessera';
 
 /** The request got no answer: no connection, a network error, the timeout, or an answer past the cap. */
 export class Unreachable extends Error {}
-
-function describeFailure(err: unknown, timeoutMs: number): string {
-  if (err instanceof Error && (err.name === 'TimeoutError' || err.name === 'AbortError')) return `no answer within ${timeoutMs / 1000} s`;
-  const cause = err instanceof Error ? (err.cause as { message?: unknown; code?: unknown } | undefined) : undefined;
-  if (cause && typeof cause.code === 'string') return cause.code;
-  if (cause && typeof cause.message === 'string' && cause.message) return cause.message;
-  return err instanceof Error ? err.message : String(err);
-}
 
 /** GETs `url` and answers its status and text; throws `Unreachable` when no usable answer came. */
 export async function getText(url: URL, timeoutMs: number, maxBytes: number): Promise<{ status: number; text: string }> {
@@ -24,26 +17,11 @@ export async function getText(url: URL, timeoutMs: number, maxBytes: number): Pr
   try {
     res = await fetch(url, { method: 'GET', redirect: 'manual', signal, headers: { 'user-agent': USER_AGENT } });
   } catch (err) {
-    throw new Unreachable(describeFailure(err, timeoutMs));
+    throw new Unreachable(describeFailure(err, timeoutMs, true));
   }
-  if (!res.body) return { status: res.status, text: '' };
-  const reader = res.body.getReader();
-  const chunks: Uint8Array[] = [];
-  let size = 0;
   try {
-    for (;;) {
-      const { done, value } = await reader.read();
-      if (done) break;
-      size += value.byteLength;
-      if (size > maxBytes) {
-        await reader.cancel().catch(() => undefined);
-        throw new Unreachable(`the answer was larger than ${maxBytes} bytes`);
-      }
-      chunks.push(value);
-    }
+    return { status: res.status, text: await readCapped(res, maxBytes, `the answer was larger than ${maxBytes} bytes`) };
   } catch (err) {
-    if (err instanceof Unreachable) throw err;
-    throw new Unreachable(describeFailure(err, timeoutMs));
+    throw new Unreachable(err instanceof AnswerTooLarge ? err.message : describeFailure(err, timeoutMs, true));
   }
-  return { status: res.status, text: Buffer.concat(chunks).toString('utf8') };
 }

@@ -7,6 +7,7 @@
  */
 
 import { DEFAULT_API_VERSION } from './schemas.ts';
+import { AnswerTooLarge, describeFailure, readCapped, redact } from '../integrations/public.ts';
 
 const TIMEOUT_MS = 10_000;
 /** Shopify's answers to what we ask are a few kilobytes; more is not read. */
@@ -57,8 +58,7 @@ export function errorsOf(body: unknown): string | null {
 
 /** Removes the token from a text shown to people, wherever it may have crept in (an error repeating a header). */
 export function withoutToken(text: string, token: string): string {
-  const t = token.trim();
-  return t ? text.split(t).join('[token]') : text;
+  return redact(text, [token], '[token]');
 }
 
 /**
@@ -67,34 +67,6 @@ export function withoutToken(text: string, token: string): string {
  */
 export function normalizeShop(shop: string): string {
   return shop.trim().toLowerCase().replace(/^https:\/\//, '').replace(/\/$/, '');
-}
-
-function describeFailure(err: unknown, timeoutMs: number): string {
-  if (err instanceof Error && (err.name === 'TimeoutError' || err.name === 'AbortError')) return `no answer within ${timeoutMs / 1000} s`;
-  const cause = err instanceof Error ? (err.cause as { message?: unknown; code?: unknown } | undefined) : undefined;
-  if (cause && typeof cause.message === 'string' && cause.message) return cause.message;
-  if (cause && typeof cause.code === 'string') return cause.code;
-  return err instanceof Error ? err.message : String(err);
-}
-
-class AnswerTooLarge extends Error {}
-
-async function readCapped(res: Response): Promise<string> {
-  if (!res.body) return '';
-  const reader = res.body.getReader();
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    size += value.byteLength;
-    if (size > MAX_ANSWER_BYTES) {
-      await reader.cancel();
-      throw new AnswerTooLarge(`Shopify's answer was larger than ${MAX_ANSWER_BYTES} bytes and was not read.`);
-    }
-    chunks.push(value);
-  }
-  return Buffer.concat(chunks).toString('utf8');
 }
 
 export class ShopifyClient {
@@ -154,7 +126,7 @@ export class ShopifyClient {
         redirect: 'manual',
         signal: AbortSignal.timeout(this.timeoutMs),
       });
-      const text = await readCapped(res);
+      const text = await readCapped(res, MAX_ANSWER_BYTES, `Shopify's answer was larger than ${MAX_ANSWER_BYTES} bytes and was not read.`);
       let parsed: unknown;
       try {
         parsed = text ? JSON.parse(text) : undefined;

@@ -6,6 +6,7 @@
  * failures (`SlackFailure`) whose messages never carry the token.
  */
 import { ErrorCode, WebClient, type Logger, type LogLevel, type WebAPICallResult } from '@slack/web-api';
+import { describeFailure, redact } from '../integrations/public.ts';
 
 const TIMEOUT_MS = 10_000;
 /** Slack's error codes (`invalid_auth`, `channel_not_found`): anything else in `error` is not an answer from Slack. */
@@ -67,8 +68,7 @@ export interface PostedMessage {
 
 /** Removes the token from a text shown to people, wherever it may have crept in (an error repeating a header). */
 export function withoutToken(text: string, token: string): string {
-  const t = token.trim();
-  return t ? text.split(t).join('[token]') : text;
+  return redact(text, [token], '[token]');
 }
 
 // WebClient logs a failed request at `warn` (with the error's message) to the console by default; nothing of it is wanted.
@@ -81,14 +81,6 @@ const silent: Logger = {
   getLevel: () => 'error' as LogLevel,
   setName: () => undefined,
 };
-
-function describeFailure(err: unknown, timeoutMs: number): string {
-  if (err instanceof Error && (err.name === 'TimeoutError' || err.name === 'AbortError')) return `no answer within ${timeoutMs / 1000} s`;
-  const cause = err instanceof Error ? (err.cause as { message?: unknown; code?: unknown } | undefined) : undefined;
-  if (cause && typeof cause.message === 'string' && cause.message) return cause.message;
-  if (cause && typeof cause.code === 'string') return cause.code;
-  return err instanceof Error ? err.message : String(err);
-}
 
 export class SlackClient {
   readonly apiUrl: string;

@@ -5,6 +5,7 @@
  */
 
 import { DEFAULT_API_URL, DEFAULT_OAUTH_URL } from './schemas.ts';
+import { AnswerTooLarge, describeFailure, readCapped, redact } from '../integrations/public.ts';
 
 const TIMEOUT_MS = 10_000;
 /** Zoom's answers to what we ask are a few kilobytes; more is not read. */
@@ -40,12 +41,7 @@ export class UnusableCredentials extends Error {}
 
 /** Removes each secret from a text shown to people, wherever it may have crept in (an error repeating a header). */
 export function withoutSecrets(text: string, secrets: Array<string | null | undefined>): string {
-  let out = text;
-  for (const secret of secrets) {
-    const s = secret?.trim();
-    if (s) out = out.split(s).join('[secret]');
-  }
-  return out;
+  return redact(text, secrets, '[secret]');
 }
 
 /**
@@ -59,34 +55,6 @@ export function reasonOf(body: unknown): string | null {
     if (typeof value === 'string' && value.trim()) return value.trim().slice(0, 500);
   }
   return null;
-}
-
-function describeFailure(err: unknown, timeoutMs: number): string {
-  if (err instanceof Error && (err.name === 'TimeoutError' || err.name === 'AbortError')) return `no answer within ${timeoutMs / 1000} s`;
-  const cause = err instanceof Error ? (err.cause as { message?: unknown; code?: unknown } | undefined) : undefined;
-  if (cause && typeof cause.message === 'string' && cause.message) return cause.message;
-  if (cause && typeof cause.code === 'string') return cause.code;
-  return err instanceof Error ? err.message : String(err);
-}
-
-class AnswerTooLarge extends Error {}
-
-async function readCapped(res: Response): Promise<string> {
-  if (!res.body) return '';
-  const reader = res.body.getReader();
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    size += value.byteLength;
-    if (size > MAX_ANSWER_BYTES) {
-      await reader.cancel();
-      throw new AnswerTooLarge(`Zoom's answer was larger than ${MAX_ANSWER_BYTES} bytes and was not read.`);
-    }
-    chunks.push(value);
-  }
-  return Buffer.concat(chunks).toString('utf8');
 }
 
 function rootOf(value: string, what: string): string {
@@ -152,7 +120,7 @@ export class ZoomClient {
         redirect: 'manual',
         signal: AbortSignal.timeout(this.timeoutMs),
       });
-      const text = await readCapped(res);
+      const text = await readCapped(res, MAX_ANSWER_BYTES, `Zoom's answer was larger than ${MAX_ANSWER_BYTES} bytes and was not read.`);
       let parsed: unknown;
       try {
         parsed = text ? JSON.parse(text) : undefined;

@@ -5,3 +5,4 @@ export type { IntegrationEventPayload } from './inbox.service.ts';
 export type { ConnectionService } from './connections.service.ts';
 export type { ConnectionOAuth } from './oauth.service.ts';
 export { TokenRejected } from './oauth.service.ts';
+export { AnswerTooLarge, describeFailure, readCapped, redact } from './provider-http.ts';
