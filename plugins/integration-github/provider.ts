@@ -1,7 +1,7 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
-import type { IncomingHttpHeaders } from 'node:http';
 import { githubActions } from './actions.ts';
 import type { Credentials, InboundDelivery, IntegrationProvider, ReadDelivery, Refusal, TestOutcome } from '../integrations/public.ts';
+import { headerOf, refusal } from '../integrations/public.ts';
 import { GitHubClient, GitHubUnreachable, messageOf, UnusableToken, withoutToken, type GitHubAnswer } from './github-client.ts';
 import { DEFAULT_API_URL } from './schemas.ts';
 
@@ -42,13 +42,6 @@ export const GITHUB_EVENTS = [
 const NAME = /^[a-z0-9_]+$/;
 const SIGNATURE = /^sha256=([0-9a-fA-F]{64})$/;
 
-function header(headers: IncomingHttpHeaders, name: string): string | undefined {
-  const value = headers[name];
-  return Array.isArray(value) ? value.join(', ') : value;
-}
-
-const refusal = (refused: string): Refusal => ({ refused });
-
 /**
  * Checks GitHub's signature: `X-Hub-Signature-256: sha256=<hex HMAC-SHA256 of the raw body, keyed by the secret>`.
  *
@@ -60,9 +53,9 @@ const refusal = (refused: string): Refusal => ({ refused });
  */
 function checkSignature(delivery: InboundDelivery): Refusal | null {
   if (!delivery.secret) return refusal('This connection has no webhook secret, so GitHub deliveries cannot be checked.');
-  const given = header(delivery.headers, 'x-hub-signature-256')?.trim();
+  const given = headerOf(delivery.headers, 'x-hub-signature-256')?.trim();
   if (!given) {
-    if (header(delivery.headers, 'x-hub-signature'))
+    if (headerOf(delivery.headers, 'x-hub-signature'))
       return refusal('The delivery is signed with SHA-1 only (X-Hub-Signature); an X-Hub-Signature-256 header is required.');
     return refusal('The delivery has no X-Hub-Signature-256 header: set the webhook secret on GitHub to the one this connection was given.');
   }
@@ -85,7 +78,7 @@ function checkSignature(delivery: InboundDelivery): Refusal | null {
 export function readGithubDelivery(delivery: InboundDelivery): Refusal | ReadDelivery {
   const bad = checkSignature(delivery);
   if (bad) return bad;
-  const rawEvent = header(delivery.headers, 'x-github-event')?.trim();
+  const rawEvent = headerOf(delivery.headers, 'x-github-event')?.trim();
   if (!rawEvent) return refusal('The delivery has no X-GitHub-Event header.');
   const event = rawEvent.toLowerCase();
   if (!NAME.test(event)) return refusal('The X-GitHub-Event header is not an event name (lower-case letters, digits and underscores).');
@@ -93,7 +86,7 @@ export function readGithubDelivery(delivery: InboundDelivery): Refusal | ReadDel
   try {
     payload = JSON.parse(delivery.rawBody.toString('utf8'));
   } catch {
-    const form = /application\/x-www-form-urlencoded/i.test(header(delivery.headers, 'content-type') ?? '');
+    const form = /application\/x-www-form-urlencoded/i.test(headerOf(delivery.headers, 'content-type') ?? '');
     return refusal(
       form
         ? 'The delivery is form-encoded: set the webhook\'s content type to application/json on GitHub.'
@@ -108,7 +101,7 @@ export function readGithubDelivery(delivery: InboundDelivery): Refusal | ReadDel
     if (!NAME.test(lower)) return refusal(`The payload's action is not an event name (lower-case letters, digits and underscores).`);
     name = `${event}.${lower}`;
   }
-  const id = header(delivery.headers, 'x-github-delivery')?.trim();
+  const id = headerOf(delivery.headers, 'x-github-delivery')?.trim();
   return { deliveryId: id ? id : null, event: name, payload };
 }
 

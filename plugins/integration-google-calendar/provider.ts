@@ -1,6 +1,6 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { IncomingHttpHeaders } from 'node:http';
-import { ActionFailed, TokenRejected, type Credentials, type InboundDelivery, type IntegrationProvider, type ReadDelivery, type Refusal, type TestOutcome } from '../integrations/public.ts';
+import { ActionFailed, type Credentials, type InboundDelivery, type IntegrationProvider, type ReadDelivery, headerOf, refusal, type Refusal, type TestOutcome, TokenRejected } from '../integrations/public.ts';
 import { googleCalendarActions } from './actions.ts';
 import { GoogleCalendarClient, withoutToken } from './calendar-client.ts';
 import { AUTHORIZE_PARAMS, DEFAULT_API_URL, DEFAULT_AUTHORIZE_URL, DEFAULT_TOKEN_URL, SCOPES } from './schemas.ts';
@@ -27,13 +27,10 @@ const MESSAGE_NUMBER = /^\d{1,15}$/;
 /** A channel id as Google allows it; ours are set by `watch`. */
 const CHANNEL_ID = /^[A-Za-z0-9\-_+/=]{1,64}$/;
 
+/** A header's value, trimmed; undefined when it was not sent or is blank. */
 function header(headers: IncomingHttpHeaders, name: string): string | undefined {
-  const value = headers[name];
-  const text = Array.isArray(value) ? value.join(', ') : value;
-  return text?.trim() || undefined;
+  return headerOf(headers, name)?.trim() || undefined;
 }
-
-const refusal = (refused: string): Refusal => ({ refused });
 
 /** Compares two secrets in constant time, whatever their lengths (both are hashed to 32 bytes first). */
 function sameSecret(given: string, expected: string): boolean {

@@ -1,6 +1,6 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
-import type { IncomingHttpHeaders } from 'node:http';
 import type { Credentials, InboundDelivery, IntegrationProvider, ReadDelivery, Refusal, TestOutcome } from '../integrations/public.ts';
+import { eventWord, headerOf, refusal } from '../integrations/public.ts';
 import { linearActions } from './actions.ts';
 import { LinearApi, LinearFailure, withoutKey } from './linear-client.ts';
 import { DEFAULT_API_URL } from './schemas.ts';
@@ -38,20 +38,6 @@ export const LINEAR_EVENTS = [
 export const TIMESTAMP_WINDOW_MS = 60_000;
 
 const SIGNATURE = /^[0-9a-fA-F]{64}$/;
-const WORD = /^[a-z][a-z0-9_]*$/;
-
-function header(headers: IncomingHttpHeaders, name: string): string | undefined {
-  const value = headers[name];
-  return Array.isArray(value) ? value.join(', ') : value;
-}
-
-const refusal = (refused: string): Refusal => ({ refused });
-
-/** `Issue` → `issue`, `IssueLabel` → `issuelabel`: lower case, anything outside `[a-z0-9_]` made `_`; null when no name is left. */
-function eventWord(raw: string): string | null {
-  const word = raw.trim().toLowerCase().replace(/[^a-z0-9_]/g, '_');
-  return WORD.test(word) ? word : null;
-}
 
 /**
  * Checks Linear's signature: `Linear-Signature` is the hex HMAC-SHA256 of the raw body, keyed by the webhook's
@@ -65,7 +51,7 @@ function eventWord(raw: string): string | null {
  */
 function checkSignature(delivery: InboundDelivery): Refusal | null {
   if (!delivery.secret) return refusal('This connection has no webhook secret, so Linear deliveries cannot be checked: give the webhook\'s signing secret as its webhook_secret.');
-  const given = header(delivery.headers, 'linear-signature')?.trim();
+  const given = headerOf(delivery.headers, 'linear-signature')?.trim();
   if (!given) return refusal('The delivery has no Linear-Signature header: Linear signs every webhook delivery, so this one is not from Linear.');
   if (!SIGNATURE.test(given)) return refusal('The Linear-Signature header is malformed: expected 64 hexadecimal digits.');
   const expected = createHmac('sha256', delivery.secret).update(delivery.rawBody).digest();
@@ -103,7 +89,7 @@ export function readLinearDelivery(delivery: InboundDelivery): Refusal | ReadDel
   const type = eventWord(body.type);
   const action = eventWord(body.action);
   if (!type || !action) return refusal('The delivery\'s type or action is not an event name (it must start with a letter).');
-  const id = header(delivery.headers, 'linear-delivery')?.trim();
+  const id = headerOf(delivery.headers, 'linear-delivery')?.trim();
   return { deliveryId: id ? id : null, event: `${type}.${action}`, payload };
 }
 

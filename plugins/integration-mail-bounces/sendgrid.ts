@@ -1,6 +1,6 @@
 import { createHash, createPublicKey, verify, type KeyObject } from 'node:crypto';
-import type { IncomingHttpHeaders } from 'node:http';
 import type { InboundDelivery, ReadDelivery, Refusal } from '../integrations/public.ts';
+import { headerOf, refusal } from '../integrations/public.ts';
 import { addressesOf, SENDGRID_EVENTS, type SendgridBatch } from './payloads.ts';
 
 export const SIGNATURE_HEADER = 'x-twilio-email-event-webhook-signature';
@@ -10,13 +10,6 @@ export const TIMESTAMP_WINDOW_MS = 300_000;
 
 const TIMESTAMP = /^[0-9]{1,12}$/;
 const BASE64 = /^[A-Za-z0-9+/]+={0,2}$/;
-
-const refusal = (refused: string): Refusal => ({ refused });
-
-function header(headers: IncomingHttpHeaders, name: string): string | undefined {
-  const value = headers[name];
-  return Array.isArray(value) ? value.join(', ') : value;
-}
 
 /**
  * The verification key as SendGrid shows it (base64 of a DER SubjectPublicKeyInfo; a PEM block is taken too), read as
@@ -69,9 +62,9 @@ export function readSendgridEvents(events: unknown[]): Pick<SendgridBatch, 'boun
 export function readSendgrid(delivery: InboundDelivery, key: KeyObject | null): Refusal | ReadDelivery {
   if (!key)
     return refusal('SendGrid deliveries cannot be checked: this instance has no sendgridPublicKey (the verification key of SendGrid\'s signed Event Webhook).');
-  const signature = header(delivery.headers, SIGNATURE_HEADER)?.trim();
+  const signature = headerOf(delivery.headers, SIGNATURE_HEADER)?.trim();
   if (!signature) return refusal('The SendGrid delivery has no X-Twilio-Email-Event-Webhook-Signature header: turn on signed events for the Event Webhook.');
-  const timestamp = header(delivery.headers, TIMESTAMP_HEADER)?.trim();
+  const timestamp = headerOf(delivery.headers, TIMESTAMP_HEADER)?.trim();
   if (!timestamp) return refusal('The SendGrid delivery has no X-Twilio-Email-Event-Webhook-Timestamp header.');
   if (!TIMESTAMP.test(timestamp)) return refusal('The X-Twilio-Email-Event-Webhook-Timestamp header is malformed: expected seconds since the epoch.');
   if (!BASE64.test(signature) || signature.length > 512) return refusal('The X-Twilio-Email-Event-Webhook-Signature header is not base64.');

@@ -1,6 +1,5 @@
 import { createVerify, X509Certificate } from 'node:crypto';
-import type { IncomingHttpHeaders } from 'node:http';
-import { EVENT_PATTERN, type InboundDelivery, type ReadDelivery, type Refusal } from '../integrations/public.ts';
+import { EVENT_PATTERN, headerOf, type InboundDelivery, type ReadDelivery, refusal, type Refusal } from '../integrations/public.ts';
 import { getText, Unreachable } from './http-get.ts';
 import { addressesOf, type SesMailEvent } from './payloads.ts';
 
@@ -39,13 +38,6 @@ export interface SnsSettings {
   /** The topics heard; null: any. */
   topicArns: ReadonlySet<string> | null;
   timeoutMs: number;
-}
-
-const refusal = (refused: string): Refusal => ({ refused });
-
-function header(headers: IncomingHttpHeaders, name: string): string | undefined {
-  const value = headers[name];
-  return Array.isArray(value) ? value.join(', ') : value;
 }
 
 /** The string SNS signed for a message of this type: its fields in the documented order, each `name\nvalue\n`. */
@@ -132,7 +124,7 @@ export class SnsReceiver {
   constructor(private readonly settings: SnsSettings) {}
 
   async read(delivery: InboundDelivery): Promise<Refusal | ReadDelivery> {
-    const announced = header(delivery.headers, 'x-amz-sns-message-type')?.trim();
+    const announced = headerOf(delivery.headers, 'x-amz-sns-message-type')?.trim();
     let body: unknown;
     try {
       body = JSON.parse(delivery.rawBody.toString('utf8'));

@@ -1,6 +1,5 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
-import type { IncomingHttpHeaders } from 'node:http';
-import { EVENT_PATTERN, type Credentials, type InboundDelivery, type IntegrationProvider, type ReadDelivery, type Refusal, type TestOutcome } from '../integrations/public.ts';
+import { type Credentials, EVENT_PATTERN, headerOf, type InboundDelivery, type IntegrationProvider, type ReadDelivery, refusal, type Refusal, type TestOutcome } from '../integrations/public.ts';
 import { errorsOf, normalizeShop, ShopifyClient, ShopifyUnreachable, UnusableCredentials, withoutToken, type ShopifyAnswer } from './shopify-client.ts';
 import { DEFAULT_API_VERSION } from './schemas.ts';
 
@@ -49,13 +48,6 @@ export const SHOPIFY_EVENTS = [
 /** An HMAC-SHA256 digest (32 bytes) in base64, as Shopify writes it: 43 characters and one `=`. */
 const HMAC_BASE64 = /^[A-Za-z0-9+/]{43}=$/;
 
-function header(headers: IncomingHttpHeaders, name: string): string | undefined {
-  const value = headers[name];
-  return Array.isArray(value) ? value.join(', ') : value;
-}
-
-const refusal = (refused: string): Refusal => ({ refused });
-
 /**
  * Checks Shopify's signature: `X-Shopify-Hmac-Sha256: <base64 HMAC-SHA256 of the raw body, keyed by the app's client
  * secret>`. The header is decoded (strict base64 of exactly 32 bytes, in its one canonical spelling) and the bytes are
@@ -63,7 +55,7 @@ const refusal = (refused: string): Refusal => ({ refused });
  */
 function checkSignature(delivery: InboundDelivery): Refusal | null {
   if (!delivery.secret) return refusal('This connection has no webhook secret, so Shopify deliveries cannot be checked.');
-  const given = header(delivery.headers, 'x-shopify-hmac-sha256')?.trim();
+  const given = headerOf(delivery.headers, 'x-shopify-hmac-sha256')?.trim();
   if (!given) return refusal('The delivery has no X-Shopify-Hmac-Sha256 header.');
   const actual = HMAC_BASE64.test(given) ? Buffer.from(given, 'base64') : null;
   if (!actual || actual.length !== 32 || actual.toString('base64') !== given)
@@ -90,7 +82,7 @@ export function eventOfTopic(topic: string): string | null {
 export function readShopifyDelivery(delivery: InboundDelivery): Refusal | ReadDelivery {
   const bad = checkSignature(delivery);
   if (bad) return bad;
-  const topic = header(delivery.headers, 'x-shopify-topic')?.trim();
+  const topic = headerOf(delivery.headers, 'x-shopify-topic')?.trim();
   if (!topic) return refusal('The delivery has no X-Shopify-Topic header.');
   const event = eventOfTopic(topic);
   if (!event) return refusal('The X-Shopify-Topic header is not a topic (words of lower-case letters, digits and underscores, separated by /).');
@@ -100,7 +92,7 @@ export function readShopifyDelivery(delivery: InboundDelivery): Refusal | ReadDe
   } catch {
     return refusal('The delivery\'s body is not JSON: create the webhook with the JSON format on Shopify.');
   }
-  const id = header(delivery.headers, 'x-shopify-webhook-id')?.trim();
+  const id = headerOf(delivery.headers, 'x-shopify-webhook-id')?.trim();
   return { deliveryId: id ? id : null, event, payload };
 }
 

@@ -1,6 +1,6 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
-import type { IncomingHttpHeaders } from 'node:http';
 import type { Credentials, InboundDelivery, IntegrationProvider, ReadDelivery, Refusal, TestOutcome } from '../integrations/public.ts';
+import { eventWord, headerOf, refusal } from '../integrations/public.ts';
 import { slackActions } from './actions.ts';
 import { DEFAULT_API_URL } from './schemas.ts';
 import { SlackClient, SlackFailure, withoutToken } from './slack-client.ts';
@@ -41,20 +41,6 @@ export const TIMESTAMP_WINDOW_SECONDS = 300;
 
 const SIGNATURE = /^v0=([0-9a-fA-F]{64})$/;
 const TIMESTAMP = /^\d{1,15}$/;
-const WORD = /^[a-z][a-z0-9_]*$/;
-
-function header(headers: IncomingHttpHeaders, name: string): string | undefined {
-  const value = headers[name];
-  return Array.isArray(value) ? value.join(', ') : value;
-}
-
-const refusal = (refused: string): Refusal => ({ refused });
-
-/** `app_mention`, `reaction_added`: lower case, and anything outside `[a-z0-9_]` made `_`; null when no name is left. */
-function eventWord(raw: string): string | null {
-  const word = raw.trim().toLowerCase().replace(/[^a-z0-9_]/g, '_');
-  return WORD.test(word) ? word : null;
-}
 
 const isObject = (value: unknown): value is Record<string, unknown> => !!value && typeof value === 'object' && !Array.isArray(value);
 
@@ -76,9 +62,9 @@ function withoutVerificationToken(body: Record<string, unknown>): Record<string,
  */
 function checkSignature(delivery: InboundDelivery): Refusal | null {
   if (!delivery.secret) return refusal('This connection has no webhook secret, so Slack requests cannot be checked: give the app\'s signing secret as its webhook_secret.');
-  const given = header(delivery.headers, 'x-slack-signature')?.trim();
+  const given = headerOf(delivery.headers, 'x-slack-signature')?.trim();
   if (!given) return refusal('The request has no X-Slack-Signature header: Slack signs every request it sends, so this one is not from Slack.');
-  const stamp = header(delivery.headers, 'x-slack-request-timestamp')?.trim();
+  const stamp = headerOf(delivery.headers, 'x-slack-request-timestamp')?.trim();
   if (!stamp) return refusal('The request has no X-Slack-Request-Timestamp header, which Slack sends with every signed request.');
   const match = SIGNATURE.exec(given);
   if (!match) {
@@ -160,7 +146,7 @@ function readForm(body: Buffer): Refusal | ReadDelivery {
 export function readSlackDelivery(delivery: InboundDelivery): Refusal | ReadDelivery {
   const bad = checkSignature(delivery);
   if (bad) return bad;
-  const type = (header(delivery.headers, 'content-type') ?? '').toLowerCase();
+  const type = (headerOf(delivery.headers, 'content-type') ?? '').toLowerCase();
   if (type.includes('application/json')) return readEventsApi(delivery.rawBody);
   if (type.includes('application/x-www-form-urlencoded')) return readForm(delivery.rawBody);
   if (!type.trim() && delivery.rawBody.toString('utf8').trimStart().startsWith('{')) return readEventsApi(delivery.rawBody);

@@ -1,6 +1,5 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
-import type { IncomingHttpHeaders } from 'node:http';
-import { EVENT_PATTERN, type Credentials, type InboundDelivery, type IntegrationProvider, type ReadDelivery, type Refusal, type TestOutcome } from '../integrations/public.ts';
+import { type Credentials, EVENT_PATTERN, headerOf, type InboundDelivery, type IntegrationProvider, type ReadDelivery, refusal, type Refusal, type TestOutcome } from '../integrations/public.ts';
 import { reasonOf, UnusableCredentials, withoutSecrets, ZoomClient, ZoomUnreachable, type ZoomAnswer } from './zoom-client.ts';
 import { DEFAULT_API_URL, DEFAULT_OAUTH_URL } from './schemas.ts';
 
@@ -44,13 +43,6 @@ export const URL_VALIDATION = 'endpoint.url_validation';
 const SIGNATURE = /^v0=([0-9a-fA-F]{64})$/;
 const TIMESTAMP = /^[0-9]{1,12}$/;
 
-function header(headers: IncomingHttpHeaders, name: string): string | undefined {
-  const value = headers[name];
-  return Array.isArray(value) ? value.join(', ') : value;
-}
-
-const refusal = (refused: string): Refusal => ({ refused });
-
 /**
  * Checks Zoom's signature: `x-zm-signature: v0=<hex HMAC-SHA256 of "v0:{x-zm-request-timestamp}:{raw body}">`, keyed
  * by the app's Secret Token, computed over the bytes as they arrived and compared in constant time; then the signed
@@ -58,11 +50,11 @@ const refusal = (refused: string): Refusal => ({ refused });
  */
 function checkSignature(delivery: InboundDelivery): Refusal | null {
   if (!delivery.secret) return refusal('This connection has no webhook secret, so Zoom deliveries cannot be checked.');
-  const given = header(delivery.headers, 'x-zm-signature')?.trim();
+  const given = headerOf(delivery.headers, 'x-zm-signature')?.trim();
   if (!given) return refusal('The delivery has no x-zm-signature header.');
   const match = SIGNATURE.exec(given);
   if (!match) return refusal('The x-zm-signature header is malformed: expected v0= followed by 64 hexadecimal digits.');
-  const timestamp = header(delivery.headers, 'x-zm-request-timestamp')?.trim();
+  const timestamp = headerOf(delivery.headers, 'x-zm-request-timestamp')?.trim();
   if (!timestamp) return refusal('The delivery has no x-zm-request-timestamp header.');
   if (!TIMESTAMP.test(timestamp)) return refusal('The x-zm-request-timestamp header is malformed: expected seconds since the epoch.');
   const expected = createHmac('sha256', delivery.secret).update(`v0:${timestamp}:`).update(delivery.rawBody).digest();
@@ -98,7 +90,7 @@ export function readZoomDelivery(delivery: InboundDelivery): Refusal | ReadDeliv
   if (!body || typeof body !== 'object' || Array.isArray(body)) return refusal('The delivery\'s body is not a JSON object.');
   const name = (body as { event?: unknown }).event;
   if (typeof name !== 'string' || !name.trim()) return refusal('The delivery has no event name.');
-  const tracking = header(delivery.headers, 'x-zm-trackingid')?.trim();
+  const tracking = headerOf(delivery.headers, 'x-zm-trackingid')?.trim();
   const deliveryId = tracking ? tracking : null;
   if (name === URL_VALIDATION) {
     const plainToken = ((body as { payload?: unknown }).payload as { plainToken?: unknown } | null | undefined)?.plainToken;

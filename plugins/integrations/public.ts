@@ -6,3 +6,4 @@ export type { ConnectionService } from './connections.service.ts';
 export type { ConnectionOAuth } from './oauth.service.ts';
 export { TokenRejected } from './oauth.service.ts';
 export { AnswerTooLarge, describeFailure, readCapped, redact } from './provider-http.ts';
+export { eventWord, headerOf, refusal } from './delivery-reading.ts';
