@@ -72,10 +72,10 @@ export class ConnectionOAuth {
     const provider = this.deps.providers.find(providerId);
     if (!provider || provider.auth.type !== 'oauth2') throw notFound();
     const stateHash = hashSecret(query.state);
-    const pending: { connection_id: string; user_id: string; provider: string; live: boolean } | undefined = await this.deps.db(STATES)
+    const pending: { connection_id: string; user_id: string; workspace_id: string; provider: string; live: boolean } | undefined = await this.deps.db(STATES)
       .join(CONNECTIONS, `${CONNECTIONS}.id`, `${STATES}.connection_id`)
       .where({ state_hash: stateHash })
-      .first(`${STATES}.connection_id`, `${STATES}.user_id`, `${CONNECTIONS}.provider`, this.deps.db.raw(`${STATES}.expires_at > now() AS live`));
+      .first(`${STATES}.connection_id`, `${STATES}.user_id`, `${CONNECTIONS}.workspace_id`, `${CONNECTIONS}.provider`, this.deps.db.raw(`${STATES}.expires_at > now() AS live`));
     if (!pending?.live || pending.user_id !== principal.user.id || pending.provider !== providerId) {
       throw IntegrationErrors.bad_state('This authorization is unknown, expired, already used or not yours; connect again.');
     }
@@ -92,7 +92,7 @@ export class ConnectionOAuth {
     }
     const outcome = await provider.test({ access_token: tokens.access_token }).catch(() => ({ ok: false, detail: '', account: null }));
     await this.store(this.deps.db, pending.connection_id, tokens, { status: 'active', ...(outcome.ok && outcome.account ? { account: JSON.stringify(outcome.account) } : {}) });
-    return this.deps.connections.get((await this.deps.db(CONNECTIONS).where({ id: pending.connection_id }).first('workspace_id')).workspace_id, pending.connection_id);
+    return this.deps.connections.get(pending.workspace_id, pending.connection_id);
   }
 
   /**
