@@ -2,7 +2,7 @@ import http from 'node:http';
 import https from 'node:https';
 import { promises as dns } from 'node:dns';
 import { isIP, type LookupFunction } from 'node:net';
-import { isForbiddenAddress } from './address-policy.ts';
+import { isForbiddenAddress } from '../../core/address-policy.ts';
 import { parseRetryAfter } from './schedule.ts';
 
 /** Resolves a host name to its addresses; injectable so tests prove refusals without asking any real DNS. */

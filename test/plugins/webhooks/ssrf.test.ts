@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { builtinPlugins } from '../../../plugins/index.ts';
 import { createWebhooksPlugin } from '../../../plugins/webhooks/index.ts';
-import { isForbiddenAddress } from '../../../plugins/webhooks/address-policy.ts';
+import { isForbiddenAddress } from '../../../core/address-policy.ts';
 import type { Resolver } from '../../../plugins/webhooks/http-client.ts';
 import { sleep, waitUntil } from '../../fixtures/wait.ts';
 import { startReceiver, type Receiver } from './receiver.ts';

@@ -2,10 +2,11 @@ import { isIP } from 'node:net';
 import ipaddr from 'ipaddr.js';
 
 /**
- * Where a webhook may not point, by the names ipaddr.js gives the IANA special-purpose ranges: loopback, private,
- * shared (CGNAT), link-local (cloud metadata), multicast, broadcast and unspecified; in IPv6 also unique and site
- * local, discard-only, and the forms that reach IPv4 through a translator on the local network (NAT64, RFC 6052 and
- * 8215; IPv4-translated, RFC 6145). IPv4-mapped addresses are judged as the IPv4 address they reach.
+ * Where an outbound request to an address a user chose (a webhook, a source's feed or database) may not go, by the
+ * names ipaddr.js gives the IANA special-purpose ranges: loopback, private, shared (CGNAT), link-local (cloud
+ * metadata), multicast, broadcast and unspecified; in IPv6 also unique and site local, discard-only, and
+ * the forms that reach IPv4 through a translator on the local network (NAT64, RFC 6052 and 8215; IPv4-translated,
+ * RFC 6145). IPv4-mapped addresses are judged as the IPv4 address they reach.
  */
 const REFUSED_RANGES = new Set([
   'unspecified', 'broadcast', 'multicast', 'linkLocal', 'loopback', 'carrierGradeNat', 'private',
@@ -18,7 +19,7 @@ const REFUSED_RANGES = new Set([
  */
 const REFUSED_SUBNETS = ['192.0.0.0/24', '198.18.0.0/15', '240.0.0.0/4', '::/96'].map((cidr) => ipaddr.parseCIDR(cidr));
 
-/** Whether a webhook may connect to `address` (a literal IP). */
+/** Whether a request to an address a user chose may not connect to `address` (a literal IP). */
 export function isForbiddenAddress(address: string): boolean {
   // Only the forms Node and resolvers give: ipaddr.js would also read legacy ones (`0x7f.1`, `2130706433`).
   if (isIP(address) === 0) return true;
