@@ -7,6 +7,8 @@
 export interface ErrorDetail {
   pointer: string;
   detail: string;
+  /** Why this value in particular, where a plugin tells kinds of problems apart (`field_read_only`). */
+  code?: string;
 }
 
 export interface AppErrorInit {

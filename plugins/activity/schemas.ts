@@ -24,7 +24,7 @@ export const ENTRY_TYPES = [
 ] as const;
 export type EntryType = (typeof ENTRY_TYPES)[number];
 
-export const ORIGIN_TYPES = ['user', 'token', 'automation', 'public_form', 'import', 'restore'] as const;
+export const ORIGIN_TYPES = ['user', 'token', 'automation', 'public_form', 'import', 'restore', 'sync'] as const;
 
 export const Change = Type.Object({
   field: Type.Union([Uuid(), Type.Null()], { description: 'The field id; null for a comment or a description.' }),
@@ -49,7 +49,7 @@ export const Entry = Type.Object({
   }),
   origin: Type.Object({
     type: Type.Unsafe<(typeof ORIGIN_TYPES)[number]>({ type: 'string', enum: [...ORIGIN_TYPES] }),
-    id: Type.Union([Uuid(), Type.Null()], { description: 'The user, token, automation, form view or import behind the change.' }),
+    id: Type.Union([Uuid(), Type.Null()], { description: 'The user, token, automation, form view, import or sync run behind the change.' }),
     restored_from: Type.Optional(Type.Integer({ description: 'For `restore`: the record version written back.' })),
   }),
   created_at: Type.String({ format: 'date-time' }),

@@ -7,7 +7,7 @@ import type { FieldMeta, FieldType, OutputContext } from './field-types/field-ty
 import type { FieldTypeRegistry } from './field-types/registry.ts';
 import { FIELD_COLUMNS, toField, type FieldRow } from './fields.view.ts';
 import { dropMatchKeyIndex, indexMatchKey, indexTitle } from './record-table.ts';
-import { checkOptions, findField } from './field-lookup.ts';
+import { checkOptions, findField, refuseSynced } from './field-lookup.ts';
 import { beginSchemaChange } from './schema-change.ts';
 import type { ConvertFieldBody, Conversion as ConversionResult } from './convert.schemas.ts';
 
@@ -31,6 +31,7 @@ export class ConvertService {
       await this.workspaces.hold(trx, workspaceId);
       const table = await beginSchemaChange(trx, databaseId);
       const field = await findField(trx, databaseId, ref, { lock: true });
+      refuseSynced(field, 'converted');
       const from = this.types.get(field.type)!;
       const to = this.types.get(body.type);
       const conversion = to && field.column_name && to.column ? from.convertsTo[body.type] : undefined;

@@ -17,6 +17,11 @@ export const DatabaseErrors = defineErrors({
     when: 'Deleting an option records use, without `confirm=true`; `usage_count` says how many',
     create: (usage: number) => ({ detail: `${usage} records use this option; delete with ?confirm=true to clear it from them.`, extensions: { usage_count: usage } }),
   },
+  field_synced: {
+    status: 409,
+    when: "Deleting, converting or re-optioning a field a source writes (`synced`); renaming it is allowed",
+    create: (what: string) => `This field is written by its source's syncs and cannot be ${what}; delete the source first to make it an ordinary field.`,
+  },
   managed_field: {
     status: 409,
     when: 'Changing through the fields routes a field another plugin manages (a link: its relation)',

@@ -36,6 +36,11 @@ export function checkOptions(type: FieldType, input: Record<string, unknown>, pr
 }
 
 /** Fields a plugin manages (links: relations) change only through that plugin: 409. */
+/** A source's field keeps the type and options its rows are written in: only its name may change. */
+export function refuseSynced(field: FieldRow, what: string): void {
+  if (field.synced) throw DatabaseErrors.field_synced(what);
+}
+
 export function refuseManaged(types: FieldTypeRegistry, field: FieldRow, what: string): void {
   const owner = types.get(field.type)?.managedBy;
   if (owner) throw DatabaseErrors.managed_field(field.type, what, owner);

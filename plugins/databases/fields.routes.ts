@@ -78,6 +78,7 @@ export function fieldRoutes(types: FieldTypeRegistry): AnyRouteDef[] {
       params: FieldParams,
       body: PatchFieldBody,
       responses: { 200: { description: 'The field', schema: Field } },
+      errors: [DatabaseErrors.field_synced],
       handler: async ({ principal, access, params, body, resolve }) => shownOne(resolve, principal, access, await resolve('databases.fields').update(principal, params.ws, params.db, params.field, body)),
     }),
     defineRoute({
@@ -91,7 +92,7 @@ export function fieldRoutes(types: FieldTypeRegistry): AnyRouteDef[] {
       access: { role: 'creator', resource },
       params: FieldParams,
       responses: { 200: { description: 'How many live records had a value', schema: DeletedField }, 409: { description: 'The title field' } },
-      errors: [DatabaseErrors.title_field, DatabaseErrors.managed_field],
+      errors: [DatabaseErrors.title_field, DatabaseErrors.managed_field, DatabaseErrors.field_synced],
       handler: ({ principal, params, resolve }) => resolve('databases.fields').delete(principal, params.ws, params.db, params.field),
     }),
     defineRoute({
@@ -122,6 +123,7 @@ export function fieldRoutes(types: FieldTypeRegistry): AnyRouteDef[] {
       params: FieldParams,
       body: ConvertFieldBody,
       responses: { 200: { description: '`converted`, `lost` and samples', schema: Conversion } },
+      errors: [DatabaseErrors.field_synced],
       handler: ({ principal, params, body, resolve }) => resolve('databases.convert').convert(principal, params.ws, params.db, params.field, body),
     }),
   ];

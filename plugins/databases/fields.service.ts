@@ -12,7 +12,7 @@ import { FIELD_COLUMNS, toField, type FieldRow } from './fields.view.ts';
 import { columnNameOf, deriveApiName } from './names.ts';
 import { addColumn } from './record-table.ts';
 import type { FieldLimits } from './field-limits.ts';
-import { checkOptions, findField, refuseManaged } from './field-lookup.ts';
+import { checkOptions, findField, refuseManaged, refuseSynced } from './field-lookup.ts';
 import { beginSchemaChange } from './schema-change.ts';
 import type { Field } from './schemas.ts';
 import type { CreateFieldBody, PatchFieldBody } from './fields.schemas.ts';
@@ -103,6 +103,7 @@ export class FieldService {
         patch.api_name = body.api_name;
       }
       if (body.options !== undefined) {
+        refuseSynced(before, 're-optioned');
         const checked = checkOptions(type, body.options, before.options);
         const options = type.resolveOptions ? await type.resolveOptions(trx, databaseId, checked, this.writer(principal, workspaceId, trx)) : checked;
         // A different column type is a conversion, which says what it would lose first.
@@ -138,6 +139,7 @@ export class FieldService {
       const field = await findField(trx, databaseId, ref, { lock: true });
       if (field.is_title) throw DatabaseErrors.title_field();
       refuseManaged(this.types, field, 'deleted');
+      refuseSynced(field, 'deleted');
       const withValue = field.column_name ? await countRows(trx(table).whereNull('deleted_at').whereNotNull(field.column_name)) : 0;
       await trx('fields').where({ id: field.id }).update({ deleted_at: trx.fn.now(), updated_at: trx.fn.now() });
       await this.events.emit(trx, { name: 'field.deleted', workspaceId, actorId: principal.user.id, payload: { database_id: databaseId, field: toField(field, this.types), records_with_value: withValue } });

@@ -1,6 +1,7 @@
 import type { Db } from '../../core/db.ts';
 import type { FieldTypeRegistry } from './field-types/registry.ts';
 import { FIELD_COLUMNS, toField, type FieldRow } from './fields.view.ts';
+import { beginSchemaChange } from './schema-change.ts';
 import type { Field } from './schemas.ts';
 
 /** A field another plugin makes and keeps (a link, made by the relations plugin with its relation). */
@@ -59,6 +60,16 @@ export class ManagedFields {
       for (const item of items) w.orWhereRaw('options -> ? @> ?::jsonb', [key, JSON.stringify([item])]);
     });
     return !!(await q.first('id'));
+  }
+
+  /**
+   * Marks fields as a source's (`synced`: only its syncs write them) or makes them ordinary again; the database's
+   * schema changes with it, so every process reads the fields anew.
+   */
+  async setSynced(trx: Db, databaseId: string, ids: string[], synced: boolean): Promise<void> {
+    if (ids.length === 0) return;
+    await beginSchemaChange(trx, databaseId);
+    await trx('fields').where({ database_id: databaseId }).whereIn('id', ids).update({ synced, updated_at: trx.fn.now() });
   }
 
   /** Deletes fields and every field reading through them (a lookup, rollup or count names its link in `link_field_id`). */

@@ -18,6 +18,7 @@ export const Field = Type.Object({
   options: Type.Record(Type.String(), Type.Unknown()),
   is_title: Type.Boolean({ description: 'The field that names a record (in links, in `q` search).' }),
   read_only: Type.Boolean({ description: 'System and computed fields: values are never written through the API.' }),
+  synced: Type.Boolean({ description: 'A source writes its values (the sources plugin): writes through the API are refused with `field_read_only`, as for a read-only field.' }),
   position: Type.Integer(),
   created_at: Timestamp,
   updated_at: Timestamp,

@@ -19,7 +19,7 @@ const HOLD_DATABASE = `SELECT d.schema_version, d.workspace_id, d.space_id, d.cr
  * fields, title first, each with the live field its `options.target_field_id` names in another database (lookups,
  * rollups): `$1` database id.
  */
-const READ_FIELDS = `SELECT d.table_name, d.workspace_id, d.schema_version, d.sort_indexes, f.id, f.api_name, f.name, f.type, f.options, f.column_name, f.is_title,
+const READ_FIELDS = `SELECT d.table_name, d.workspace_id, d.schema_version, d.sort_indexes, f.id, f.api_name, f.name, f.type, f.options, f.column_name, f.is_title, f.synced,
        tf.id AS target_id, tf.api_name AS target_api_name, tf.type AS target_type, tf.options AS target_options, tf.column_name AS target_column_name
   FROM databases d JOIN fields f ON f.database_id = d.id
   LEFT JOIN fields tf ON tf.id::text = f.options->>'target_field_id' AND tf.deleted_at IS NULL

@@ -24,7 +24,7 @@ export const Version = Type.Object({
   created_at: Type.String({ format: 'date-time' }),
   created_by: Type.Union([Uuid(), Type.Null()], { description: 'The user who wrote it; null for a public form or an erased member.' }),
   origin: Type.Object({
-    type: Type.String({ description: '`user`, `token`, `automation`, `public_form`, `import` or `restore`.' }),
+    type: Type.String({ description: '`user`, `token`, `automation`, `public_form`, `import`, `restore` or `sync`.' }),
     id: Type.Union([Uuid(), Type.Null()]),
     restored_from: Type.Optional(Type.Integer({ description: 'For `restore`: the version written back.' })),
   }),

@@ -52,7 +52,7 @@ export class RecordBatchWriter {
 
   /** API values → column values, as every API write checks them; problems are appended to `errors` with pointers `/values/<api_name>`. */
   decode(values: Record<string, unknown>, errors: ErrorDetail[]): DecodedValues {
-    return decodeValues(this.table, values, '', errors);
+    return decodeValues(this.table, values, '', errors, this.origin.type === 'sync');
   }
 
   /** The user cells of a batch that name someone who is not a member of the workspace (one query per batch). */

@@ -1,7 +1,8 @@
 import { inTransaction, type Db } from '../../core/db.ts';
 import type { UserPrincipal } from '../../core/principal.ts';
 import { invalidField, type ErrorDetail } from '../../core/errors.ts';
-import { RecordErrors } from './errors.ts';
+import { RecordErrors, refusedCode } from './errors.ts';
+import type { WriteOrigin } from './hooks.ts';
 import { checkOutsideCells, writeOutsideCells } from './outside-cells.ts';
 import { changedBefore, decodeValues, type DecodedValues } from './codec.ts';
 import type { RecordRow } from './record-row.ts';
@@ -20,7 +21,11 @@ export class RecordBulkService {
     private readonly records: RecordService,
   ) {}
 
-  async update(principal: UserPrincipal, workspaceId: string, databaseId: string, body: PatchRecordsBody): Promise<{ data: ApiRecord[]; errors: RecordError[] }> {
+  /**
+   * Patches many records, each refused on its own (`errors`) or written; in `inTrx` when given (a sync writes a page
+   * of its source's rows so, with `origin` `sync`, which alone may write synced fields).
+   */
+  async update(principal: UserPrincipal, workspaceId: string, databaseId: string, body: PatchRecordsBody, inTrx?: Db, origin?: WriteOrigin): Promise<{ data: ApiRecord[]; errors: RecordError[] }> {
     const seen = new Set<string>();
     body.records.forEach(({ id }, i) => {
       if (seen.has(id)) throw invalidField(`/records/${i}/id`, `Record ${id} is sent twice.`);
@@ -34,7 +39,7 @@ export class RecordBulkService {
       const valid: Array<{ before: RecordRow; decoded: DecodedValues }> = [];
       const inputs = body.records.map(({ id, values }) => {
         const cells: ErrorDetail[] = [];
-        return { id, values, cells, decoded: decodeValues(table, values, '', cells) };
+        return { id, values, cells, decoded: decodeValues(table, values, '', cells, origin?.type === 'sync') };
       });
       const named = inputs.flatMap((c) => c.decoded.users.map((u) => u.id));
       const members = await this.records.members.holdAmong(trx, workspaceId, [...new Set(named)]);
@@ -45,7 +50,7 @@ export class RecordBulkService {
           continue;
         }
         for (const user of decoded.users) if (!members.has(user.id)) cells.push({ pointer: user.pointer, detail: `User ${user.id} is not a member of this workspace.` });
-        if (cells.length > 0) errors.push({ id, code: 'validation_failed', detail: cells.map((c) => `${c.pointer}: ${c.detail}`).join(' ') });
+        if (cells.length > 0) errors.push({ id, code: refusedCode(cells), detail: cells.map((c) => `${c.pointer}: ${c.detail}`).join(' ') });
         else valid.push({ before, decoded });
       }
       // Outside cells (links) are judged per record too: a record with a bad one is reported, not written.
@@ -79,6 +84,7 @@ export class RecordBulkService {
       const shown = await this.records.present(trx, table, [...after, ...changed.map((c) => c.before)]);
       const data = shown.slice(0, after.length);
       await this.records.changed(trx, principal, table, changed.map((c, k) => ({ kind: 'updated', recordId: c.before.id, before: shown[after.length + k], after: data[c.at] })), {
+        origin,
         events: changed.map((c, k) => ({
           name: 'record.updated',
           workspaceId,
@@ -87,12 +93,15 @@ export class RecordBulkService {
         })),
       });
       return { data: await this.records.shownTo(principal, trx, table, after, data), errors };
-    });
+    }, inTrx);
   }
 
-  /** Soft-deletes the live records among `ids`; already deleted or unknown ids are skipped. Returns the ids deleted, in request order. */
-  delete(principal: UserPrincipal, workspaceId: string, databaseId: string, ids: string[]): Promise<string[]> {
-    return this.setDeleted(principal, workspaceId, databaseId, ids, true);
+  /**
+   * Soft-deletes the live records among `ids`; already deleted or unknown ids are skipped. Returns the ids deleted, in
+   * request order. In `inTrx` when given, history telling `origin`.
+   */
+  delete(principal: UserPrincipal, workspaceId: string, databaseId: string, ids: string[], inTrx?: Db, origin?: WriteOrigin): Promise<string[]> {
+    return this.setDeleted(principal, workspaceId, databaseId, ids, true, inTrx, origin);
   }
 
   /** Restores the deleted records among `ids` where they were (position unchanged); live or unknown ids are skipped. */
@@ -100,7 +109,7 @@ export class RecordBulkService {
     return this.setDeleted(principal, workspaceId, databaseId, ids, false);
   }
 
-  private async setDeleted(principal: UserPrincipal, workspaceId: string, databaseId: string, ids: string[], deleted: boolean): Promise<string[]> {
+  private async setDeleted(principal: UserPrincipal, workspaceId: string, databaseId: string, ids: string[], deleted: boolean, inTrx?: Db, origin?: WriteOrigin): Promise<string[]> {
     return inTransaction(this.db, async (trx) => {
       const table = await this.records.open(trx, workspaceId, databaseId);
       const rows = await table.lockMany(trx, [...new Set(ids)], !deleted);
@@ -108,10 +117,11 @@ export class RecordBulkService {
       await this.records.movedInTrash(trx, principal, workspaceId, databaseId, rows.map((r) => r.id), deleted);
       const records = await this.records.present(trx, table, rows);
       await this.records.changed(trx, principal, table, records.map((record) => (deleted ? { kind: 'deleted', recordId: record.id, before: record, after: null } : { kind: 'restored', recordId: record.id, before: null, after: record })), {
+        origin,
         events: records.map((record) => ({ name: deleted ? 'record.deleted' : 'record.restored', workspaceId, actorId: principal.user.id, payload: { database_id: databaseId, record } })),
       });
       const affected = new Set(rows.map((r) => r.id));
       return [...new Set(ids)].filter((id) => affected.has(id));
-    });
+    }, inTrx);
   }
 }

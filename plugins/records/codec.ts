@@ -1,5 +1,6 @@
 import { canonicalJson } from '../../core/canonical-json.ts';
 import type { ErrorDetail } from '../../core/errors.ts';
+import { READ_ONLY } from './errors.ts';
 import { escapePointer } from '../../core/schema.ts';
 import { instantOut, InvalidCell, type OutputContext } from '../databases/public.ts';
 import { sourceOf } from './computed-reads.ts';
@@ -26,7 +27,7 @@ export interface DecodedValues {
  * API values → column values. Every problem is appended to `errors` (pointer under `base`), so
  * a request reports all its bad cells at once; the caller refuses it if any were found.
  */
-export function decodeValues(table: RecordTable, values: Record<string, unknown>, base: string, errors: ErrorDetail[]): DecodedValues {
+export function decodeValues(table: RecordTable, values: Record<string, unknown>, base: string, errors: ErrorDetail[], writesSynced = false): DecodedValues {
   const decoded: DecodedValues = { columns: {}, cells: [], users: [] };
   for (const apiName in values) {
     if (!Object.hasOwn(values, apiName)) continue;
@@ -37,7 +38,11 @@ export function decodeValues(table: RecordTable, values: Record<string, unknown>
       continue;
     }
     if (field.fieldType.readOnly || (!field.column_name && !field.fieldType.store)) {
-      errors.push({ pointer: cellPointer(base, apiName), detail: `The ${field.type} field "${apiName}" is read-only.` });
+      errors.push({ pointer: cellPointer(base, apiName), detail: `The ${field.type} field "${apiName}" is read-only.`, code: READ_ONLY });
+      continue;
+    }
+    if (field.synced && !writesSynced) {
+      errors.push({ pointer: cellPointer(base, apiName), detail: `The field "${apiName}" is written by its source's syncs only.`, code: READ_ONLY });
       continue;
     }
     let stored: unknown = null;

@@ -87,9 +87,12 @@ export function createRecordQueryHooks() {
 export type RecordQueryHooks = Readonly<ReturnType<typeof createRecordQueryHooks>>;
 
 
-/** Where a write came from, as history shows it. `id`: the user, token, automation, form view or import behind it. */
+/**
+ * Where a write came from, as history shows it. `id`: the user, token, automation, form view, import or sync run behind
+ * it. Only a `sync` writes a source's synced fields.
+ */
 export interface WriteOrigin {
-  type: 'user' | 'token' | 'automation' | 'public_form' | 'import' | 'restore';
+  type: 'user' | 'token' | 'automation' | 'public_form' | 'import' | 'restore' | 'sync';
   id: string | null;
   /** For `restore`: the version whose values were written back. */
   restored_from?: number;

@@ -42,7 +42,7 @@ export default definePlugin({
   // Records travel in packs as optional sample data when the packs plugin is on. Personal data goes through the gdpr plugin's hooks when it is on.
   optionalDependsOn: { packs: '^1.0.0', gdpr: '^1.0.0' },
   migrations: path.join(path.dirname(fileURLToPath(import.meta.url)), 'migrations'),
-  exports: ['records.service', 'records.query', 'records.watchers', 'records.exportReader'],
+  exports: ['records.service', 'records.bulk', 'records.query', 'records.watchers', 'records.exportReader'],
   register(ctx) {
     // Personal data this plugin keeps is exported and erased through the gdpr plugin's hooks, when it is enabled.
     if (ctx.has('gdpr')) tapGdpr(ctx);

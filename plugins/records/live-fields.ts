@@ -6,6 +6,8 @@ export interface LiveField extends FieldMeta {
   name: string;
   column_name: string | null;
   is_title: boolean;
+  /** A source writes it (`fields.synced`): only writes whose origin is a sync may. */
+  synced: boolean;
   fieldType: FieldType;
   /** The live field of another database that `options.target_field_id` names (lookups, rollups). */
   target?: TargetField;
@@ -25,6 +27,6 @@ export function liveFields(rows: Array<Record<string, any>>, types: FieldTypeReg
     if (!fieldType) return [];
     const targetType = r.target_id ? types.get(r.target_type) : undefined;
     const target = targetType ? { id: r.target_id, api_name: r.target_api_name, type: r.target_type, options: r.target_options, column_name: r.target_column_name, fieldType: targetType } : undefined;
-    return [{ id: r.id, api_name: r.api_name, name: r.name, type: r.type, options: r.options, column_name: r.column_name, is_title: r.is_title, fieldType, ...(target ? { target } : {}) }];
+    return [{ id: r.id, api_name: r.api_name, name: r.name, type: r.type, options: r.options, column_name: r.column_name, is_title: r.is_title, synced: !!r.synced, fieldType, ...(target ? { target } : {}) }];
   });
 }

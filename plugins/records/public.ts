@@ -3,6 +3,7 @@
  * `records.query`), the filter and sort compilers views build on, the record schemas, and its hook sets.
  */
 export type { RecordService } from './records.service.ts';
+export type { RecordBulkService } from './bulk.service.ts';
 export type { RecordBatchWriter, UnknownUser } from './batch-writer.ts';
 export type { DecodedValues } from './codec.ts';
 export type { QueryService } from './query.service.ts';

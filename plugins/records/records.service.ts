@@ -3,7 +3,8 @@ import type { CacheSignals, LocalCache } from '../../core/cache.ts';
 import { combineWritesWithinLimit, inTransaction, type Database as Storage, type Db, type NativeStatement } from '../../core/db.ts';
 import type { EmitInput, EventBus } from '../../core/events.ts';
 import type { UserPrincipal } from '../../core/principal.ts';
-import { notFound, validationFailed, versionConflict, type ErrorDetail } from '../../core/errors.ts';
+import { notFound, versionConflict, type ErrorDetail } from '../../core/errors.ts';
+import { refusedValues } from './errors.ts';
 import type { UserService } from '../auth/public.ts';
 import type { FieldTypeRegistry, TableCatalog } from '../databases/public.ts';
 import type { MemberService } from '../workspaces/public.ts';
@@ -113,7 +114,7 @@ export class RecordService {
   private async insert(trx: Db, actor: UserPrincipal | null, workspaceId: string, databaseId: string, inputs: Array<{ values: Values; base: string }>, errors: ErrorDetail[], origin?: WriteOrigin) {
     const userId = actor?.user.id ?? null;
     const table = await this.open(trx, workspaceId, databaseId);
-    const decoded = await this.decode(trx, table, workspaceId, inputs, errors);
+    const decoded = await this.decode(trx, table, workspaceId, inputs, errors, origin);
     const positions = positionsAfter(await table.lastPosition(trx, this.storage), inputs.length);
     const rows = await insertRecords(
       trx,
@@ -151,7 +152,7 @@ export class RecordService {
   async update(principal: UserPrincipal, workspaceId: string, databaseId: string, id: string, body: PatchRecordBody, inTrx?: Db, origin?: WriteOrigin): Promise<ApiRecord> {
     return inTransaction(this.db, async (trx) => {
       const table = await this.open(trx, workspaceId, databaseId);
-      const [decoded] = await this.decode(trx, table, workspaceId, [{ values: body.values, base: '' }]);
+      const [decoded] = await this.decode(trx, table, workspaceId, [{ values: body.values, base: '' }], [], origin);
       if (Object.keys(decoded.columns).length === 0 && decoded.cells.length === 0) {
         const current = await table.read(trx, { id });
         if (current && body.version !== undefined && body.version !== current.version) throw versionConflict(current.version);
@@ -247,14 +248,15 @@ export class RecordService {
    * Decodes every input, checks every named user's membership in one query, and refuses the
    * request with all errors, those the caller found already (`errors`) included.
    */
-  async decode(trx: Db, table: RecordTable, workspaceId: string, inputs: Array<{ values: Values; base: string }>, errors: ErrorDetail[] = []): Promise<DecodedValues[]> {
-    const decoded = inputs.map(({ values, base }) => decodeValues(table, values, base, errors));
+  async decode(trx: Db, table: RecordTable, workspaceId: string, inputs: Array<{ values: Values; base: string }>, errors: ErrorDetail[] = [], origin?: WriteOrigin): Promise<DecodedValues[]> {
+    const writesSynced = origin?.type === 'sync';
+    const decoded = inputs.map(({ values, base }) => decodeValues(table, values, base, errors, writesSynced));
     const named = decoded.flatMap((d) => d.users);
     const members = await this.members.holdAmong(trx, workspaceId, [...new Set(named.map((u) => u.id))]);
     for (const { id, pointer } of named) {
       if (!members.has(id)) errors.push({ pointer, detail: `User ${id} is not a member of this workspace.` });
     }
-    if (errors.length > 0) throw validationFailed(errors);
+    if (errors.length > 0) throw refusedValues(errors);
     return decoded;
   }
 

@@ -33,7 +33,7 @@ export function recordRoutes(): AnyRouteDef[] {
         201: { description: 'The record, or `{ data }` for `records`', schema: Type.Union([ApiRecord, Type.Object({ data: Type.Array(ApiRecord) })]) },
         422: { description: 'Unknown or read-only field, invalid cell, a user who is not a member, or more than 100 records' },
       },
-      errors: [RecordErrors.link_conflict],
+      errors: [RecordErrors.link_conflict, RecordErrors.field_read_only],
       handler: async ({ principal, params, body, resolve }) => {
         const service = resolve('records.service');
         if (body.values !== undefined && body.records !== undefined) throw invalidField('/records', 'Send `values` for one record or `records` for several, not both.');
@@ -98,7 +98,7 @@ export function recordRoutes(): AnyRouteDef[] {
       params: RecordParams,
       body: PatchRecordBody,
       responses: { 200: { description: 'The record', schema: ApiRecord }, 409: { description: 'Stale `version` (`version_conflict`), with the version now stored; or a one-to-many link cell naming a record linked elsewhere (`linked_record_id`)', extensions: { current_version: Type.Integer() } } },
-      errors: [KernelErrors.version_conflict, RecordErrors.link_conflict],
+      errors: [KernelErrors.version_conflict, RecordErrors.link_conflict, RecordErrors.field_read_only],
       handler: ({ principal, params, body, resolve }) => resolve('records.service').update(principal, params.ws, params.db, params.id, body),
     }),
     defineRoute({

@@ -171,8 +171,9 @@ export type RecordIdsBody = Static<typeof RecordIdsBody>;
 
 export const RecordError = Type.Object({
   id: Uuid(),
-  code: Type.Union([Type.Literal('not_found'), Type.Literal('validation_failed'), Type.Literal('link_conflict')], {
-    description: '`link_conflict`: a link cell clashes with other records (a one-to-many record linked elsewhere).',
+  code: Type.Union([Type.Literal('not_found'), Type.Literal('validation_failed'), Type.Literal('field_read_only'), Type.Literal('link_conflict')], {
+    description:
+      '`link_conflict`: a link cell clashes with other records (a one-to-many record linked elsewhere); `field_read_only`: every value refused is for a read-only field (computed, system, or synced by a source).',
   }),
   detail: Type.String(),
 });
