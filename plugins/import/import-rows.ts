@@ -66,7 +66,7 @@ export async function importRows(records: AsyncIterable<string[][]>, run: RowsRu
     }
     for (const found of refused.values()) fail(found);
     if (!run.write || out.invalid > 0) return;
-    writing = writer.write(pending.map((p) => p.decoded)).then((n) => void (out.created += n));
+    writing = writer.write(pending.map((p) => p.decoded)).then((ids) => void (out.created += ids.length));
     // Awaited by the next flush or at the end; marked handled now so a failure does not count as unhandled meanwhile.
     writing.catch(() => undefined);
   };

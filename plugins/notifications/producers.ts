@@ -26,6 +26,8 @@ export class NotificationProducers {
   ) {}
 
   async recordsCommitted(write: RecordsCommitted): Promise<void> {
+    // A sync's writes tell nobody record by record: the source's own failures reach its creator instead.
+    if (write.origin?.type === 'sync') return;
     const { trx, workspaceId, databaseId, fields, actorId } = write;
     const title = fields.find((f) => f.is_title);
     const subject = (change: RecordChange) => ({ type: 'record', id: change.recordId, title: plainText(title && (change.after ?? change.before)?.values[title.api_name]) });

@@ -64,11 +64,11 @@ export class RecordBatchWriter {
   }
 
   /**
-   * Writes one batch of checked records, in order; returns how many were created once they are inserted, their
+   * Writes one batch of checked records, in order; returns their ids, in that order, once they are inserted, their
    * history following (see `finish`). A failure of an earlier batch's history is what this throws, if there was one.
    */
-  async write(batch: DecodedValues[]): Promise<number> {
-    if (batch.length === 0) return 0;
+  async write(batch: DecodedValues[]): Promise<string[]> {
+    if (batch.length === 0) return [];
     const { trx, table } = this;
     const userId = this.principal.user.id;
     const ctx = { workspaceId: table.workspaceId, userId };
@@ -77,13 +77,14 @@ export class RecordBatchWriter {
     await this.behind;
     const positions = positionsAfter(this.last, batch.length);
     this.last = positions[positions.length - 1];
+    const ids = batch.map(() => newRecordId());
     let rows: RecordRow[];
     try {
       rows = await insertRecords(
         trx,
         this.storage,
         table,
-        batch.map((d, i) => ({ id: newRecordId(), ...d.columns, position: positions[i], created_by: userId, updated_by: userId })),
+        batch.map((d, i) => ({ id: ids[i], ...d.columns, position: positions[i], created_by: userId, updated_by: userId })),
       );
       await storeOutsideCells(trx, batch.map((d, i) => ({ recordId: rows[i].id, cells: d.cells })), ctx);
       await table.reactToWrites(trx, rows, ctx);
@@ -97,7 +98,7 @@ export class RecordBatchWriter {
     this.history = previous.then(() => this.tell(rows));
     // Awaited by the next write or by `finish`; marked handled now so that a failure does not count as unhandled meanwhile.
     this.history.catch(() => undefined);
-    return rows.length;
+    return ids;
   }
 
   /** Waits for the history of every batch written: what the caller awaits before its transaction ends, committed or not. */

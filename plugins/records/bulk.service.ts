@@ -89,7 +89,8 @@ export class RecordBulkService {
           name: 'record.updated',
           workspaceId,
           actorId: userId,
-          payload: { database_id: databaseId, before: changedBefore(shown[after.length + k], data[c.at]), after: data[c.at] },
+          // A write with an origin (a sync's) says so in its events too: what follows the commit can tell.
+          payload: { database_id: databaseId, before: changedBefore(shown[after.length + k], data[c.at]), after: data[c.at], ...(origin ? { origin } : {}) },
         })),
       });
       return { data: await this.records.shownTo(principal, trx, table, after, data), errors };
@@ -118,7 +119,7 @@ export class RecordBulkService {
       const records = await this.records.present(trx, table, rows);
       await this.records.changed(trx, principal, table, records.map((record) => (deleted ? { kind: 'deleted', recordId: record.id, before: record, after: null } : { kind: 'restored', recordId: record.id, before: null, after: record })), {
         origin,
-        events: records.map((record) => ({ name: deleted ? 'record.deleted' : 'record.restored', workspaceId, actorId: principal.user.id, payload: { database_id: databaseId, record } })),
+        events: records.map((record) => ({ name: deleted ? 'record.deleted' : 'record.restored', workspaceId, actorId: principal.user.id, payload: { database_id: databaseId, record, ...(origin ? { origin } : {}) } })),
       });
       const affected = new Set(rows.map((r) => r.id));
       return [...new Set(ids)].filter((id) => affected.has(id));

@@ -1,0 +1,196 @@
+import assert from 'node:assert/strict';
+import { definePlugin } from '../../../core/plugin.ts';
+import { Type } from '../../../core/schema.ts';
+import { createWorkspace, joinWorkspace, signUp, startTestKernel, type SignedUpUser, type TestKernel } from '../../../core/testing.ts';
+import { builtinPlugins } from '../../../plugins/index.ts';
+import type { SourceKind, SourceRow } from '../../../plugins/sources/public.ts';
+
+/** The rows the fixture source holds, by data set name: what a provider's API would answer. */
+const DATA = new Map<string, Array<{ id: string; title: string; count: number }>>();
+/** Pages read so far per data set: a run's progress, seen from the provider's side. */
+const READS = new Map<string, number>();
+const PAGE = 2;
+
+/** A kind of this test's own: a full listing of a data set, two rows a page, the cursor the next page's index. */
+const fixtureKind: SourceKind<{ dataset: string; slow?: boolean }> = {
+  id: 'fixture.rows',
+  name: 'Fixture rows',
+  provider: null,
+  configSchema: Type.Object({ dataset: Type.String({ minLength: 1 }), slow: Type.Optional(Type.Boolean()) }, { additionalProperties: false }),
+  async properties() {
+    return [
+      { key: 'id', name: 'Row id', type: 'text', unique: true },
+      { key: 'title', name: 'Title', type: 'text' },
+      { key: 'count', name: 'Count', type: 'number', options: { precision: 0 } },
+    ];
+  },
+  async *read({ config, cursor }) {
+    const rows = DATA.get(config.dataset) ?? [];
+    let page = (cursor as { page?: number } | null)?.page ?? 0;
+    do {
+      if (config.slow) await new Promise((resolve) => setTimeout(resolve, 150));
+      READS.set(config.dataset, (READS.get(config.dataset) ?? 0) + 1);
+      const slice = rows.slice(page * PAGE, (page + 1) * PAGE);
+      page++;
+      const last = page * PAGE >= rows.length;
+      yield { rows: slice.map((r): SourceRow => ({ key: r.id, values: { id: r.id, title: r.title, count: r.count } })), cursor: last ? null : { page }, snapshot: true };
+    } while (page * PAGE < rows.length);
+  },
+};
+
+const fixturePlugin = definePlugin({
+  id: 'integration-fixture',
+  version: '1.0.0',
+  kernel: '^1.0.0',
+  dependsOn: { sources: '^1.0.0' },
+  register(ctx) {
+    ctx.hooksOf('sources.kinds').kinds.tap('integration-fixture', (list) => [...list, fixtureKind]);
+  },
+});
+
+describe('sources: syncing a provider’s rows into a database', function () {
+  this.timeout(60_000);
+  let t: TestKernel;
+  let owner: SignedUpUser;
+  let member: SignedUpUser;
+  let ws: string;
+  const url = (path = '') => `/api/v1/workspaces/${ws}/sources${path}`;
+
+  before(async () => {
+    t = await startTestKernel({ plugins: [...builtinPlugins, fixturePlugin] });
+    owner = await signUp(t);
+    member = await signUp(t);
+    ws = (await createWorkspace(t, owner)).id;
+    await t.request.post(`/api/v1/workspaces/${ws}/spaces`).set(owner.auth).send({ name: 'Synced' }).expect(201);
+    await joinWorkspace(t, owner, ws, member, 'member');
+  });
+  after(() => t.stop());
+
+  /** Waits for a run to end; its final state. */
+  async function ended(sourceId: string, runId: string) {
+    for (let i = 0; i < 200; i++) {
+      const runs = (await t.request.get(url(`/${sourceId}/runs`)).set(owner.auth).expect(200)).body.data as Array<{ id: string; status: string }>;
+      const run = runs.find((r) => r.id === runId);
+      if (run && run.status !== 'queued' && run.status !== 'running') return run as Record<string, any>;
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    throw new Error('the run did not end');
+  }
+
+  async function records(databaseId: string) {
+    return (await t.request.get(`/api/v1/workspaces/${ws}/databases/${databaseId}/records?limit=100`).set(owner.auth).expect(200)).body.data as Array<{ id: string; values: Record<string, any> }>;
+  }
+
+  it('creates a database of synced fields, syncs into it by key, keeps the user’s own fields, and deletes rows gone at the source', async () => {
+    DATA.set('a', [
+      { id: 'r1', title: 'One', count: 1 },
+      { id: 'r2', title: 'Two', count: 2 },
+      { id: 'r3', title: 'Three', count: 3 },
+    ]);
+    const created = await t.request.post(url()).set(owner.auth).send({ kind: "fixture.rows", name: "Rows", config: { dataset: "a" } });
+    assert.equal(created.status, 201, JSON.stringify(created.body));
+    const source = created.body;
+    assert.equal(source.status, 'idle');
+    assert.equal(source.schedule, 'manual');
+    assert.equal(source.last_run, null);
+    const fields = (await t.request.get(`/api/v1/workspaces/${ws}/databases/${source.database_id}/fields`).set(owner.auth).expect(200)).body.data as Array<{ id: string; api_name: string; synced: boolean; is_title: boolean }>;
+    assert.deepEqual(fields.filter((f) => f.synced).map((f) => f.api_name).sort(), ['count', 'id', 'title']);
+    assert.equal(fields.find((f) => f.is_title)?.api_name, 'title');
+
+    const { run_id } = (await t.request.post(url(`/${source.id}/sync`)).set(owner.auth).send({}).expect(202)).body;
+    const run = await ended(source.id, run_id);
+    assert.equal(run.status, 'succeeded');
+    assert.deepEqual([run.created, run.updated, run.deleted], [3, 0, 0]);
+    let rows = await records(source.database_id);
+    assert.deepEqual(rows.map((r) => [r.values.id, r.values.title, r.values.count]).sort(), [['r1', 'One', 1], ['r2', 'Two', 2], ['r3', 'Three', 3]]);
+
+    // Synced cells are the source's; a field of the user's own is theirs, and stays.
+    const r2 = rows.find((r) => r.values.id === 'r2')!;
+    const refused = await t.request.patch(`/api/v1/workspaces/${ws}/databases/${source.database_id}/records/${r2.id}`).set(owner.auth).send({ values: { title: 'Mine' } }).expect(422);
+    assert.equal(refused.body.code, 'field_read_only');
+    assert.equal(refused.body.errors[0].pointer, '/values/title');
+    await t.request.post(`/api/v1/workspaces/${ws}/databases/${source.database_id}/fields`).set(owner.auth).send({ name: 'Note', type: 'text' }).expect(201);
+    await t.request.patch(`/api/v1/workspaces/${ws}/databases/${source.database_id}/records/${r2.id}`).set(owner.auth).send({ values: { note: 'keep me' } }).expect(200);
+    const titleField = fields.find((f) => f.api_name === 'title')!;
+    assert.equal((await t.request.delete(`/api/v1/workspaces/${ws}/databases/${source.database_id}/fields/${fields.find((f) => f.api_name === 'count')!.id}`).set(owner.auth).expect(409)).body.code, 'field_synced');
+    await t.request.patch(`/api/v1/workspaces/${ws}/databases/${source.database_id}/fields/${titleField.id}`).set(owner.auth).send({ name: 'Heading' }).expect(200);
+
+    // At the source: r1 changes, r3 goes, r4 comes; r2 is as it was.
+    DATA.set('a', [
+      { id: 'r1', title: 'One!', count: 10 },
+      { id: 'r2', title: 'Two', count: 2 },
+      { id: 'r4', title: 'Four', count: 4 },
+    ]);
+    const dry = (await t.request.post(url(`/${source.id}/sync`)).set(owner.auth).send({ dry_run: true }).expect(200)).body;
+    assert.deepEqual([dry.create, dry.update, dry.delete], [1, 1, 1]);
+    assert.deepEqual(dry.samples.delete, [{ key: 'r3' }]);
+    assert.equal((await records(source.database_id)).length, 3, 'a dry run writes nothing');
+
+    const second = await ended(source.id, (await t.request.post(url(`/${source.id}/sync`)).set(owner.auth).send({}).expect(202)).body.run_id);
+    assert.deepEqual([second.status, second.created, second.updated, second.deleted], ['succeeded', 1, 1, 1]);
+    rows = await records(source.database_id);
+    assert.deepEqual(rows.map((r) => [r.values.id, r.values.title, r.values.count]).sort(), [['r1', 'One!', 10], ['r2', 'Two', 2], ['r4', 'Four', 4]]);
+    assert.equal(rows.find((r) => r.values.id === 'r2')!.id, r2.id, 'matched by key: the same record');
+    assert.equal(rows.find((r) => r.values.id === 'r2')!.values.note, 'keep me');
+
+    const shown = (await t.request.get(url(`/${source.id}`)).set(owner.auth).expect(200)).body;
+    assert.equal(shown.last_run.id, second.id);
+    assert.equal(shown.status, 'idle');
+  });
+
+  it('runs one sync of a source at a time (409 sync_running)', async () => {
+    DATA.set('slow', Array.from({ length: 6 }, (_, i) => ({ id: `s${i}`, title: `S${i}`, count: i })));
+    const source = (await t.request.post(url()).set(owner.auth).send({ kind: 'fixture.rows', name: 'Slow', config: { dataset: 'slow', slow: true } }).expect(201)).body;
+    const first = (await t.request.post(url(`/${source.id}/sync`)).set(owner.auth).send({}).expect(202)).body.run_id;
+    const again = await t.request.post(url(`/${source.id}/sync`)).set(owner.auth).send({ full: true }).expect(409);
+    assert.equal(again.body.code, 'sync_running');
+    assert.equal(again.body.run_id, first);
+    assert.equal((await ended(source.id, first)).created, 6);
+  });
+
+  it('goes on from the last saved page after a run stopped halfway, writing every row once', async () => {
+    DATA.set('crash', Array.from({ length: 7 }, (_, i) => ({ id: `c${i}`, title: `C${i}`, count: i })));
+    const source = (await t.request.post(url()).set(owner.auth).send({ kind: 'fixture.rows', name: 'Crash', config: { dataset: 'crash', slow: true } }).expect(201)).body;
+    // A queued run without its job: this test runs it itself.
+    const [{ id: runId }] = await t.db('source_runs').insert({ source_id: source.id, workspace_id: ws, status: 'queued', trigger: 'manual', full: false }).returning('id');
+    // This process stops the run after its second page, as a killed process would: the run stays `running`.
+    const stop = new AbortController();
+    READS.set('crash', 0);
+    const running = t.kernel.container.resolverFor('sources')('sources.runner').run(runId, stop.signal);
+    while ((READS.get('crash') ?? 0) < 3) await new Promise((resolve) => setTimeout(resolve, 10));
+    stop.abort();
+    await running;
+    const halfway = (await t.db('source_runs').where({ id: runId }).first()) as { status: string; created: number; page_cursor: unknown };
+    assert.equal(halfway.status, 'running');
+    assert.ok(halfway.created >= 2 && halfway.created < 7, `some pages were written (${halfway.created})`);
+    await t.kernel.container.resolverFor('sources')('sources.runner').run(runId);
+    const run = await ended(source.id, runId);
+    assert.deepEqual([run.status, run.created], ['succeeded', 7]);
+    const rows = await records(source.database_id);
+    assert.deepEqual(rows.map((r) => r.values.id).sort(), ['c0', 'c1', 'c2', 'c3', 'c4', 'c5', 'c6']);
+  });
+
+  it('shows sources to those who see their database, and lets only creators make and change them', async () => {
+    DATA.set('m', [{ id: 'm1', title: 'M', count: 1 }]);
+    const source = (await t.request.post(url()).set(owner.auth).send({ kind: 'fixture.rows', name: 'Members see', config: { dataset: 'm' } }).expect(201)).body;
+    assert.ok((await t.request.get(url()).set(member.auth).expect(200)).body.data.some((s: { id: string }) => s.id === source.id));
+    await t.request.post(url()).set(member.auth).send({ kind: 'fixture.rows', name: 'No', config: { dataset: 'm' }, database_id: source.database_id }).expect(403);
+    await t.request.post(url(`/${source.id}/sync`)).set(member.auth).send({}).expect(403);
+    await t.request.patch(url(`/${source.id}`)).set(member.auth).send({ name: 'Renamed' }).expect(403);
+    await t.request.post(url()).set(owner.auth).send({ kind: 'no.such', name: 'X', config: {} }).expect(422);
+    const bad = await t.request.post(url()).set(owner.auth).send({ kind: 'fixture.rows', name: 'X', config: { dataset: '' } }).expect(422);
+    assert.equal(bad.body.errors[0].pointer, '/config/dataset');
+  });
+
+  it('leaves the database and makes its fields ordinary when the source is deleted', async () => {
+    DATA.set('d', [{ id: 'd1', title: 'D', count: 1 }]);
+    const source = (await t.request.post(url()).set(owner.auth).send({ kind: 'fixture.rows', name: 'Deleted', config: { dataset: 'd' } }).expect(201)).body;
+    await ended(source.id, (await t.request.post(url(`/${source.id}/sync`)).set(owner.auth).send({}).expect(202)).body.run_id);
+    await t.request.delete(url(`/${source.id}`)).set(owner.auth).expect(204);
+    await t.request.get(url(`/${source.id}`)).set(owner.auth).expect(404);
+    const fields = (await t.request.get(`/api/v1/workspaces/${ws}/databases/${source.database_id}/fields`).set(owner.auth).expect(200)).body.data as Array<{ synced: boolean }>;
+    assert.ok(fields.every((f) => !f.synced));
+    const [row] = await records(source.database_id);
+    await t.request.patch(`/api/v1/workspaces/${ws}/databases/${source.database_id}/records/${row.id}`).set(owner.auth).send({ values: { title: 'Now mine' } }).expect(200);
+  });
+});
