@@ -3,7 +3,7 @@ import { SyncWaterfallHook } from '../../core/hooks.ts';
 import type { TSchema } from '../../core/schema.ts';
 
 /** What a provider does for people, as `GET /integrations` lists it. */
-export const CATEGORIES = ['code_hosting', 'issue_tracking', 'chat', 'ecommerce', 'mail', 'calendar', 'video'] as const;
+export const CATEGORIES = ['code_hosting', 'issue_tracking', 'chat', 'ecommerce', 'mail', 'calendar', 'video', 'database'] as const;
 export type ProviderCategory = (typeof CATEGORIES)[number];
 
 /** A credential a provider asks for when it is connected with an API key (`secret`: shown as a password, never echoed). */

@@ -13,9 +13,9 @@ export class SourceInputs {
   constructor(private readonly deps: SourceInputDeps) {}
 
   /** The input of a kind reading through `connectionId` of `providerId` (both null for a kind that needs no connection). */
-  async forConfig(providerId: string | null, connectionId: string | null, config: Record<string, unknown>, signal: AbortSignal = new AbortController().signal): Promise<SourceInput> {
+  async forConfig(providerId: string | null, connectionId: string | null, config: Record<string, unknown>, signal: AbortSignal = new AbortController().signal, now = new Date()): Promise<SourceInput> {
     const credentials = providerId && connectionId ? await this.credentials(providerId, connectionId) : null;
-    return { config, credentials, signal, allowPrivateNetworks: this.deps.allowPrivateNetworks, now: new Date() };
+    return { config, credentials, signal, allowPrivateNetworks: this.deps.allowPrivateNetworks, now };
   }
 
   connectionExists(workspaceId: string, connectionId: string, providerId: string): Promise<boolean> {

@@ -93,7 +93,8 @@ export class SyncRunner {
     for (;;) {
       const current = (await this.deps.db(RUNS).where({ id: run.id }).first('page_cursor', 'full')) as Pick<RunRow, 'page_cursor' | 'full'>;
       const cursor = current.page_cursor ?? (current.full ? null : source.cursor);
-      const input = await this.deps.inputs.forConfig(kind.provider, source.connection_id, source.config, signal);
+      // A resumed run reads as of its start (a kind's windows are relative to it), so its cursor still fits.
+      const input = await this.deps.inputs.forConfig(kind.provider, source.connection_id, source.config, signal, run.started_at ?? new Date());
       try {
         for await (const page of kind.read({ ...input, cursor })) {
           if (signal.aborted) return;

@@ -231,8 +231,9 @@ export class SourceService {
   private async fieldsFor(principal: UserPrincipal, ws: string, databaseId: string, properties: SourceProperty[], trx: Db, titleId?: string): Promise<Record<string, string>> {
     const existing = await this.deps.managed().ofDatabase(trx, databaseId);
     const taken = new Set(((await trx(SOURCES).where({ database_id: databaseId }).pluck('fields')) as Array<Record<string, string>>).flatMap((f) => Object.values(f)));
-    const names = new Set(existing.filter((f) => !f.deleted_at).map((f) => f.name.toLowerCase()));
-    const apiNames = new Set(existing.map((f) => f.api_name));
+    // The title field is renamed to its property: its own name and api_name are free to it.
+    const names = new Set(existing.filter((f) => !f.deleted_at && f.id !== titleId).map((f) => f.name.toLowerCase()));
+    const apiNames = new Set(existing.filter((f) => f.id !== titleId).map((f) => f.api_name));
     const title = titleId ? titleProperty(properties) : undefined;
     const fields: Record<string, string> = {};
     for (const p of properties) {
