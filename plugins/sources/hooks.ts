@@ -81,6 +81,29 @@ export interface SourceKind<C = any> {
    * when the provider asks to wait, `SourceUnavailable` for anything else the provider refused or failed at.
    */
   read(input: SourceInput<C> & { cursor: unknown }): AsyncIterable<SourcePage>;
+  /**
+   * Push, for a kind whose provider can tell us when rows change (Google Calendar's channels): asks the provider to post
+   * to `address` (the connection's receiver in the integrations plugin) with `token` (the connection's webhook secret,
+   * which the provider's `verifyWebhook` checks) on a channel named `channelId`. Answers the provider's id of what is
+   * watched and when the channel ends; the sources plugin opens a new one before that. Throws like `read`.
+   */
+  watch?(input: SourceInput<C> & { address: string; token: string; channelId: string }): Promise<PushChannel>;
+  /** Closes a channel `watch` opened (the source is deleted, or a new channel replaced it); a channel already gone is no failure. */
+  unwatch?(input: SourceInput<C> & { channel: PushChannel }): Promise<void>;
+  /**
+   * The channel an inbound delivery of the kind's provider is about, when it tells of changed rows (the integration
+   * event's `payload`); null for anything else (a channel's opening message). Such a delivery starts an incremental run
+   * of the source watching that channel.
+   */
+  changedChannel?(delivery: { event: string; payload: unknown }): string | null;
+}
+
+/** A push channel as the provider opened it. */
+export interface PushChannel {
+  id: string;
+  /** The provider's id of what the channel watches (Google's `resourceId`), needed to close it. */
+  resourceId: string | null;
+  expiresAt: Date;
 }
 
 /** The provider no longer knows the cursor (Google Calendar's 410 Gone): the run starts again with a full read. */
