@@ -5,6 +5,7 @@ import { createSourceKindHooks } from './hooks.ts';
 import { SourceInputs } from './inputs.ts';
 import { SourceKinds } from './kinds.ts';
 import { sourceRoutes } from './routes.ts';
+import { SourcePush } from './push.ts';
 import { SyncRunner } from './runner.ts';
 import { tick } from './schedule.ts';
 import { SourcesOptions } from './schemas.ts';
@@ -17,6 +18,7 @@ declare module '../../core/container.ts' {
     'sources.inputs': SourceInputs;
     'sources.service': SourceService;
     'sources.runner': SyncRunner;
+    'sources.push': SourcePush;
   }
 }
 
@@ -51,6 +53,7 @@ export default definePlugin<SourcesOptions>({
         fields: () => r('databases.fields'),
         managed: () => r('databases.managedFields'),
         spaces: () => r('spaces.service'),
+        push: () => r('sources.push'),
         enqueue,
       }),
     );
@@ -77,9 +80,17 @@ export default definePlugin<SourcesOptions>({
         }),
       }),
     );
+    ctx.provide('push', (r) => new SourcePush({ db: r('db'), kinds: r('sources.kinds'), inputs: r('sources.inputs'), service: () => r('sources.service'), logger: ctx.logger }));
+    ctx.tapFanOut({ name: 'push', events: ['integration.*'], handler: (trx, events) => ctx.resolve('sources.push').pushed(trx, events) });
     // A run's pages are each committed with their cursor: a job retried after a crash goes on from the last one.
     ctx.job<{ runId: string }>({ name: RUN_JOB, retryLimit: 3, expireInSeconds: 6 * 60 * 60, handler: ({ runId }) => ctx.resolve('sources.runner').run(runId) });
-    ctx.job({ name: 'tick', schedule: '* * * * *', handler: () => tick(ctx.resolve('db'), ctx.resolve('sources.service'), (runId) => enqueue(runId), ctx.logger) });
+    ctx.job({
+      name: 'tick',
+      schedule: '* * * * *',
+      handler: () => tick(ctx.resolve('db'), ctx.resolve('sources.service'), (runId) => enqueue(runId), ctx.logger),
+    });
+    // Channels are replaced a day before they end, and those that could not be opened are tried again, hourly.
+    ctx.job({ name: 'push-renew', schedule: '17 * * * *', handler: async () => void (await ctx.resolve('sources.push').renew()) });
     ctx.hooksOf('databases.databases').deleted.tapPromise('sources', ({ trx, databaseId }) => ctx.resolve('sources.service').forgetDatabase(trx, databaseId));
     ctx.routes(sourceRoutes());
   },

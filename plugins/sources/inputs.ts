@@ -18,6 +18,14 @@ export class SourceInputs {
     return { config, credentials, signal, allowPrivateNetworks: this.deps.allowPrivateNetworks, now };
   }
 
+  /** Where a kind's provider pushes to for `connectionId`, and the token it proves itself with; undefined when it takes no deliveries. */
+  async pushTarget(providerId: string, connectionId: string): Promise<{ address: string; token: string } | undefined> {
+    const provider = this.deps.provider(providerId);
+    const address = provider && this.deps.connections().webhookUrl(provider, connectionId);
+    const receiver = address ? await this.deps.connections().forReceiver(providerId, connectionId) : undefined;
+    return address && receiver?.secret ? { address, token: receiver.secret } : undefined;
+  }
+
   connectionExists(workspaceId: string, connectionId: string, providerId: string): Promise<boolean> {
     return this.deps.connections().exists(workspaceId, connectionId, providerId);
   }

@@ -9,6 +9,7 @@ import type { SpaceService } from '../spaces/public.ts';
 import { SourceErrors } from './errors.ts';
 import { CursorExpired, RateLimited, SourceRefused, SourceUnavailable, type SourceKind, type SourceProperty } from './hooks.ts';
 import type { SourceInputs } from './inputs.ts';
+import type { SourcePush } from './push.ts';
 import { propertiesProblem, type SourceKinds } from './kinds.ts';
 import type { CreateSourceBody, PatchSourceBody, Source, SourceRun } from './schemas.ts';
 import { nextRunAt, presentRun, RUNS, SOURCES, withLastRuns, type RunRow, type SourceRow } from './store.ts';
@@ -25,6 +26,7 @@ export interface SourceServiceDeps {
   fields: () => FieldService;
   managed: () => ManagedFields;
   spaces: () => SpaceService;
+  push: () => SourcePush;
   /** Enqueues a run's job in `trx`. */
   enqueue: (runId: string, trx: Db) => Promise<unknown>;
 }
@@ -43,7 +45,7 @@ export class SourceService {
     await this.asked(() => kind.check?.(input));
     const properties = await this.propertiesOf(kind, input);
     const spaceId = body.database_id ? undefined : (body.space_id ?? (await this.firstSpace(principal, grant.access)));
-    return inTransaction(db, async (trx) => {
+    const row = await inTransaction(db, async (trx) => {
       let databaseId: string;
       let fields: Record<string, string>;
       if (body.database_id) {
@@ -75,8 +77,10 @@ export class SourceService {
           created_by: principal.user.id,
         })
         .returning('*')) as SourceRow[];
-      return (await withLastRuns(trx, [row]))[0];
+      return row;
     });
+    await this.deps.push().open(row);
+    return (await withLastRuns(db, [row]))[0];
   }
 
   /** The sources of the databases the caller sees, newest first. */
@@ -133,6 +137,7 @@ export class SourceService {
   /** Deletes a source and what it kept; its database stays, its fields become ordinary fields. */
   async delete(principal: UserPrincipal, access: WorkspaceAccess, id: string): Promise<void> {
     const row = await this.held(principal, access, id, 'creator');
+    await this.deps.push().close(row);
     await inTransaction(this.deps.db, async (trx) => {
       const [locked] = (await trx(SOURCES).where({ id }).forUpdate().select('id', 'fields')) as SourceRow[];
       if (!locked) throw notFound(NO_SOURCE);

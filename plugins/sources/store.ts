@@ -21,6 +21,7 @@ export interface SourceRow {
   cursor: unknown;
   failures: number;
   last_run_id: string | null;
+  push_channel: { id: string; resourceId: string | null; expiresAt: string } | null;
   next_run_at: Date | null;
   created_by: string | null;
   created_at: Date;

@@ -24,6 +24,8 @@ export async function up(knex: Knex): Promise<void> {
     t.jsonb('cursor');
     t.integer('failures').notNullable().defaultTo(0);
     t.uuid('last_run_id');
+    // The provider's push channel to the connection's receiver (`{ id, resourceId, expiresAt }`), for kinds that push.
+    t.jsonb('push_channel');
     t.timestamp('next_run_at', { useTz: true });
     t.uuid('created_by');
     t.timestamp('created_at', { useTz: true }).notNullable().defaultTo(knex.fn.now());

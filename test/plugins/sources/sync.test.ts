@@ -3,6 +3,7 @@ import { definePlugin } from '../../../core/plugin.ts';
 import { Type } from '../../../core/schema.ts';
 import { createWorkspace, joinWorkspace, signUp, startTestKernel, type SignedUpUser, type TestKernel } from '../../../core/testing.ts';
 import { builtinPlugins } from '../../../plugins/index.ts';
+import type { IntegrationProvider } from '../../../plugins/integrations/public.ts';
 import type { SourceKind, SourceRow } from '../../../plugins/sources/public.ts';
 
 /** The rows the fixture source holds, by data set name: what a provider's API would answer. */
@@ -38,13 +39,50 @@ const fixtureKind: SourceKind<{ dataset: string; slow?: boolean }> = {
   },
 };
 
+/** Channels the pushing kind was asked to open and to close, as its provider would have kept them. */
+const WATCHED: Array<{ channelId: string; address: string; token: string }> = [];
+const UNWATCHED: string[] = [];
+
+/**
+ * A provider of this test's own whose deliveries carry the channel in `x-fixture-channel`, proven by the connection's
+ * webhook secret in `x-fixture-token`; its kind reads like `fixture.rows` and opens push channels.
+ */
+const fixtureProvider: IntegrationProvider = {
+  id: 'fixture',
+  name: 'Fixture',
+  categories: ['calendar'],
+  auth: { type: 'api_key', fields: [{ name: 'key', label: 'Key', secret: true }] },
+  signsWithSharedSecret: true,
+  events: ['changed', 'opened'],
+  test: async () => ({ ok: true, detail: 'Fixture', account: null }),
+  verifyWebhook: ({ headers, secret }) => {
+    if (!secret || headers['x-fixture-token'] !== secret) return { refused: 'Not the connection’s token.' };
+    return { deliveryId: String(headers['x-fixture-delivery']), event: String(headers['x-fixture-event']), payload: { channel_id: headers['x-fixture-channel'] } };
+  },
+};
+const pushingKind: SourceKind<{ dataset: string }> = {
+  ...(fixtureKind as SourceKind),
+  id: 'fixture.pushed',
+  provider: 'fixture',
+  configSchema: Type.Object({ dataset: Type.String({ minLength: 1 }) }, { additionalProperties: false }),
+  async watch({ address, token, channelId }) {
+    WATCHED.push({ channelId, address, token });
+    return { id: channelId, resourceId: `resource-${channelId}`, expiresAt: new Date(Date.now() + 7 * 86_400_000) };
+  },
+  async unwatch({ channel }) {
+    UNWATCHED.push(channel.id);
+  },
+  changedChannel: ({ event, payload }) => (event === 'changed' ? ((payload as { channel_id?: string }).channel_id ?? null) : null),
+};
+
 const fixturePlugin = definePlugin({
   id: 'integration-fixture',
   version: '1.0.0',
   kernel: '^1.0.0',
-  dependsOn: { sources: '^1.0.0' },
+  dependsOn: { sources: '^1.0.0', integrations: '^1.0.0' },
   register(ctx) {
-    ctx.hooksOf('sources.kinds').kinds.tap('integration-fixture', (list) => [...list, fixtureKind]);
+    ctx.hooksOf('integrations.providers').providers.tap('integration-fixture', (list) => [...list, fixtureProvider]);
+    ctx.hooksOf('sources.kinds').kinds.tap('integration-fixture', (list) => [...list, fixtureKind, pushingKind]);
   },
 });
 
@@ -192,5 +230,31 @@ describe('sources: syncing a provider’s rows into a database', function () {
     assert.ok(fields.every((f) => !f.synced));
     const [row] = await records(source.database_id);
     await t.request.patch(`/api/v1/workspaces/${ws}/databases/${source.database_id}/records/${row.id}`).set(owner.auth).send({ values: { title: 'Now mine' } }).expect(200);
+  });
+
+  it('opens a push channel to the connection’s receiver; a delivery on it starts a run; deleting the source closes it', async () => {
+    DATA.set('pushed', [{ id: 'p1', title: 'P1', count: 1 }]);
+    const connection = (await t.request.post(`/api/v1/workspaces/${ws}/connections`).set(owner.auth).send({ provider: 'fixture', name: 'Fixture', credentials: { key: 'k' } }).expect(201)).body;
+    const source = (await t.request.post(url()).set(owner.auth).send({ kind: 'fixture.pushed', name: 'Pushed', connection_id: connection.id, config: { dataset: 'pushed' } }).expect(201)).body;
+    const watched = WATCHED.at(-1)!;
+    assert.equal(watched.address, connection.webhook_url);
+    assert.equal(watched.token, connection.webhook_secret);
+
+    const deliver = (n: number, event: string, channel: string, token = connection.webhook_secret) =>
+      t.request.post(new URL(connection.webhook_url).pathname).set({ 'x-fixture-token': token, 'x-fixture-delivery': `d${n}`, 'x-fixture-event': event, 'x-fixture-channel': channel }).send({});
+    await deliver(1, 'opened', watched.channelId).expect(202);
+    await deliver(2, 'changed', 'another-channel').expect(202);
+    await deliver(3, 'changed', watched.channelId, 'not-the-token').expect(401);
+    await t.kernel.events.settle();
+    assert.equal((await t.request.get(url(`/${source.id}/runs`)).set(owner.auth).expect(200)).body.data.length, 0, 'neither an opening, another channel nor a forged delivery starts a run');
+
+    await deliver(4, 'changed', watched.channelId).expect(202);
+    await t.kernel.events.settle();
+    const [run] = (await t.request.get(url(`/${source.id}/runs`)).set(owner.auth).expect(200)).body.data;
+    assert.equal(run.trigger, 'push');
+    assert.equal((await ended(source.id, run.id)).created, 1);
+
+    await t.request.delete(url(`/${source.id}`)).set(owner.auth).expect(204);
+    assert.ok(UNWATCHED.includes(watched.channelId));
   });
 });
