@@ -4,7 +4,7 @@ import { Type } from '../../../core/schema.ts';
 import { createWorkspace, joinWorkspace, signUp, startTestKernel, type SignedUpUser, type TestKernel } from '../../../core/testing.ts';
 import { builtinPlugins } from '../../../plugins/index.ts';
 import type { IntegrationProvider } from '../../../plugins/integrations/public.ts';
-import type { SourceKind, SourceRow } from '../../../plugins/sources/public.ts';
+import { RateLimited, SourceUnavailable, type SourceKind, type SourceRow } from '../../../plugins/sources/public.ts';
 
 /** The rows the fixture source holds, by data set name: what a provider's API would answer. */
 const DATA = new Map<string, Array<{ id: string; title: string; count: number }>>();
@@ -75,6 +75,23 @@ const pushingKind: SourceKind<{ dataset: string }> = {
   changedChannel: ({ event, payload }) => (event === 'changed' ? ((payload as { channel_id?: string }).channel_id ?? null) : null),
 };
 
+/** How the failing kind fails, per data set: always, or with a rate limit of so many seconds the first time. */
+const FAILING = new Map<string, { mode: 'fail' } | { mode: 'limit'; seconds: number; times: number }>();
+const failingKind: SourceKind<{ dataset: string }> = {
+  ...(fixtureKind as SourceKind),
+  id: 'fixture.failing',
+  configSchema: Type.Object({ dataset: Type.String({ minLength: 1 }) }, { additionalProperties: false }),
+  read(input) {
+    const how = FAILING.get(input.config.dataset);
+    if (how?.mode === 'fail') throw new SourceUnavailable('The fixture provider is down.');
+    if (how?.mode === 'limit' && how.times > 0) {
+      how.times--;
+      throw new RateLimited(how.seconds);
+    }
+    return fixtureKind.read(input);
+  },
+};
+
 const fixturePlugin = definePlugin({
   id: 'integration-fixture',
   version: '1.0.0',
@@ -82,7 +99,7 @@ const fixturePlugin = definePlugin({
   dependsOn: { sources: '^1.0.0', integrations: '^1.0.0' },
   register(ctx) {
     ctx.hooksOf('integrations.providers').providers.tap('integration-fixture', (list) => [...list, fixtureProvider]);
-    ctx.hooksOf('sources.kinds').kinds.tap('integration-fixture', (list) => [...list, fixtureKind, pushingKind]);
+    ctx.hooksOf('sources.kinds').kinds.tap('integration-fixture', (list) => [...list, fixtureKind, pushingKind, failingKind]);
   },
 });
 
@@ -256,5 +273,46 @@ describe('sources: syncing a provider’s rows into a database', function () {
 
     await t.request.delete(url(`/${source.id}`)).set(owner.auth).expect(204);
     assert.ok(UNWATCHED.includes(watched.channelId));
+  });
+
+  it('pauses a schedule after five failed runs in a row and tells its creator; a manual sync starts it again', async () => {
+    FAILING.set('down', { mode: 'fail' });
+    DATA.set('down', [{ id: 'x1', title: 'X', count: 1 }]);
+    const source = (await t.request.post(url()).set(owner.auth).send({ kind: 'fixture.failing', name: 'Flaky', config: { dataset: 'down' }, schedule: 'hourly' }).expect(201)).body;
+    for (let i = 1; i <= 5; i++) {
+      const run = await ended(source.id, (await t.request.post(url(`/${source.id}/sync`)).set(owner.auth).send({}).expect(202)).body.run_id);
+      assert.equal(run.status, 'failed');
+      assert.equal(run.error, 'The fixture provider is down.');
+      const shown = (await t.request.get(url(`/${source.id}`)).set(owner.auth).expect(200)).body;
+      assert.equal(shown.status, i < 5 ? 'error' : 'paused');
+    }
+    const told = await t.db('notifications').where({ user_id: owner.id, type: 'source_paused', subject_id: source.id }).select('data');
+    assert.equal(told.length, 1);
+    assert.equal(told[0].data.error, 'The fixture provider is down.');
+    assert.equal((await t.db('sources').where({ id: source.id }).first('next_run_at')).next_run_at, null, 'a paused schedule runs no more');
+
+    FAILING.delete('down');
+    const run = await ended(source.id, (await t.request.post(url(`/${source.id}/sync`)).set(owner.auth).send({}).expect(202)).body.run_id);
+    assert.equal(run.status, 'succeeded');
+    const shown = await t.db('sources').where({ id: source.id }).first('status', 'failures', 'next_run_at');
+    assert.deepEqual([shown.status, shown.failures], ['idle', 0]);
+    assert.ok(shown.next_run_at > new Date(), 'the schedule runs again');
+  });
+
+  it('waits out a short rate limit in place, and fails a run asked to wait longer than it may, starting the next after the wait', async () => {
+    DATA.set('limited', [{ id: 'l1', title: 'L', count: 1 }]);
+    FAILING.set('limited', { mode: 'limit', seconds: 1, times: 1 });
+    const source = (await t.request.post(url()).set(owner.auth).send({ kind: 'fixture.failing', name: 'Limited', config: { dataset: 'limited' }, schedule: 'hourly' }).expect(201)).body;
+    const started = Date.now();
+    const waited = await ended(source.id, (await t.request.post(url(`/${source.id}/sync`)).set(owner.auth).send({}).expect(202)).body.run_id);
+    assert.deepEqual([waited.status, waited.created], ['succeeded', 1]);
+    assert.ok(Date.now() - started >= 1000, 'the run waited the second it was asked to');
+
+    FAILING.set('limited', { mode: 'limit', seconds: 7200, times: 1 });
+    const refused = await ended(source.id, (await t.request.post(url(`/${source.id}/sync`)).set(owner.auth).send({ full: true }).expect(202)).body.run_id);
+    assert.equal(refused.status, 'failed');
+    assert.match(refused.error, /7200 s/);
+    const next = (await t.db('sources').where({ id: source.id }).first('next_run_at')).next_run_at as Date;
+    assert.ok(next.getTime() >= started + 7000 * 1000, 'the next run waits as the provider asked');
   });
 });
