@@ -315,4 +315,15 @@ describe('sources: syncing a provider’s rows into a database', function () {
     const next = (await t.db('sources').where({ id: source.id }).first('next_run_at')).next_run_at as Date;
     assert.ok(next.getTime() >= started + 7000 * 1000, 'the next run waits as the provider asked');
   });
+
+  it('erasing a member deletes the sources they made (nothing goes on writing as them); their database stays, with ordinary fields', async () => {
+    const maker = await signUp(t);
+    await joinWorkspace(t, owner, ws, maker, 'creator');
+    DATA.set('erased', [{ id: 'e1', title: 'E', count: 1 }]);
+    const source = (await t.request.post(url()).set(maker.auth).send({ kind: 'fixture.rows', name: 'Theirs', config: { dataset: 'erased' }, schedule: 'daily' }).expect(201)).body;
+    await t.request.post(`/api/v1/workspaces/${ws}/members/${maker.id}/erase`).set(owner.auth).send({ confirm: maker.email }).expect(200);
+    await t.request.get(url(`/${source.id}`)).set(owner.auth).expect(404);
+    const fields = (await t.request.get(`/api/v1/workspaces/${ws}/databases/${source.database_id}/fields`).set(owner.auth).expect(200)).body.data as Array<{ synced: boolean }>;
+    assert.ok(fields.length > 0 && fields.every((f) => !f.synced));
+  });
 });
