@@ -42,6 +42,12 @@ export async function nameDatabase(ctx: PluginContext<SearchOptions>, workspaceI
  * events, each re-read when heard so that a late or repeated event never writes an old name; a field change asks for
  * its database's records to be read again in the background.
  */
+/**
+ * New records in one fan-out batch of a sync's events past which they are left to a rebuild of their database when the
+ * run ends (`source.synced`), rather than written entry by entry.
+ */
+const SYNC_REBUILD_AT = 500;
+
 export function follow(ctx: PluginContext<SearchOptions>): void {
   const index = () => ctx.resolve('search.index');
   /** Import transactions whose rebuild is already asked for: one request and one job per import, not per batch. */
@@ -58,6 +64,13 @@ export function follow(ctx: PluginContext<SearchOptions>): void {
   // Every other write after it commits (the contract gives the index two seconds), a fan-out batch at a time.
   ctx.hooksOf('records.committed').committed.tapPromise('search', async (w) => {
     if (w.origin?.type === 'import') return;
+    // A sync's page of many new records (a first sync's) is left to the rebuild its run asks for when it ends (below):
+    // a run writes page by page, each its own transaction, so a rebuild asked per page would read the database again
+    // and again.
+    if (w.origin?.type === 'sync' && w.changes.filter((c) => c.kind === 'created').length >= SYNC_REBUILD_AT) {
+      w = { ...w, changes: w.changes.filter((c) => c.kind !== 'created') };
+      if (w.changes.length === 0) return;
+    }
     const indexed = new Set(w.fields.filter(indexedField).map((f) => f.id));
     // An update of numbers, dates or people changes no entry, unless the database is being rebuilt: the rebuild skips
     // the records a write holds, so the write itself writes their entries.
@@ -79,6 +92,19 @@ export function follow(ctx: PluginContext<SearchOptions>): void {
     await index().remove(w.trx, gone);
     const live = await ctx.resolve('records.service').liveAmong(w.trx, w.workspaceId, w.databaseId, written.map((r) => r.id));
     await index().putRecords(w.trx, w.workspaceId, w.databaseId, w.fields, written.filter((r) => live.has(r.id)));
+  });
+  // A sync run that created many records (it says so when it ends, failed or not) has its database's entries rebuilt.
+  ctx.tapFanOut({
+    name: 'synced',
+    events: ['source.synced'],
+    handler: async (trx, events) => {
+      for (const e of events) {
+        const run = e.payload as { database_id: string; created: number };
+        if (!e.workspace_id || run.created < SYNC_REBUILD_AT) continue;
+        await index().requestRebuild(trx, e.workspace_id, run.database_id);
+        await ctx.sendJob(REBUILD_JOB, {}, trx);
+      }
+    },
   });
   ctx.hooksOf('records.lifecycle').purged.tapPromise('search', ({ trx, recordIds }) => index().remove(trx, recordIds));
   ctx.hooksOf('databases.databases').deleted.tapPromise('search', ({ trx, databaseId }) => index().forgetDatabase(trx, databaseId));

@@ -67,6 +67,7 @@ export default definePlugin<SourcesOptions>({
     ctx.provide('runner', (r) =>
       new SyncRunner({
         db: r('db'),
+        events: r('events'),
         authz: r('authz'),
         kinds: r('sources.kinds'),
         inputs: r('sources.inputs'),

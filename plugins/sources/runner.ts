@@ -1,6 +1,7 @@
 import type { Logger } from 'pino';
 import type { Authz } from '../../core/authz.ts';
 import { inTransaction, type Db } from '../../core/db.ts';
+import type { EventBus } from '../../core/events.ts';
 import type { UserPrincipal } from '../../core/principal.ts';
 import type { RecordBulkService, RecordService, WriteOrigin } from '../records/public.ts';
 import { CursorExpired, RateLimited, SourceUnavailable, type SourceKind } from './hooks.ts';
@@ -14,6 +15,7 @@ const GONE_CHUNK = 500;
 
 export interface RunnerDeps {
   db: Db;
+  events: EventBus;
   authz: Authz;
   kinds: SourceKinds;
   inputs: SourceInputs;
@@ -96,14 +98,27 @@ export class SyncRunner {
       // A resumed run reads as of its start (a kind's windows are relative to it), so its cursor still fits.
       const input = await this.deps.inputs.forConfig(kind.provider, source.connection_id, source.config, signal, run.started_at ?? new Date());
       try {
-        for await (const page of kind.read({ ...input, cursor })) {
-          if (signal.aborted) return;
-          await inTransaction(this.deps.db, async (trx) => {
-            const outcome = await writePage({ trx, source, runId: run.id, principal, origin, records: this.deps.records(), bulk: this.deps.bulk() }, page.rows);
-            await this.savePage(trx, run.id, outcome, page.cursor, page.snapshot);
-          });
+        // The next page is read from the provider while this one is written: the provider and the database work side by side.
+        const pages = kind.read({ ...input, cursor })[Symbol.asyncIterator]();
+        let next = pages.next();
+        for (;;) {
+          const { value: page, done } = await next;
+          if (done || signal.aborted) {
+            if (!done) await pages.return?.();
+            return;
+          }
+          next = pages.next();
+          next.catch(() => undefined);
+          try {
+            await inTransaction(this.deps.db, async (trx) => {
+              const outcome = await writePage({ trx, source, runId: run.id, principal, origin, records: this.deps.records(), bulk: this.deps.bulk() }, page.rows);
+              await this.savePage(trx, run.id, outcome, page.cursor, page.snapshot);
+            });
+          } catch (err) {
+            await pages.return?.().catch(() => undefined);
+            throw err;
+          }
         }
-        return;
       } catch (err) {
         if (err instanceof CursorExpired && !restarted) {
           restarted = true;
@@ -167,12 +182,25 @@ export class SyncRunner {
         .where({ id: source.id })
         .update({ cursor: JSON.stringify(last.page_cursor ?? null), failures: 0, status: 'idle', next_run_at: nextRunAt(current.schedule, new Date()), updated_at: trx.fn.now() });
       await trx(RUNS).where({ id: runId }).update({ status: 'succeeded', finished_at: trx.fn.now() });
+      await this.ended(trx, source, runId);
+    });
+  }
+
+  /** `source.synced`, with what the run did: what follows a sync as a whole (the search index) hears of it. */
+  private async ended(trx: Db, source: SourceRow, runId: string): Promise<void> {
+    const run = (await trx(RUNS).where({ id: runId }).first('status', 'created', 'updated', 'deleted', 'error')) as Pick<RunRow, 'status' | 'created' | 'updated' | 'deleted' | 'error'>;
+    await this.deps.events.emit(trx, {
+      name: 'source.synced',
+      workspaceId: source.workspace_id,
+      actorId: source.created_by,
+      payload: { source_id: source.id, database_id: source.database_id, run_id: runId, ...run },
     });
   }
 
   private async fail(source: SourceRow, runId: string, message: string, retryAt: Date | null): Promise<void> {
     await inTransaction(this.deps.db, async (trx) => {
       await trx(RUNS).where({ id: runId }).update({ status: 'failed', error: message, finished_at: trx.fn.now() });
+      await this.ended(trx, source, runId);
       const [current] = (await trx(SOURCES).where({ id: source.id }).forUpdate().select('*')) as SourceRow[];
       if (!current) return;
       const failures = current.failures + 1;
