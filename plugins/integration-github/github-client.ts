@@ -18,6 +18,16 @@ export interface GitHubClientOptions {
   timeoutMs?: number;
 }
 
+/** What one request may change from the client's defaults. */
+export interface RequestOptions {
+  /** Aborts the request (a source's run stopping), besides the timeout. */
+  signal?: AbortSignal;
+  /** How long the request may take, its answer read (default: the client's). */
+  timeoutMs?: number;
+  /** The most of an answer read (default 1 MiB). */
+  maxBytes?: number;
+}
+
 export interface GitHubAnswer {
   status: number;
   /** The answer parsed as JSON; undefined when it was empty or not JSON. */
@@ -43,6 +53,15 @@ export function withoutToken(text: string, token: string): string {
   return redact(text, [token], '[token]');
 }
 
+/** A URL's origin, for a message (never its path or query); "an address that is not a URL" when it is none. */
+export function originOf(url: string): string {
+  try {
+    return new URL(url).origin;
+  } catch {
+    return 'an address that is not a URL';
+  }
+}
+
 export class GitHubClient {
   readonly apiUrl: string;
   private readonly timeoutMs: number;
@@ -55,15 +74,41 @@ export class GitHubClient {
   }
 
   /**
+   * Whether `url` is under the API root (same origin, and under the root's path for `https://HOST/api/v3`): the only
+   * place the token is sent, so a URL GitHub hands back (a `Link` header's next page) is checked with this first.
+   */
+  isInApi(url: string): boolean {
+    let target: URL;
+    try {
+      target = new URL(url);
+    } catch {
+      return false;
+    }
+    const root = new URL(this.apiUrl);
+    if (target.origin !== root.origin || target.username || target.password) return false;
+    const base = root.pathname.replace(/\/+$/, '');
+    return base === '' || target.pathname === base || target.pathname.startsWith(`${base}/`);
+  }
+
+  /**
    * Sends one request to `{apiUrl}{path}` with the token and answers with whatever status GitHub gave. Throws
    * `UnusableToken` before sending a token that cannot be sent, `GitHubUnreachable` when no answer came.
    * Redirects are not followed: the token goes to the configured API root and nowhere else.
    */
-  async request(token: string, method: string, path: string, body?: unknown): Promise<GitHubAnswer> {
+  async request(token: string, method: string, path: string, body?: unknown, options: RequestOptions = {}): Promise<GitHubAnswer> {
+    return this.requestUrl(token, method, `${this.apiUrl}/${path.replace(/^\/+/, '')}`, body, options);
+  }
+
+  /**
+   * `request` to a whole URL, which must be under the API root (`isInApi`; anything else throws `GitHubUnreachable`
+   * without sending): a next page GitHub named in a `Link` header.
+   */
+  async requestUrl(token: string, method: string, url: string, body?: unknown, options: RequestOptions = {}): Promise<GitHubAnswer> {
     const bearer = token.trim();
     if (!bearer) throw new UnusableToken('The token is empty.');
     // Checked here so that fetch never rejects a header with an error message that repeats its value.
     if (!/^[\x21-\x7e]+$/.test(bearer)) throw new UnusableToken('The token has characters no GitHub token has (spaces, line breaks or non-ASCII characters).');
+    if (!this.isInApi(url)) throw new GitHubUnreachable(`${originOf(url)} is not under ${this.apiUrl}: the token is not sent there.`);
     const headers: Record<string, string> = {
       Authorization: `Bearer ${bearer}`,
       Accept: 'application/vnd.github+json',
@@ -71,16 +116,18 @@ export class GitHubClient {
       'User-Agent': USER_AGENT,
     };
     if (body !== undefined) headers['Content-Type'] = 'application/json';
-    const url = `${this.apiUrl}/${path.replace(/^\/+/, '')}`;
+    const timeoutMs = options.timeoutMs ?? this.timeoutMs;
+    const maxBytes = options.maxBytes ?? MAX_ANSWER_BYTES;
+    const timeout = AbortSignal.timeout(timeoutMs);
     try {
       const res = await fetch(url, {
         method,
         headers,
         body: body === undefined ? undefined : JSON.stringify(body),
         redirect: 'manual',
-        signal: AbortSignal.timeout(this.timeoutMs),
+        signal: options.signal ? AbortSignal.any([timeout, options.signal]) : timeout,
       });
-      const text = await readCapped(res, MAX_ANSWER_BYTES, `GitHub's answer was larger than ${MAX_ANSWER_BYTES} bytes and was not read.`);
+      const text = await readCapped(res, maxBytes, `GitHub's answer was larger than ${maxBytes} bytes and was not read.`);
       let parsed: unknown;
       try {
         parsed = text ? JSON.parse(text) : undefined;
@@ -90,7 +137,7 @@ export class GitHubClient {
       return { status: res.status, body: parsed, headers: res.headers };
     } catch (err) {
       if (err instanceof AnswerTooLarge) throw new GitHubUnreachable(err.message);
-      throw new GitHubUnreachable(withoutToken(`GitHub could not be reached: ${describeFailure(err, this.timeoutMs)}`, bearer));
+      throw new GitHubUnreachable(withoutToken(`GitHub could not be reached: ${describeFailure(err, timeoutMs)}`, bearer));
     }
   }
 }

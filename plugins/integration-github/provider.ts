@@ -3,7 +3,7 @@ import { githubActions } from './actions.ts';
 import type { Credentials, InboundDelivery, IntegrationProvider, ReadDelivery, Refusal, TestOutcome } from '../integrations/public.ts';
 import { headerOf, refusal } from '../integrations/public.ts';
 import { GitHubClient, GitHubUnreachable, messageOf, UnusableToken, withoutToken, type GitHubAnswer } from './github-client.ts';
-import { DEFAULT_API_URL } from './schemas.ts';
+import { DEFAULT_API_URL, GITHUB_ISSUES_KIND } from './schemas.ts';
 
 export interface GithubProviderOptions {
   /** Root of the REST API (default `https://api.github.com`). */
@@ -146,5 +146,6 @@ export function githubProvider(options: GithubProviderOptions = {}): Integration
     verifyWebhook: readGithubDelivery,
     events: [...GITHUB_EVENTS],
     actions: githubActions(client),
+    sources: [GITHUB_ISSUES_KIND],
   };
 }

@@ -8,15 +8,21 @@
  *   token and calls once more;
  * - a 410 on `listEvents` (the sync token is no longer valid) → `SyncTokenExpired`: start a full sync over;
  * - any other refusal → `GoogleRefused` (an `ActionFailed`) with Google's status and message;
- * - no answer (refused connection, DNS, TLS, the timeout) → `GoogleUnreachable` (an `ActionFailed`);
+ * - no answer (refused connection, DNS, TLS, the timeout, the caller's signal aborted) → `GoogleUnreachable` (an
+ *   `ActionFailed`);
  * - an argument that cannot be sent (an empty token, a calendar id such as `..`) → `ActionFailed`, nothing sent.
  */
 import { ActionFailed, TokenRejected } from '../integrations/public.ts';
 import { AnswerTooLarge, describeFailure, readCapped, redact } from '../integrations/public.ts';
 
 const TIMEOUT_MS = 10_000;
-/** Google's answers to what we ask are a few kilobytes (a page of events, at most a few hundred); more is not read. */
+/** Google's answers to what we ask are a few kilobytes (a calendar, a channel, an event); more is not read. */
 const MAX_ANSWER_BYTES = 1024 * 1024;
+/**
+ * A page of events is larger: up to `maxResults` (250 for syncs) events, each with its description (up to 8 KiB of
+ * HTML), attendees and conference data. A page past this is not read (the sync fails with why, rather than memory).
+ */
+const MAX_EVENT_PAGE_BYTES = 32 * 1024 * 1024;
 const NAME = 'Google Calendar';
 
 /** A channel id as Google allows it (`[A-Za-z0-9\-_\+/=]+`, at most 64 characters). */
@@ -32,17 +38,28 @@ export interface GoogleAnswer {
   status: number;
   /** The answer parsed as JSON; undefined when it was empty or not JSON. */
   body: unknown;
+  /** The `Retry-After` header as sent (Google's 429s may carry one); null without it. */
+  retryAfter: string | null;
+}
+
+/** What every call may also take: the caller's abort signal (a sync run canceled), besides the client's timeout. */
+export interface CallOptions {
+  signal?: AbortSignal;
 }
 
 /** Google did not answer: no connection, a network error, no answer within the timeout, or an answer too large. */
 export class GoogleUnreachable extends ActionFailed {}
 
-/** Google answered with a refusal other than 401: its HTTP status, and its `error.reason` when it gave one. */
+/**
+ * Google answered with a refusal other than 401: its HTTP status, its `error.reason` when it gave one, and the seconds
+ * its `Retry-After` header asked to wait (null without one).
+ */
 export class GoogleRefused extends ActionFailed {
   constructor(
     message: string,
     readonly status: number,
     readonly reason: string | null,
+    readonly retryAfterSeconds: number | null = null,
   ) {
     super(message);
   }
@@ -85,6 +102,13 @@ export interface ListEventsOptions {
   maxResults?: number;
   /** Recurring events expanded into their instances; must be the same for a full sync and the syncs that follow it. */
   singleEvents?: boolean;
+  /**
+   * Deleted events (`status: cancelled`) listed too. A read with a sync token lists deletions whatever it says (Google
+   * refuses `false` there); a listing without one leaves them out unless it is true.
+   */
+  showDeleted?: boolean;
+  /** Not sent: aborts the call (a sync run canceled). */
+  signal?: AbortSignal;
 }
 
 /** One page of events: either another page follows (`nextPageToken`), or this is the last one (`nextSyncToken`). */
@@ -119,6 +143,18 @@ export interface NewEvent {
   description?: string;
   start: { dateTime: string; timeZone?: string } | { date: string };
   end: { dateTime: string; timeZone?: string } | { date: string };
+}
+
+/**
+ * Seconds a `Retry-After` header asks to wait (delta-seconds, or an HTTP date from `now`), at least 1; null when there
+ * is none or it cannot be read.
+ */
+export function retryAfterSeconds(header: string | null | undefined, now = Date.now()): number | null {
+  const value = header?.trim();
+  if (!value) return null;
+  if (/^[0-9]{1,9}$/.test(value)) return Math.max(1, Number(value));
+  const at = Date.parse(value);
+  return Number.isNaN(at) ? null : Math.max(1, Math.ceil((at - now) / 1000));
 }
 
 /** Removes the token from a text shown to people, wherever it may have crept in (an error repeating a header). */
@@ -174,9 +210,15 @@ export class GoogleCalendarClient {
 
   /**
    * Sends one request to `{apiUrl}{path}` with the token, and answers with whatever status Google gave. Throws
-   * `ActionFailed` before sending a token that cannot be sent, `GoogleUnreachable` when no answer came.
+   * `ActionFailed` before sending a token that cannot be sent, `GoogleUnreachable` when no answer came (or `signal`
+   * stopped the call). An answer over `maxBytes` (default 1 MiB) is not read.
    */
-  async request(token: string, method: string, path: string, input: { query?: Record<string, string | undefined>; body?: unknown } = {}): Promise<GoogleAnswer> {
+  async request(
+    token: string,
+    method: string,
+    path: string,
+    input: { query?: Record<string, string | undefined>; body?: unknown; signal?: AbortSignal; maxBytes?: number } = {},
+  ): Promise<GoogleAnswer> {
     const bearer = typeof token === 'string' ? token.trim() : '';
     if (!bearer) throw new ActionFailed('The access token is empty.');
     // Checked here so that fetch never rejects a header with an error message that repeats its value.
@@ -185,24 +227,28 @@ export class GoogleCalendarClient {
     for (const [name, value] of Object.entries(input.query ?? {})) if (value !== undefined) url.searchParams.set(name, value);
     const headers: Record<string, string> = { Authorization: `Bearer ${bearer}`, Accept: 'application/json' };
     if (input.body !== undefined) headers['Content-Type'] = 'application/json';
+    const maxBytes = input.maxBytes ?? MAX_ANSWER_BYTES;
+    if (input.signal?.aborted) throw new GoogleUnreachable(`The call to ${NAME} was stopped before it was sent.`);
+    const timeout = AbortSignal.timeout(this.timeoutMs);
     try {
       const res = await fetch(url, {
         method,
         headers,
         body: input.body === undefined ? undefined : JSON.stringify(input.body),
         redirect: 'manual',
-        signal: AbortSignal.timeout(this.timeoutMs),
+        signal: input.signal ? AbortSignal.any([input.signal, timeout]) : timeout,
       });
-      const text = await readCapped(res, MAX_ANSWER_BYTES, `${NAME}'s answer was larger than ${MAX_ANSWER_BYTES} bytes and was not read.`);
+      const text = await readCapped(res, maxBytes, `${NAME}'s answer was larger than ${maxBytes} bytes and was not read.`);
       let parsed: unknown;
       try {
         parsed = text ? JSON.parse(text) : undefined;
       } catch {
         parsed = undefined;
       }
-      return { status: res.status, body: parsed };
+      return { status: res.status, body: parsed, retryAfter: res.headers.get('retry-after') };
     } catch (err) {
       if (err instanceof AnswerTooLarge) throw new GoogleUnreachable(err.message);
+      if (input.signal?.aborted && !timeout.aborted) throw new GoogleUnreachable(`The call to ${NAME} was stopped before it was answered.`);
       throw new GoogleUnreachable(withoutToken(`${NAME} could not be reached: ${describeFailure(err, this.timeoutMs)}`, bearer));
     }
   }
@@ -212,6 +258,17 @@ export class GoogleCalendarClient {
     const body = await this.call(token, 'GET', '/users/me/calendarList/primary', {}, 'read the primary calendar');
     const id = str(body.id);
     if (!id) throw new GoogleRefused(`${this.apiUrl}/users/me/calendarList/primary answered without a calendar: check that apiUrl is the root of the Calendar API.`, 200, null);
+    return { id, summary: str(body.summary) ?? id, timeZone: str(body.timeZone) };
+  }
+
+  /**
+   * A calendar the token can read (`GET /calendars/{id}`): its id and summary. 404 when there is no such calendar, or
+   * none the account may see (a `GoogleRefused` with that status).
+   */
+  async calendar(token: string, calendarId: string, options: CallOptions = {}): Promise<CalendarListEntry> {
+    const body = await this.call(token, 'GET', `/calendars/${calendarSegment(calendarId)}`, { signal: options.signal }, 'read the calendar');
+    const id = str(body.id);
+    if (!id) throw new GoogleRefused(`${NAME} answered without a calendar: check that apiUrl is the root of the Calendar API.`, 200, null);
     return { id, summary: str(body.summary) ?? id, timeZone: str(body.timeZone) };
   }
 
@@ -230,8 +287,10 @@ export class GoogleCalendarClient {
       timeMin: options.timeMin,
       maxResults: options.maxResults === undefined ? undefined : String(options.maxResults),
       singleEvents: options.singleEvents === undefined ? undefined : String(options.singleEvents),
+      showDeleted: options.showDeleted === undefined ? undefined : String(options.showDeleted),
     };
-    const body = await this.call(token, 'GET', `/calendars/${calendarSegment(calendarId)}/events`, { query }, 'list the events', (status, answer) => {
+    const request = { query, signal: options.signal, maxBytes: MAX_EVENT_PAGE_BYTES };
+    const body = await this.call(token, 'GET', `/calendars/${calendarSegment(calendarId)}/events`, request, 'list the events', (status, answer) => {
       if (status === 410) return new SyncTokenExpired(`${NAME} no longer knows this sync token (${googleMessage(answer) ?? '410 Gone'}): read the calendar again from the start.`);
       return null;
     });
@@ -262,7 +321,7 @@ export class GoogleCalendarClient {
    * Opens a push channel on a calendar's events (`POST /calendars/{id}/events/watch`, `type: web_hook`): Google posts
    * to `address` whenever they change, with `token` in `X-Goog-Channel-Token`.
    */
-  async watch(token: string, calendarId: string, channel: WatchRequest): Promise<WatchChannel> {
+  async watch(token: string, calendarId: string, channel: WatchRequest, options: CallOptions = {}): Promise<WatchChannel> {
     if (!CHANNEL_ID.test(channel.id)) throw new ActionFailed('A channel id is 1 to 64 of A–Z a–z 0–9 - _ + / =.');
     let address: URL;
     try {
@@ -285,6 +344,7 @@ export class GoogleCalendarClient {
           token: channel.token,
           ...(channel.ttlSeconds !== undefined ? { params: { ttl: String(channel.ttlSeconds) } } : {}),
         },
+        signal: options.signal,
       },
       'open a notification channel',
     );
@@ -299,10 +359,11 @@ export class GoogleCalendarClient {
    * Stops a channel (`POST /channels/stop`), with the credentials that opened it. Answers false when Google no longer
    * knows it (404: it expired or was stopped already).
    */
-  async stop(token: string, channel: { id: string; resourceId: string }): Promise<boolean> {
+  async stop(token: string, channel: { id: string; resourceId: string }, options: CallOptions = {}): Promise<boolean> {
     if (!str(channel.id) || !str(channel.resourceId)) throw new ActionFailed('Stopping a channel takes its id and resourceId.');
     let gone = false;
-    await this.call(token, 'POST', '/channels/stop', { body: { id: channel.id, resourceId: channel.resourceId } }, 'stop the notification channel', (status) => {
+    const request = { body: { id: channel.id, resourceId: channel.resourceId }, signal: options.signal };
+    await this.call(token, 'POST', '/channels/stop', request, 'stop the notification channel', (status) => {
       if (status !== 404) return null;
       gone = true;
       return 'answer';
@@ -325,7 +386,7 @@ export class GoogleCalendarClient {
     token: string,
     method: string,
     path: string,
-    input: { query?: Record<string, string | undefined>; body?: unknown },
+    input: { query?: Record<string, string | undefined>; body?: unknown; signal?: AbortSignal; maxBytes?: number },
     what: string,
     special?: (status: number, body: unknown) => Error | 'answer' | null,
   ): Promise<Record<string, unknown>> {
@@ -350,6 +411,11 @@ export class GoogleCalendarClient {
     const message = googleMessage(answer.body);
     if (answer.status === 401) return new TokenRejected(scrub(message ?? `${NAME} refused the access token (401).`));
     if (answer.status >= 300 && answer.status < 400) return new GoogleRefused(`${NAME} answered with a redirect (${answer.status}), which is not followed: check apiUrl.`, answer.status, null);
-    return new GoogleRefused(scrub(`${NAME} refused to ${what} (HTTP ${answer.status}${message ? `: ${message}` : ''}).`), answer.status, googleReason(answer.body));
+    return new GoogleRefused(
+      scrub(`${NAME} refused to ${what} (HTTP ${answer.status}${message ? `: ${message}` : ''}).`),
+      answer.status,
+      googleReason(answer.body),
+      retryAfterSeconds(answer.retryAfter),
+    );
   }
 }

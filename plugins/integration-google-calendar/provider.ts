@@ -3,7 +3,7 @@ import type { IncomingHttpHeaders } from 'node:http';
 import { ActionFailed, type Credentials, type InboundDelivery, type IntegrationProvider, type ReadDelivery, headerOf, refusal, type Refusal, type TestOutcome, TokenRejected } from '../integrations/public.ts';
 import { googleCalendarActions } from './actions.ts';
 import { GoogleCalendarClient, withoutToken } from './calendar-client.ts';
-import { AUTHORIZE_PARAMS, DEFAULT_API_URL, DEFAULT_AUTHORIZE_URL, DEFAULT_TOKEN_URL, SCOPES } from './schemas.ts';
+import { AUTHORIZE_PARAMS, DEFAULT_API_URL, DEFAULT_AUTHORIZE_URL, DEFAULT_TOKEN_URL, GOOGLE_CALENDAR_EVENTS_KIND, SCOPES } from './schemas.ts';
 
 export interface GoogleCalendarProviderOptions {
   /** Root of the Calendar API (default `https://www.googleapis.com/calendar/v3`). */
@@ -116,6 +116,8 @@ export function googleCalendarProvider(options: GoogleCalendarProviderOptions = 
     verifyWebhook: readGoogleCalendarNotification,
     events: [...GOOGLE_CALENDAR_EVENTS],
     actions: googleCalendarActions(client),
+    // The kind reads through this provider's connections; the sources plugin lists it when it is on.
+    sources: [GOOGLE_CALENDAR_EVENTS_KIND],
   };
 }
 

@@ -36,3 +36,32 @@ export const GoogleCalendarOptions = Type.Object(
   },
 );
 export type GoogleCalendarOptions = Static<typeof GoogleCalendarOptions>;
+
+/** The source kind this plugin adds (when the sources plugin is on): the events of one calendar. */
+export const GOOGLE_CALENDAR_EVENTS_KIND = 'google_calendar.events';
+
+export const DEFAULT_CALENDAR_ID = 'primary';
+
+export const GoogleCalendarEventsConfig = Type.Object(
+  {
+    calendar_id: Type.Optional(
+      Type.String({
+        minLength: 1,
+        maxLength: 1024,
+        // No control characters, and not `.` or `..` (a URL resolves those to another path whatever their encoding).
+        pattern: '^(?!\\.{1,2}$)[^\\u0000-\\u001f\\u007f]+$',
+        default: DEFAULT_CALENDAR_ID,
+        description: 'The calendar: `primary` (the connected account\'s own), or a calendar id (an email address, `…@group.calendar.google.com`).',
+      }),
+    ),
+    single_events: Type.Optional(
+      Type.Boolean({
+        default: true,
+        description:
+          'Recurring events as one row per instance (Google\'s `singleEvents=true`); false: one row per series, with its exceptions as rows of their own. Changing it reads the calendar again from the start.',
+      }),
+    ),
+  },
+  { additionalProperties: false },
+);
+export type GoogleCalendarEventsConfig = Static<typeof GoogleCalendarEventsConfig>;

@@ -1,17 +1,12 @@
 import assert from 'node:assert/strict';
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { compile } from '../../../core/schema.ts';
 import { ActionFailed, EVENT_PATTERN, refused, TokenRejected, type InboundDelivery, type ProviderAction, type ReadDelivery, type Refusal } from '../../../plugins/integrations/public.ts';
 import { GoogleCalendarClient, SyncTokenExpired } from '../../../plugins/integration-google-calendar/calendar-client.ts';
 import { googleCalendarProvider, readGoogleCalendarNotification } from '../../../plugins/integration-google-calendar/provider.ts';
 import { GoogleCalendarOptions } from '../../../plugins/integration-google-calendar/schemas.ts';
 import { storageIndependent } from '../../fixtures/suite-runs.ts';
+import { EMAIL, fakeGoogle, SECRET, TOKEN } from './fake-google.ts';
 
-const SECRET = 'whsec_the-connection-secret-0123456789';
-const TOKEN = 'ya29.a0AfB_byC-S3cretAccessToken0123456789abcdef';
-const EMAIL = 'ada@example.com';
-const UNAUTHENTICATED = { error: { code: 401, message: 'Request had invalid authentication credentials.', status: 'UNAUTHENTICATED' } };
 
 /** A push notification as Google posts it: no body, everything in the `X-Goog-*` headers (names lower-cased by Node). */
 function notification(state: string, overrides: Record<string, string | undefined> = {}): InboundDelivery {
@@ -46,96 +41,6 @@ function refusal(delivery: InboundDelivery): string {
   return text;
 }
 
-interface Seen {
-  method: string;
-  url: string;
-  headers: http.IncomingHttpHeaders;
-  body: unknown;
-}
-
-type Handler = (req: http.IncomingMessage, body: unknown, json: (status: number, body?: unknown) => void) => void;
-
-/** 5 events in the primary calendar, listed `maxResults` at a time; the last page carries the sync token. */
-const EVENTS = Array.from({ length: 5 }, (_, i) => ({ kind: 'calendar#event', id: `evt${i + 1}`, status: 'confirmed', summary: `Event ${i + 1}`, updated: '2025-03-01T10:00:00.000Z' }));
-
-/**
- * A loopback server speaking the Calendar API v3 under `/calendar/v3` as Google does: the bearer token checked on
- * every call (401 with Google's error body otherwise), the primary calendar, an events list with pages and sync
- * tokens (a stale one is 410), events.insert, events.watch and channels.stop. It records what it was sent.
- */
-async function fakeGoogle(): Promise<{ url: string; seen: Seen[]; respond: (handler: Handler | null) => void; close: () => Promise<void> }> {
-  const seen: Seen[] = [];
-  let override: Handler | null = null;
-  const google: Handler = (req, body, json) => {
-    const url = new URL(req.url ?? '/', 'http://google.test');
-    if (req.headers.authorization !== `Bearer ${TOKEN}`) return json(401, UNAUTHENTICATED);
-    const path = url.pathname;
-    if (req.method === 'GET' && path === '/calendar/v3/users/me/calendarList/primary')
-      return json(200, { kind: 'calendar#calendarListEntry', id: EMAIL, summary: 'Ada Lovelace', timeZone: 'Europe/London', accessRole: 'owner', primary: true });
-    if (req.method === 'GET' && path === '/calendar/v3/calendars/primary/events') {
-      const syncToken = url.searchParams.get('syncToken');
-      if (syncToken === 'sync-stale')
-        return json(410, { error: { errors: [{ domain: 'global', reason: 'fullSyncRequired', message: 'Sync token is no longer valid, a full sync is required.' }], code: 410, message: 'Sync token is no longer valid, a full sync is required.' } });
-      if (syncToken === 'sync-1') return json(200, { kind: 'calendar#events', items: [{ ...EVENTS[0], status: 'cancelled' }], nextSyncToken: 'sync-2' });
-      const size = Number(url.searchParams.get('maxResults') ?? 250);
-      const from = Number((url.searchParams.get('pageToken') ?? 'p0').slice(1));
-      const items = EVENTS.slice(from, from + size);
-      const more = from + size < EVENTS.length;
-      return json(200, { kind: 'calendar#events', summary: EMAIL, timeZone: 'Europe/London', items, ...(more ? { nextPageToken: `p${from + size}` } : { nextSyncToken: 'sync-1' }) });
-    }
-    const watch = /^\/calendar\/v3\/calendars\/([^/]+)\/events\/watch$/.exec(path);
-    if (req.method === 'POST' && watch) {
-      const channel = body as { id: string; token: string };
-      return json(200, { kind: 'api#channel', id: channel.id, resourceId: 'ret08u3rv24htgh289g', resourceUri: `https://www.googleapis.com/calendar/v3/calendars/${watch[1]}/events?alt=json`, token: channel.token, expiration: '1900000000000' });
-    }
-    if (req.method === 'POST' && path === '/calendar/v3/channels/stop') {
-      if ((body as { id?: string }).id === 'gone') return json(404, { error: { code: 404, message: "Channel 'gone' not found for project '123456789'", errors: [{ domain: 'global', reason: 'notFound', message: "Channel 'gone' not found for project '123456789'" }] } });
-      return json(204);
-    }
-    const insert = /^\/calendar\/v3\/calendars\/([^/]+)\/events$/.exec(path);
-    if (req.method === 'POST' && insert) {
-      const event = body as Record<string, unknown>;
-      if (!event?.summary || !event.start || !event.end) return json(400, { error: { code: 400, message: 'Missing end time.', errors: [{ domain: 'global', reason: 'required', message: 'Missing end time.' }] } });
-      return json(200, { kind: 'calendar#event', id: 'c0ffee1234abcd', status: 'confirmed', htmlLink: 'https://www.google.com/calendar/event?eid=YzBmZmVlMTIzNGFiY2Q', created: '2025-03-01T10:00:00.000Z', ...event });
-    }
-    return json(404, { error: { code: 404, message: 'Not Found', errors: [{ domain: 'global', reason: 'notFound', message: 'Not Found' }] } });
-  };
-  const server = http.createServer((req, res) => {
-    let raw = '';
-    req.on('data', (chunk) => (raw += chunk));
-    req.on('end', () => {
-      let body: unknown;
-      try {
-        body = raw ? JSON.parse(raw) : undefined;
-      } catch {
-        body = raw;
-      }
-      seen.push({ method: req.method ?? '', url: req.url ?? '', headers: req.headers, body });
-      const json = (status: number, answer?: unknown) => {
-        if (answer === undefined) {
-          res.writeHead(status);
-          res.end();
-          return;
-        }
-        res.writeHead(status, { 'content-type': 'application/json; charset=UTF-8' });
-        res.end(JSON.stringify(answer));
-      };
-      (override ?? google)(req, body, json);
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  return {
-    url: `http://127.0.0.1:${port}/calendar/v3`,
-    seen,
-    respond: (h) => void (override = h),
-    close: async () => {
-      server.closeAllConnections();
-      await new Promise<void>((resolve) => server.close(() => resolve()));
-    },
-  };
-}
-
 async function rejection<T extends Error>(promise: Promise<unknown>, type: new (...args: any[]) => T): Promise<T> {
   try {
     await promise;
@@ -167,6 +72,7 @@ describe('integration-google-calendar provider', () => {
     });
     assert.equal(provider.signsWithSharedSecret, true);
     assert.deepEqual(provider.events, ['sync', 'events.exists', 'events.not_exists']);
+    assert.deepEqual(provider.sources, ['google_calendar.events']);
     for (const event of provider.events ?? []) assert.match(event, EVENT_PATTERN);
     assert.deepEqual(
       provider.actions?.map((a) => [a.type, a.retrySafe]),
@@ -373,6 +279,7 @@ describe('integration-google-calendar provider', () => {
           [['evt5'], null, 'sync-1'],
         ],
       );
+      google.primary.cancel('evt1');
       const changes = await client.listEvents(TOKEN, 'primary', { syncToken: 'sync-1' });
       assert.deepEqual(changes.events.map((e) => [e.id, e.status]), [['evt1', 'cancelled']]);
       assert.equal(changes.nextSyncToken, 'sync-2');
