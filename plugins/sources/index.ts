@@ -3,6 +3,7 @@ import type { Db } from '../../core/db.ts';
 import { definePlugin } from '../../core/plugin.ts';
 import { tapGdpr } from './gdpr.ts';
 import { createSourceKindHooks } from './hooks.ts';
+import { tapPacks } from './pack.ts';
 import { SourceInputs } from './inputs.ts';
 import { SourceKinds } from './kinds.ts';
 import { sourceRoutes } from './routes.ts';
@@ -32,8 +33,9 @@ export default definePlugin<SourcesOptions>({
   // A source writes a database (made through the databases plugin) through the records write path, reading its
   // provider through a connection of the integrations plugin; kinds come from provider plugins tapping `sources.kinds`.
   dependsOn: { databases: '^1.0.0', records: '^1.0.0', spaces: '^1.0.0', integrations: '^1.0.0' },
-  // A schedule that paused itself tells the source's creator; who made a source is personal data (gdpr.ts).
-  optionalDependsOn: { notifications: '^1.0.0', gdpr: '^1.0.0' },
+  // A schedule that paused itself tells the source's creator; who made a source is personal data (gdpr.ts); packs carry
+  // sources with their databases (pack.ts).
+  optionalDependsOn: { notifications: '^1.0.0', gdpr: '^1.0.0', packs: '^1.0.0' },
   optionsSchema: SourcesOptions,
   migrations: fileURLToPath(new URL('./migrations', import.meta.url)),
   register(ctx) {
@@ -94,6 +96,13 @@ export default definePlugin<SourcesOptions>({
     // Channels are replaced a day before they end, and those that could not be opened are tried again, hourly.
     ctx.job({ name: 'push-renew', schedule: '17 * * * *', handler: async () => void (await ctx.resolve('sources.push').renew()) });
     if (ctx.has('gdpr')) tapGdpr(ctx);
+    if (ctx.has('packs')) {
+      tapPacks(ctx.hooksOf('packs.kinds'), {
+        kinds: () => ctx.resolve('sources.kinds'),
+        connections: () => ctx.resolve('integrations.connections'),
+        setSynced: (trx, databaseId, ids, synced) => ctx.resolve('databases.managedFields').setSynced(trx, databaseId, ids, synced),
+      });
+    }
     ctx.hooksOf('databases.databases').deleted.tapPromise('sources', ({ trx, databaseId }) => ctx.resolve('sources.service').forgetDatabase(trx, databaseId));
     ctx.routes(sourceRoutes());
   },

@@ -326,4 +326,36 @@ describe('sources: syncing a provider’s rows into a database', function () {
     const fields = (await t.request.get(`/api/v1/workspaces/${ws}/databases/${source.database_id}/fields`).set(owner.auth).expect(200)).body.data as Array<{ synced: boolean }>;
     assert.ok(fields.length > 0 && fields.every((f) => !f.synced));
   });
+
+  it('travels in a pack with its database: kind, config, schedule and fields by ref; installed idle, its fields synced, its first run reading everything', async () => {
+    DATA.set('packed', [{ id: 'k1', title: 'K', count: 1 }]);
+    const space = (await t.request.post(`/api/v1/workspaces/${ws}/spaces`).set(owner.auth).send({ name: 'Packed' }).expect(201)).body.id;
+    const source = (await t.request.post(url()).set(owner.auth).send({ kind: 'fixture.rows', name: 'Packed rows', config: { dataset: 'packed' }, space_id: space, schedule: 'daily', delete_policy: 'keep' }).expect(201)).body;
+    await ended(source.id, (await t.request.post(url(`/${source.id}/sync`)).set(owner.auth).send({}).expect(202)).body.run_id);
+    const pack = (await t.request.post(`/api/v1/workspaces/${ws}/packs/export`).set(owner.auth).send({ space_ids: [space] }).expect(200)).body;
+    assert.equal(pack.resources.source.length, 1);
+    const [resource] = pack.resources.source;
+    assert.deepEqual([resource.kind, resource.name, resource.schedule, resource.delete_policy, resource.connection, resource.config], ['fixture.rows', 'Packed rows', 'daily', 'keep', null, { dataset: 'packed' }]);
+    assert.deepEqual(Object.keys(resource.fields).sort(), ['count', 'id', 'title']);
+    assert.ok(!JSON.stringify(pack).includes(source.id) && !JSON.stringify(pack).includes(source.database_id), 'no id of the workspace it came from');
+
+    const away = (await createWorkspace(t, owner)).id;
+    const installed = (await t.request.post(`/api/v1/workspaces/${away}/packs/install`).set(owner.auth).send({ pack }).expect(201)).body;
+    const [made] = installed.created.source;
+    const copy = (await t.request.get(`/api/v1/workspaces/${away}/sources/${made.id}`).set(owner.auth).expect(200)).body;
+    assert.deepEqual([copy.kind, copy.status, copy.schedule, copy.delete_policy, copy.last_run], ['fixture.rows', 'idle', 'daily', 'keep', null]);
+    const fields = (await t.request.get(`/api/v1/workspaces/${away}/databases/${copy.database_id}/fields`).set(owner.auth).expect(200)).body.data as Array<{ api_name: string; synced: boolean }>;
+    assert.deepEqual(fields.filter((f) => f.synced).map((f) => f.api_name).sort(), ['count', 'id', 'title']);
+    const { run_id } = (await t.request.post(`/api/v1/workspaces/${away}/sources/${made.id}/sync`).set(owner.auth).send({}).expect(202)).body;
+    for (let i = 0; i < 200; i++) {
+      const run = (await t.request.get(`/api/v1/workspaces/${away}/sources/${made.id}/runs`).set(owner.auth).expect(200)).body.data.find((r: { id: string }) => r.id === run_id);
+      if (run.status === 'succeeded') {
+        assert.equal(run.created, 1);
+        return;
+      }
+      assert.notEqual(run.status, 'failed', run.error);
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    assert.fail('the installed source did not sync');
+  });
 });
