@@ -42,7 +42,7 @@ export class SourceService {
     const config = this.checkedConfig(kind, body.config);
     const connectionId = await this.checkConnection(ws, kind, body.connection_id ?? null);
     const input = await this.deps.inputs.forConfig(kind.provider, connectionId, config);
-    await this.asked(() => kind.check?.(input));
+    await this.asking(() => kind.check?.(input));
     const properties = await this.propertiesOf(kind, input);
     const spaceId = body.database_id ? undefined : (body.space_id ?? (await this.firstSpace(principal, grant.access)));
     const row = await inTransaction(db, async (trx) => {
@@ -118,7 +118,7 @@ export class SourceService {
       if (body.connection_id !== undefined) patch.connection_id = await this.checkConnection(access.workspaceId, kind, body.connection_id);
       const config = body.config !== undefined ? this.checkedConfig(kind, body.config) : before.config;
       const input = await this.deps.inputs.forConfig(kind.provider, (patch.connection_id as string | undefined) ?? before.connection_id, config);
-      await this.asked(() => kind.check?.(input));
+      await this.asking(() => kind.check?.(input));
       const properties = await this.propertiesOf(kind, input);
       const missing = properties.filter((p) => !before.fields[p.key]);
       if (missing.length > 0) throw invalidField('/config', `This config offers properties the source's database has no field for (${missing.map((p) => p.key).join(', ')}); create a new source for it.`);
@@ -207,11 +207,7 @@ export class SourceService {
   }
 
   /** Runs a kind's call made for the user: its refusal and the provider's failure are 422s, with what they said. */
-  async asking<T>(call: () => Promise<T>): Promise<T> {
-    return (await this.asked(call))!;
-  }
-
-  private async asked<T>(call: () => Promise<T> | undefined): Promise<T | undefined> {
+  async asking<T>(call: () => Promise<T> | undefined): Promise<T | undefined> {
     try {
       return await call();
     } catch (err) {
@@ -222,7 +218,7 @@ export class SourceService {
   }
 
   private async propertiesOf(kind: SourceKind, input: Awaited<ReturnType<SourceInputs['forConfig']>>): Promise<SourceProperty[]> {
-    const properties = (await this.asked(() => kind.properties(input)))!;
+    const properties = (await this.asking(() => kind.properties(input)))!;
     const problem = propertiesProblem(properties);
     if (problem) throw SourceErrors.source_unavailable(problem);
     return properties;
