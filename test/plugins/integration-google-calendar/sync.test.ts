@@ -38,6 +38,8 @@ describe('integration-google-calendar: google_calendar.events through sources', 
     ]));
     t = await startTestKernel({
       config: {
+        // Google posts push notifications to HTTPS addresses only: the address the channel is opened with says so.
+        publicUrl: 'https://tessera.example.test',
         plugins: {
           'integration-google-calendar': {
             options: { apiUrl: google.url, tokenUrl: `${google.origin}/token`, revokeUrl: `${google.origin}/revoke`, clientId: CLIENT_ID, clientSecret: CLIENT_SECRET },
@@ -142,6 +144,47 @@ describe('integration-google-calendar: google_calendar.events through sources', 
     const asked = eventLists().slice(before).map((s) => new URL(s.url, 'http://x').searchParams.get('syncToken'));
     assert.deepEqual(asked, ['sync-4', null]);
     assert.deepEqual((await records(source.database_id)).map((r) => r.values.id).sort(), ['planning', 'retro']);
+  });
+
+  it('opens a push channel to the connection\'s receiver when a source is made; Google\'s notification on it starts an incremental run; the channel is renewed before it ends and stopped with the source', async () => {
+    const watches = () => google.seen.filter((s) => s.method === 'POST' && s.url.endsWith('/events/watch'));
+    const before = watches().length;
+    const source = (await t.request.post(api('/sources')).set(owner.auth).send({ kind: 'google_calendar.events', name: 'Pushed', connection_id: connectionId, config: {} }).expect(201)).body;
+    assert.equal(watches().length, before + 1);
+    const opened = watches().at(-1)!.body as { id: string; type: string; address: string; token: string };
+    assert.equal(opened.type, 'web_hook');
+    assert.equal(new URL(opened.address).pathname, `/api/v1/integrations/google-calendar/webhook/${connectionId}`);
+    await synced(source.id);
+
+    const notify = (number: number, state: string, token = opened.token) =>
+      t.request
+        .post(new URL(opened.address).pathname)
+        .set({ 'x-goog-channel-id': opened.id, 'x-goog-channel-token': token, 'x-goog-message-number': String(number), 'x-goog-resource-state': state, 'x-goog-resource-id': 'ret08u3rv24htgh289g' })
+        .send();
+    await notify(1, 'sync').expect(202);
+    await notify(2, 'exists', 'not the token').expect(401);
+    await t.kernel.events.settle();
+    const runs = async () => (await t.request.get(api(`/sources/${source.id}/runs`)).set(owner.auth).expect(200)).body.data as Array<Record<string, any>>;
+    assert.equal((await runs()).length, 1, 'neither the opening message nor a forged one starts a run');
+
+    google.primary.put(event('pushed', 21, { summary: 'Pushed in' }));
+    await notify(3, 'exists').expect(202);
+    await t.kernel.events.settle();
+    const [pushed] = await runs();
+    assert.equal(pushed.trigger, 'push');
+    for (let i = 0; i < 200 && ((await runs())[0].status === 'queued' || (await runs())[0].status === 'running'); i++) await new Promise((resolve) => setTimeout(resolve, 50));
+    const done = (await runs())[0];
+    assert.deepEqual([done.status, done.created], ['succeeded', 1]);
+
+    // A channel ending within a day is replaced, and the old one stopped.
+    await t.db('sources').where({ id: source.id }).update({ push_channel: JSON.stringify({ id: opened.id, resourceId: 'ret08u3rv24htgh289g', expiresAt: new Date(Date.now() + 3600_000).toISOString() }) });
+    await t.kernel.container.resolverFor('sources')('sources.push').renew();
+    const renewed = watches().at(-1)!.body as { id: string };
+    assert.notEqual(renewed.id, opened.id);
+    assert.ok(google.stopped.includes(opened.id));
+
+    await t.request.delete(api(`/sources/${source.id}`)).set(owner.auth).expect(204);
+    assert.ok(google.stopped.includes(renewed.id));
   });
 
   it('fails a run whose token Google refuses, with a message that names no token', async () => {
