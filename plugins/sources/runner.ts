@@ -10,6 +10,10 @@ import type { SourceKinds } from './kinds.ts';
 import { writePage, type PageOutcome } from './page-writer.ts';
 import { nextRunAt, ROWS, RUNS, SOURCES, type RunRow, type SourceRow } from './store.ts';
 
+/** A running run silent for this long is taken for one whose process stopped (see `claim` and the minute's tick). */
+export const STALE_MINUTES = 10;
+/** How often a run waiting out a rate limit says it is alive. */
+const HEARTBEAT_MS = 60_000;
 /** Records a snapshot's leftovers are deleted in, each chunk its own transaction. */
 const GONE_CHUNK = 500;
 
@@ -72,11 +76,16 @@ export class SyncRunner {
     }
   }
 
-  /** Takes a queued run (or one whose process stopped while it ran) for this process; undefined when there is nothing to do. */
+  /**
+   * Takes a queued run, or a running one whose process has written nothing for `STALE_MINUTES` (it stopped: a crash,
+   * `kill -9`), for this process; undefined when there is nothing to do or another process is on it (a job sent twice
+   * runs once).
+   */
   private async claim(runId: string): Promise<{ run: RunRow; source: SourceRow } | undefined> {
     return inTransaction(this.deps.db, async (trx) => {
       const run = (await trx(RUNS).where({ id: runId }).forUpdate().first()) as RunRow | undefined;
       if (!run || (run.status !== 'queued' && run.status !== 'running')) return undefined;
+      if (run.status === 'running' && run.heartbeat_at && run.heartbeat_at.getTime() > Date.now() - STALE_MINUTES * 60_000) return undefined;
       const source = (await trx(SOURCES).where({ id: run.source_id }).first()) as SourceRow | undefined;
       if (!source) return undefined;
       const [claimed] = (await trx(RUNS)
@@ -127,7 +136,11 @@ export class SyncRunner {
         }
         if (err instanceof RateLimited) {
           if (err.seconds > this.deps.maxWaitSeconds) throw new RunFailed(`The provider asked to wait ${err.seconds} s; the next run starts after that.`, new Date(Date.now() + err.seconds * 1000));
-          await this.deps.sleep(err.seconds * 1000, signal);
+          // A minute at a time, each telling the run is alive: a long wait is not taken for a stopped process.
+          for (let left = err.seconds * 1000; left > 0 && !signal.aborted; left -= HEARTBEAT_MS) {
+            await this.deps.sleep(Math.min(left, HEARTBEAT_MS), signal);
+            await this.deps.db(RUNS).where({ id: run.id }).update({ heartbeat_at: this.deps.db.fn.now() });
+          }
           continue;
         }
         throw err;

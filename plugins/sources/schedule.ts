@@ -2,10 +2,9 @@ import type { Logger } from 'pino';
 import { inTransaction, type Db } from '../../core/db.ts';
 import { AppError } from '../../core/errors.ts';
 import type { SourceService } from './sources.service.ts';
+import { STALE_MINUTES } from './runner.ts';
 import { RUNS, SOURCES } from './store.ts';
 
-/** A running run whose process has not written a page for this long is taken for stopped, and run again from its last page. */
-const STALE_MINUTES = 5;
 
 /**
  * The minute's tick: starts the runs of sources whose schedule is due (a paused source is not), and sends again the
@@ -26,8 +25,6 @@ export async function tick(db: Db, sources: SourceService, resend: (runId: strin
     .where('heartbeat_at', '<', db.raw(`now() - make_interval(mins => ?)`, [STALE_MINUTES]))
     .limit(100)
     .pluck('id')) as string[];
-  for (const id of stale) {
-    await db(RUNS).where({ id }).update({ heartbeat_at: db.fn.now() });
-    await resend(id);
-  }
+  // Sent again every minute until a process takes it: the run's claim lets one process only.
+  for (const id of stale) await resend(id);
 }

@@ -1,10 +1,14 @@
 import assert from 'node:assert/strict';
+import { pino } from 'pino';
 import { definePlugin } from '../../../core/plugin.ts';
 import { Type } from '../../../core/schema.ts';
 import { createWorkspace, joinWorkspace, signUp, startTestKernel, type SignedUpUser, type TestKernel } from '../../../core/testing.ts';
 import { builtinPlugins } from '../../../plugins/index.ts';
 import type { IntegrationProvider } from '../../../plugins/integrations/public.ts';
 import { RateLimited, SourceUnavailable, type SourceKind, type SourceRow } from '../../../plugins/sources/public.ts';
+import { tick } from '../../../plugins/sources/schedule.ts';
+
+const silentLogger = pino({ level: 'silent' });
 
 /** The rows the fixture source holds, by data set name: what a provider's API would answer. */
 const DATA = new Map<string, Array<{ id: string; title: string; count: number }>>();
@@ -218,6 +222,11 @@ describe('sources: syncing a provider’s rows into a database', function () {
     const halfway = (await t.db('source_runs').where({ id: runId }).first()) as { status: string; created: number; page_cursor: unknown };
     assert.equal(halfway.status, 'running');
     assert.ok(halfway.created >= 2 && halfway.created < 7, `some pages were written (${halfway.created})`);
+    // Its job sent again while the run still says it is alive: another process is on it, nothing is done twice.
+    await t.kernel.container.resolverFor('sources')('sources.runner').run(runId);
+    assert.deepEqual(await t.db('source_runs').where({ id: runId }).first('status', 'created'), { status: 'running', created: halfway.created });
+    // Silent for longer than a live run ever is: the process is taken for stopped, and the run goes on.
+    await t.db('source_runs').where({ id: runId }).update({ heartbeat_at: new Date(Date.now() - 3_600_000) });
     await t.kernel.container.resolverFor('sources')('sources.runner').run(runId);
     const run = await ended(source.id, runId);
     assert.deepEqual([run.status, run.created], ['succeeded', 7]);
@@ -357,5 +366,29 @@ describe('sources: syncing a provider’s rows into a database', function () {
       await new Promise((resolve) => setTimeout(resolve, 50));
     }
     assert.fail('the installed source did not sync');
+  });
+
+  it('the minute tick starts the runs of sources whose schedule is due, and sends again a run whose process stopped, which goes on from its last page', async () => {
+    DATA.set('ticked', Array.from({ length: 5 }, (_, i) => ({ id: `t${i}`, title: `T${i}`, count: i })));
+    const due = (await t.request.post(url()).set(owner.auth).send({ kind: 'fixture.rows', name: 'Due', config: { dataset: 'ticked' }, schedule: '15m' }).expect(201)).body;
+    const later = (await t.request.post(url()).set(owner.auth).send({ kind: 'fixture.rows', name: 'Not yet', config: { dataset: 'ticked' }, schedule: 'daily' }).expect(201)).body;
+    await t.db('sources').where({ id: due.id }).update({ next_run_at: new Date(Date.now() - 1000) });
+
+    // A run whose process was killed after its first page: running, its cursor saved, silent for twenty minutes.
+    const stopped = (await t.request.post(url()).set(owner.auth).send({ kind: 'fixture.rows', name: 'Killed', config: { dataset: 'ticked' } }).expect(201)).body;
+    const [{ id: runId }] = await t.db('source_runs')
+      .insert({ source_id: stopped.id, workspace_id: ws, status: 'running', trigger: 'manual', full: false, page_cursor: JSON.stringify({ page: 1 }), started_at: new Date(Date.now() - 1_200_000), heartbeat_at: new Date(Date.now() - 1_200_000) })
+      .returning('id');
+
+    const resolve = t.kernel.container.resolverFor('sources');
+    await tick(t.db, resolve('sources.service'), (id) => t.kernel.jobs.send('sources.run', { runId: id }), silentLogger);
+    const [scheduled] = (await t.request.get(url(`/${due.id}/runs`)).set(owner.auth).expect(200)).body.data;
+    assert.equal(scheduled.trigger, 'schedule');
+    assert.deepEqual([(await ended(due.id, scheduled.id)).created], [5]);
+    assert.equal((await t.request.get(url(`/${later.id}/runs`)).set(owner.auth).expect(200)).body.data.length, 0, 'a schedule not yet due starts nothing');
+
+    const resumed = await ended(stopped.id, runId);
+    assert.equal(resumed.status, 'succeeded');
+    assert.equal(resumed.created, 3, 'the first page (two rows) was written before the process stopped: the rest, once');
   });
 });
