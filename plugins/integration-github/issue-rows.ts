@@ -1,17 +1,10 @@
-import type { SourceProperty, SourceRow } from '../sources/public.ts';
+import { instantCell, LONG_TEXT_MAX, textCell, TEXT_MAX, urlCell, type SourceProperty, type SourceRow } from '../sources/public.ts';
 
 /**
  * The fields a `github.issues` source's database gets, and each issue of GitHub's REST API as a row of them. Every value
  * is one the databases field type takes through the API (its `fromApi`): what a type would refuse becomes null (an empty
  * cell) or is cut to the type's length, so no issue is refused for one odd value.
  */
-
-/** text and long_text: at most this many code points. */
-export const TEXT_MAX = 10_000;
-export const LONG_TEXT_MAX = 100_000;
-/** The url field type's rule (`text-rules.ts` of the databases plugin). */
-const URL_RULE = /^(http|https):\/\/[^ \t\n\r/?#]+([/?#][^ \t\n\r]*)?$/i;
-const URL_MAX = 2048;
 
 export function issueProperties(): SourceProperty[] {
   return [
@@ -67,27 +60,9 @@ export function isPullRequest(issue: GitHubIssue): boolean {
   return issue.pull_request !== undefined && issue.pull_request !== null && issue.pull_request !== false;
 }
 
-export function textCell(value: unknown, max: number): string | null {
-  if (typeof value !== 'string') return null;
-  // NUL is refused by every text type.
-  let text = value.replaceAll('\u0000', '');
-  if (text.length > max) text = Array.from(text).slice(0, max).join('');
-  return text === '' ? null : text;
-}
-
-export function urlCell(value: unknown): string | null {
-  if (typeof value !== 'string') return null;
-  const url = value.trim();
-  return url.length <= URL_MAX && URL_RULE.test(url) ? url : null;
-}
-
-/** ISO 8601 UTC with milliseconds (`2024-05-01T09:30:00.000Z`); null for anything that is not an instant. */
-export function instantCell(value: unknown): string | null {
-  if (typeof value !== 'string') return null;
-  const ms = Date.parse(value);
-  if (!Number.isFinite(ms)) return null;
-  const year = new Date(ms).getUTCFullYear();
-  return year >= 1 && year <= 9999 ? new Date(ms).toISOString() : null;
+/** GitHub's timestamp (`2024-05-01T09:30:00Z`) as a datetime cell; null for anything that is not an instant. */
+export function timeCell(value: unknown): string | null {
+  return typeof value === 'string' ? instantCell(Date.parse(value)) : null;
 }
 
 /** A whole number the number field (±10^15, precision 0) takes; null otherwise. */
@@ -138,9 +113,9 @@ export function issueRow(issue: GitHubIssue): SourceRow {
       assignees: joined(loginsOf(issue.assignees)),
       labels: joined(labelNames(issue.labels)),
       url: urlCell(issue.html_url),
-      github_created_at: instantCell(issue.created_at),
-      github_updated_at: instantCell(issue.updated_at),
-      github_closed_at: instantCell(issue.closed_at),
+      github_created_at: timeCell(issue.created_at),
+      github_updated_at: timeCell(issue.updated_at),
+      github_closed_at: timeCell(issue.closed_at),
       comments: countCell(issue.comments),
       is_pull_request: isPullRequest(issue),
     },

@@ -1,4 +1,4 @@
-import type { SourceProperty, SourceRow } from '../sources/public.ts';
+import { emailCell, instantCell, LONG_TEXT_MAX, textCell, TEXT_MAX, urlCell, type SourceProperty, type SourceRow } from '../sources/public.ts';
 import type { CalendarEvent } from './calendar-client.ts';
 
 /**
@@ -33,47 +33,13 @@ export function eventProperties(): SourceProperty[] {
   ];
 }
 
-/** text and long_text: at most this many code points (`text-rules.ts` of the databases plugin). */
-export const TEXT_MAX = 10_000;
-export const LONG_TEXT_MAX = 100_000;
-
-/** The same patterns as the email and url field types. */
-const EMAIL = /^[^ \t\n\r@]+@[^ \t\n\r@]+\.[^ \t\n\r@]+$/;
-const URL_RULE = /^(http|https):\/\/[^ \t\n\r/?#]+([/?#][^ \t\n\r]*)?$/i;
 const DATE = /^(\d{4})-(\d{2})-(\d{2})$/;
 /** RFC 3339 as Google writes `dateTime` and `updated`: always with `Z` or an offset. */
 const DATE_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,9})?(Z|[+-]\d{2}:\d{2})$/i;
 
-export function textCell(value: unknown, max: number): string | null {
-  if (typeof value !== 'string') return null;
-  // NUL is refused by every text type.
-  let text = value.replaceAll('\u0000', '');
-  if (text.length > max) text = Array.from(text).slice(0, max).join('');
-  return text === '' ? null : text;
-}
-
-export function emailCell(value: unknown): string | null {
-  if (typeof value !== 'string') return null;
-  const address = value.trim();
-  return address.length <= 254 && EMAIL.test(address) ? address : null;
-}
-
-export function urlCell(value: unknown): string | null {
-  if (typeof value !== 'string') return null;
-  const url = value.trim();
-  return url.length <= 2048 && URL_RULE.test(url) ? url : null;
-}
-
 /** The single_select's label (the API takes a choice by its exact label); a status outside the three is no choice. */
 export function statusCell(value: unknown): string | null {
   return typeof value === 'string' && (STATUSES as readonly string[]).includes(value) ? value : null;
-}
-
-/** ISO 8601 UTC with milliseconds (`2025-03-13T09:00:00.000Z`); null for what is not an instant the datetime type takes. */
-export function instantCell(ms: number): string | null {
-  if (!Number.isFinite(ms)) return null;
-  const year = new Date(ms).getUTCFullYear();
-  return year >= 1 && year <= 9999 ? new Date(ms).toISOString() : null;
 }
 
 /** An RFC 3339 date-time with its offset (Google's `dateTime`, `updated`) as an instant in UTC; null otherwise. */

@@ -1,7 +1,8 @@
 import ICAL from 'ical.js';
 import { SourceUnavailable, type SourceRow } from '../sources/public.ts';
 import type { EventGroup } from './calendar.ts';
-import { emailCell, instantCell, LONG_TEXT_MAX, statusCell, TEXT_MAX, textCell, urlCell } from './cells.ts';
+import { instantCell, LONG_TEXT_MAX, TEXT_MAX, textCell, urlCell } from '../sources/public.ts';
+import { organizerCell, statusCell } from './cells.ts';
 import { instantOf } from './ical-time.ts';
 
 /** The span a read keeps events in, in ms since the epoch, both ends included. */
@@ -92,7 +93,7 @@ function toRow(o: Occurrence, zone: string): SourceRow {
       end: instantCell(o.end),
       all_day: o.allDay,
       status: statusCell(component.getFirstPropertyValue('status')),
-      organizer: emailCell(o.item.organizer),
+      organizer: organizerCell(o.item.organizer),
       url: urlCell(component.getFirstPropertyValue('url')),
       recurring: o.recurring,
       updated: updatedOf(component, zone),

@@ -1,3 +1,5 @@
+import { LONG_TEXT_MAX, TEXT_MAX } from '../sources/public.ts';
+
 /**
  * How a column's PostgreSQL type becomes a field type of the databases plugin, and how its values are read so that the
  * field's `fromApi` takes every one. Every value is read as text in SQL (the driver parses nothing, so no number goes
@@ -14,9 +16,7 @@ export interface ColumnType {
   decode(text: string): unknown;
 }
 
-/** The databases plugin's limits: text cells hold 10,000 characters, long text and JSON 100,000, numbers below 10^15. */
-const TEXT_MAX = 10_000;
-const LONG_TEXT_MAX = 100_000;
+/** The databases plugin's other limits: JSON 100,000 characters, numbers below 10^15 (text and long text: `TEXT_MAX`, `LONG_TEXT_MAX`). */
 const JSON_MAX = 100_000;
 const NUMBER_MAX_DIGITS = 15;
 const NUMBER_MAX_PRECISION = 10;

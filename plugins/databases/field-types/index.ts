@@ -11,5 +11,6 @@ export { escapeLike } from '../../../core/like-pattern.ts';
 export { matchKeyOf, sqlTrim, trimText } from './sql.ts';
 export { textFormSql } from './text-codec.ts';
 export { instantOut } from './time.ts';
+export { TEXT_RULES, type TextRule } from './text-rules.ts';
 export { choicesOf } from './choices.ts';
 export type { FieldTypeRegistry } from './registry.ts';
