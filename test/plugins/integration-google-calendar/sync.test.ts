@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { createWorkspace, signUp, startTestKernel, type SignedUpUser, type TestKernel } from '../../../core/testing.ts';
 import { CLIENT_ID, CLIENT_SECRET, EMAIL, fakeGoogle, FakeCalendar, TOKEN, type FakeGoogle, type GoogleEvent } from './fake-google.ts';
+import { endedRun, recordsOf, syncedRun } from '../sources/runs.ts';
 
 /**
  * The kind end to end, through the sources plugin and the records write path: a `google-calendar` connection made by
@@ -65,19 +66,9 @@ describe('integration-google-calendar: google_calendar.events through sources', 
     await google?.close();
   });
 
-  async function synced(sourceId: string, body: Record<string, unknown> = {}) {
-    const { run_id } = (await t.request.post(api(`/sources/${sourceId}/sync`)).set(owner.auth).send(body).expect(202)).body;
-    for (let i = 0; i < 400; i++) {
-      const run = ((await t.request.get(api(`/sources/${sourceId}/runs`)).set(owner.auth).expect(200)).body.data as Array<Record<string, any>>).find((r) => r.id === run_id);
-      if (run && run.status !== 'queued' && run.status !== 'running') return run;
-      await new Promise((resolve) => setTimeout(resolve, 50));
-    }
-    throw new Error('the run did not end');
-  }
+  const synced = (sourceId: string, body: Record<string, unknown> = {}) => syncedRun(t, owner.auth, ws, sourceId, body);
 
-  async function records(databaseId: string) {
-    return (await t.request.get(api(`/databases/${databaseId}/records?limit=200`)).set(owner.auth).expect(200)).body.data as Array<{ id: string; values: Record<string, any> }>;
-  }
+  const records = (databaseId: string) => recordsOf(t, owner.auth, ws, databaseId);
 
   const eventLists = () => google.seen.filter((s) => s.method === 'GET' && new URL(s.url, 'http://x').pathname === '/calendar/v3/calendars/primary/events');
   const lastQuery = () => Object.fromEntries(new URL(eventLists().at(-1)!.url, 'http://x').searchParams);
@@ -172,8 +163,7 @@ describe('integration-google-calendar: google_calendar.events through sources', 
     await t.kernel.events.settle();
     const [pushed] = await runs();
     assert.equal(pushed.trigger, 'push');
-    for (let i = 0; i < 200 && ((await runs())[0].status === 'queued' || (await runs())[0].status === 'running'); i++) await new Promise((resolve) => setTimeout(resolve, 50));
-    const done = (await runs())[0];
+    const done = await endedRun(t, owner.auth, ws, source.id, pushed.id);
     assert.deepEqual([done.status, done.created], ['succeeded', 1]);
 
     // A channel ending within a day is replaced, and the old one stopped.

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { createWorkspace, signUp, startTestKernel, type SignedUpUser, type TestKernel } from '../../../core/testing.ts';
 import { makeIssues, startFakeGithub, type FakeGithub } from '../integration-github/issues-server.ts';
+import { recordsOf, syncedRun } from './runs.ts';
 
 /**
  * `github.issues` end to end, through the sources plugin and the records write path: a `github` connection whose token
@@ -27,19 +28,9 @@ describe('sources: github.issues end to end', function () {
     await gh.close();
   });
 
-  async function synced(sourceId: string, body: Record<string, unknown> = {}) {
-    const { run_id } = (await t.request.post(api(`/sources/${sourceId}/sync`)).set(owner.auth).send(body).expect(202)).body;
-    for (let i = 0; i < 400; i++) {
-      const run = ((await t.request.get(api(`/sources/${sourceId}/runs`)).set(owner.auth).expect(200)).body.data as Array<Record<string, any>>).find((r) => r.id === run_id);
-      if (run && run.status !== 'queued' && run.status !== 'running') return run;
-      await new Promise((resolve) => setTimeout(resolve, 50));
-    }
-    throw new Error('the run did not end');
-  }
+  const synced = (sourceId: string, body: Record<string, unknown> = {}) => syncedRun(t, owner.auth, ws, sourceId, body);
 
-  async function records(databaseId: string) {
-    return (await t.request.get(api(`/databases/${databaseId}/records?limit=200`)).set(owner.auth).expect(200)).body.data as Array<{ id: string; values: Record<string, any> }>;
-  }
+  const records = (databaseId: string) => recordsOf(t, owner.auth, ws, databaseId);
 
   const issueAsked = () => gh.seen.filter((s) => s.url.includes('/issues')).map((s) => new URL(s.url, gh.origin));
 

@@ -3,6 +3,7 @@ import { createWorkspace, signUp, startTestKernel, type SignedUpUser, type TestK
 import { startFeedServer, type FeedServer } from '../integration-ical/feed-server.ts';
 import { calendar, vevent } from '../integration-ical/fixtures.ts';
 import { scratchSchema, TEST_DATABASE_URL, type Scratch } from '../integration-postgres/fixture.ts';
+import { recordsOf, syncedRun } from './runs.ts';
 
 /**
  * The built-in kinds end to end, through the sources plugin and the records write path: an iCal feed served on
@@ -32,19 +33,9 @@ describe('sources: the built-in kinds end to end', function () {
     await t.stop();
   });
 
-  async function synced(sourceId: string, body: Record<string, unknown> = {}) {
-    const { run_id } = (await t.request.post(api(`/sources/${sourceId}/sync`)).set(owner.auth).send(body).expect(202)).body;
-    for (let i = 0; i < 400; i++) {
-      const run = ((await t.request.get(api(`/sources/${sourceId}/runs`)).set(owner.auth).expect(200)).body.data as Array<Record<string, any>>).find((r) => r.id === run_id);
-      if (run && run.status !== 'queued' && run.status !== 'running') return run;
-      await new Promise((resolve) => setTimeout(resolve, 50));
-    }
-    throw new Error('the run did not end');
-  }
+  const synced = (sourceId: string, body: Record<string, unknown> = {}) => syncedRun(t, owner.auth, ws, sourceId, body);
 
-  async function records(databaseId: string, trashed = false) {
-    return (await t.request.get(api(`/databases/${databaseId}/records?limit=200${trashed ? '&trashed=true' : ''}`)).set(owner.auth).expect(200)).body.data as Array<{ id: string; values: Record<string, any> }>;
-  }
+  const records = (databaseId: string) => recordsOf(t, owner.auth, ws, databaseId);
 
   it('ical.events: events become records by UID; a changed feed updates, a gone event is deleted, then kept once the policy says keep', async () => {
     const soon = new Date(Date.now() + 7 * 86_400_000);

@@ -7,6 +7,7 @@ import { builtinPlugins } from '../../../plugins/index.ts';
 import type { IntegrationProvider } from '../../../plugins/integrations/public.ts';
 import { RateLimited, SourceUnavailable, type SourceKind, type SourceRow } from '../../../plugins/sources/public.ts';
 import { tick } from '../../../plugins/sources/schedule.ts';
+import { endedRun, recordsOf } from './runs.ts';
 
 const silentLogger = pino({ level: 'silent' });
 
@@ -126,19 +127,9 @@ describe('sources: syncing a provider’s rows into a database', function () {
   after(() => t.stop());
 
   /** Waits for a run to end; its final state. */
-  async function ended(sourceId: string, runId: string) {
-    for (let i = 0; i < 200; i++) {
-      const runs = (await t.request.get(url(`/${sourceId}/runs`)).set(owner.auth).expect(200)).body.data as Array<{ id: string; status: string }>;
-      const run = runs.find((r) => r.id === runId);
-      if (run && run.status !== 'queued' && run.status !== 'running') return run as Record<string, any>;
-      await new Promise((resolve) => setTimeout(resolve, 50));
-    }
-    throw new Error('the run did not end');
-  }
+  const ended = (sourceId: string, runId: string) => endedRun(t, owner.auth, ws, sourceId, runId);
 
-  async function records(databaseId: string) {
-    return (await t.request.get(`/api/v1/workspaces/${ws}/databases/${databaseId}/records?limit=100`).set(owner.auth).expect(200)).body.data as Array<{ id: string; values: Record<string, any> }>;
-  }
+  const records = (databaseId: string) => recordsOf(t, owner.auth, ws, databaseId);
 
   it('creates a database of synced fields, syncs into it by key, keeps the user’s own fields, and deletes rows gone at the source', async () => {
     DATA.set('a', [
@@ -356,16 +347,9 @@ describe('sources: syncing a provider’s rows into a database', function () {
     const fields = (await t.request.get(`/api/v1/workspaces/${away}/databases/${copy.database_id}/fields`).set(owner.auth).expect(200)).body.data as Array<{ api_name: string; synced: boolean }>;
     assert.deepEqual(fields.filter((f) => f.synced).map((f) => f.api_name).sort(), ['count', 'id', 'title']);
     const { run_id } = (await t.request.post(`/api/v1/workspaces/${away}/sources/${made.id}/sync`).set(owner.auth).send({}).expect(202)).body;
-    for (let i = 0; i < 200; i++) {
-      const run = (await t.request.get(`/api/v1/workspaces/${away}/sources/${made.id}/runs`).set(owner.auth).expect(200)).body.data.find((r: { id: string }) => r.id === run_id);
-      if (run.status === 'succeeded') {
-        assert.equal(run.created, 1);
-        return;
-      }
-      assert.notEqual(run.status, 'failed', run.error);
-      await new Promise((resolve) => setTimeout(resolve, 50));
-    }
-    assert.fail('the installed source did not sync');
+    const run = await endedRun(t, owner.auth, away, made.id, run_id);
+    assert.equal(run.status, 'succeeded', run.error);
+    assert.equal(run.created, 1);
   });
 
   it('the minute tick starts the runs of sources whose schedule is due, and sends again a run whose process stopped, which goes on from its last page', async () => {
