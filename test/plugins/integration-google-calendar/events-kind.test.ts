@@ -1,15 +1,13 @@
 import assert from 'node:assert/strict';
-import { Value } from '@sinclair/typebox/value';
 import { compile } from '../../../core/schema.ts';
-import { BUILTIN_FIELD_TYPES } from '../../../plugins/databases/field-types/builtins.ts';
-import { InvalidCell } from '../../../plugins/databases/errors.ts';
 import { refused, type InboundDelivery } from '../../../plugins/integrations/public.ts';
-import { CursorExpired, RateLimited, SourceRefused, SourceUnavailable, type SourceInput, type SourcePage, type SourceRow } from '../../../plugins/sources/public.ts';
+import { CursorExpired, RateLimited, SourceRefused, SourceUnavailable, type SourceInput, type SourcePage } from '../../../plugins/sources/public.ts';
 import { googleCalendarEventsKind, PAGE_SIZE } from '../../../plugins/integration-google-calendar/events-kind.ts';
 import { readGoogleCalendarNotification } from '../../../plugins/integration-google-calendar/provider.ts';
 import type { GoogleCalendarEventsConfig } from '../../../plugins/integration-google-calendar/schemas.ts';
 import { storageIndependent } from '../../fixtures/suite-runs.ts';
 import { EMAIL, fakeGoogle, FakeCalendar, googleError, SECRET, TOKEN, type FakeGoogle, type GoogleEvent } from './fake-google.ts';
+import { assertCellsAccepted } from '../sources/cells-accepted.ts';
 
 type ReadInput = SourceInput<GoogleCalendarEventsConfig> & { cursor: unknown };
 
@@ -69,31 +67,7 @@ describe('integration-google-calendar: the google_calendar.events kind', () => {
 
   const readError = <T extends Error>(given: ReadInput, type: new (...args: any[]) => T) => failing(readPages(given), type);
 
-  /**
-   * Every value of every row as the databases plugin would take it through the API: each property's field type, with
-   * its options normalized as a field created from the property would have them, must accept the value.
-   */
-  async function assertCellsAccepted(rows: SourceRow[]): Promise<void> {
-    const properties = await kind.properties(input());
-    for (const property of properties) {
-      const type = BUILTIN_FIELD_TYPES.find((t) => t.type === property.type);
-      assert.ok(type, `no field type ${property.type}`);
-      const options = Value.Default(type.options, structuredClone(property.options ?? {})) as Record<string, unknown>;
-      const field = { id: property.key, api_name: property.key, type: property.type, options: type.normalizeOptions ? type.normalizeOptions(options) : options };
-      for (const row of rows.filter((r) => !r.deleted)) {
-        assert.ok(Object.hasOwn(row.values, property.key), `${row.key} has no ${property.key}`);
-        const value = row.values[property.key];
-        if (value === null) continue;
-        try {
-          type.fromApi(value, field);
-        } catch (err) {
-          if (err instanceof InvalidCell) assert.fail(`${property.key} of ${row.key}: ${JSON.stringify(value)} refused: ${err.detail}`);
-          throw err;
-        }
-      }
-    }
-  }
-
+  
   describe('declaration', () => {
     it('is google_calendar.events through a google-calendar connection, with the push parts', () => {
       assert.equal(kind.id, 'google_calendar.events');
@@ -200,7 +174,7 @@ describe('integration-google-calendar: the google_calendar.events kind', () => {
       assert.deepEqual(query(asked[1].url), { maxResults: '250', singleEvents: 'false', pageToken: 'p250' });
       assert.deepEqual(query(asked[2].url), { maxResults: '250', singleEvents: 'false', pageToken: 'p500' });
       assert.ok(asked.every((s) => s.headers.authorization === `Bearer ${TOKEN}`));
-      await assertCellsAccepted(pages.flatMap((p) => p.rows));
+      assertCellsAccepted(await kind.properties(input()), pages.flatMap((p) => p.rows));
     });
 
     it('resumed from a middle page\'s cursor, reads exactly the rest', async () => {
@@ -232,7 +206,7 @@ describe('integration-google-calendar: the google_calendar.events kind', () => {
       assert.equal(query(lists()[0].url).singleEvents, 'true');
       const masters = (await readPages(input({ single_events: false }))).flatMap((p) => p.rows);
       assert.deepEqual(masters.map((r) => [r.key, r.values.recurring_event_id]), [['weekly', null]]);
-      await assertCellsAccepted([...instances, ...masters]);
+      assertCellsAccepted(await kind.properties(input()), [...instances, ...masters]);
     });
   });
 
@@ -307,7 +281,7 @@ describe('integration-google-calendar: the google_calendar.events kind', () => {
         [odd.summary, odd.start, odd.end, odd.all_day, odd.status, odd.updated, odd.recurring_event_id, (odd.description as string).length],
         ['Odd one', null, null, false, null, null, 'series', 100_000],
       );
-      await assertCellsAccepted(rows);
+      assertCellsAccepted(await kind.properties(input()), rows);
     });
   });
 
@@ -331,7 +305,7 @@ describe('integration-google-calendar: the google_calendar.events kind', () => {
       assert.equal(rows[0].values.summary, 'B (moved)');
       assert.equal(rows[0].values.start, '2025-03-11T09:00:00.000Z');
       assert.deepEqual(query(lists()[0].url), { syncToken: 'sync-1', maxResults: '250', singleEvents: 'true', showDeleted: 'true' });
-      await assertCellsAccepted(rows);
+      assertCellsAccepted(await kind.properties(input()), rows);
 
       // Nothing changed since: one empty page, the same token.
       const quiet = await readPages(input({}, { cursor: pages[0].cursor }));

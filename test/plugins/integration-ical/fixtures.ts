@@ -1,9 +1,7 @@
 import assert from 'node:assert/strict';
-import { Value } from '@sinclair/typebox/value';
 import type { SourceInput, SourceKind, SourcePage, SourceRow } from '../../../plugins/sources/public.ts';
-import { BUILTIN_FIELD_TYPES } from '../../../plugins/databases/field-types/builtins.ts';
-import { InvalidCell } from '../../../plugins/databases/errors.ts';
 import type { IcalEventsConfig } from '../../../plugins/integration-ical/schemas.ts';
+import { assertCellsAccepted } from '../sources/cells-accepted.ts';
 
 /** An iCalendar file as producers write it: CRLF line ends. */
 export function calendar(...parts: string[]): string {
@@ -70,27 +68,7 @@ export async function readError<T>(kind: SourceKind<IcalEventsConfig>, given: Re
   assert.fail(`expected ${type.name}, the read succeeded`);
 }
 
-/**
- * Every value of every row as the databases plugin would take it through the API: each property's field type, with
- * its options normalized as a field created from the property would have them, must accept the value.
- */
-export async function assertCellsAccepted(kind: SourceKind<IcalEventsConfig>, rows: SourceRow[]): Promise<void> {
-  const properties = await kind.properties(input({ url: 'https://example.com/cal.ics' }));
-  for (const property of properties) {
-    const type = BUILTIN_FIELD_TYPES.find((t) => t.type === property.type);
-    assert.ok(type, `no field type ${property.type}`);
-    const options = Value.Default(type.options, structuredClone(property.options ?? {})) as Record<string, unknown>;
-    const field = { id: property.key, api_name: property.key, type: property.type, options: type.normalizeOptions ? type.normalizeOptions(options) : options };
-    for (const row of rows) {
-      assert.ok(Object.hasOwn(row.values, property.key), `${row.key} has no ${property.key}`);
-      const value = row.values[property.key];
-      if (value === null) continue;
-      try {
-        type.fromApi(value, field);
-      } catch (err) {
-        if (err instanceof InvalidCell) assert.fail(`${property.key} of ${row.key}: ${JSON.stringify(value)} refused: ${err.detail}`);
-        throw err;
-      }
-    }
-  }
+/** Every value of `rows` as the databases plugin would take it through the API (see the sources tests' `assertCellsAccepted`). */
+export async function assertIcalCellsAccepted(kind: SourceKind<IcalEventsConfig>, rows: SourceRow[]): Promise<void> {
+  assertCellsAccepted(await kind.properties(input({ url: 'https://example.com/cal.ics' })), rows);
 }

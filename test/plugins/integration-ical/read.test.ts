@@ -4,7 +4,7 @@ import { CursorExpired, type SourceRow } from '../../../plugins/sources/public.t
 import { icalEventsKind } from '../../../plugins/integration-ical/kind.ts';
 import { storageIndependent } from '../../fixtures/suite-runs.ts';
 import { startFeedServer, type FeedServer } from './feed-server.ts';
-import { assertCellsAccepted, BERLIN, calendar, input, readError, readPages, readRows, vevent } from './fixtures.ts';
+import { assertIcalCellsAccepted, BERLIN, calendar, input, readError, readPages, readRows, vevent } from './fixtures.ts';
 
 const byKey = (rows: SourceRow[]) => Object.fromEntries(rows.map((r) => [r.key, r.values]));
 
@@ -93,7 +93,7 @@ describe('integration-ical: reading a feed', () => {
       recurring: false,
       updated: '2025-01-01T00:00:00.000Z',
     });
-    await assertCellsAccepted(kind, rows);
+    await assertIcalCellsAccepted(kind, rows);
     assert.deepEqual(feed.asked, ['/team.ics']);
   });
 
@@ -132,7 +132,7 @@ describe('integration-ical: reading a feed', () => {
       ['standup@example.com/2025-05-01T08:00:00Z', '2025-04-22T07:00:00.000Z', '2025-04-22T08:00:00.000Z', 'Standup (early)', null, true],
     ]);
     for (const row of rows) assert.equal(row.values.uid, row.key);
-    await assertCellsAccepted(kind, rows);
+    await assertIcalCellsAccepted(kind, rows);
   });
 
   it('reads a TZID the file does not define as the IANA zone it names (New York, DST on 9 March)', async () => {
@@ -160,7 +160,7 @@ describe('integration-ical: reading a feed', () => {
     assert.deepEqual([rows['holiday@example.com'].start, rows['holiday@example.com'].end, rows['holiday@example.com'].recurring], ['2025-04-01T00:00:00.000Z', '2025-04-02T00:00:00.000Z', false]);
     const birthday = rows['birthday@example.com/2025-03-15'];
     assert.deepEqual([birthday.start, birthday.end, birthday.all_day, birthday.recurring], ['2025-03-15T00:00:00.000Z', '2025-03-16T00:00:00.000Z', true, true]);
-    await assertCellsAccepted(kind, Object.entries(rows).map(([key, values]) => ({ key, values })));
+    await assertIcalCellsAccepted(kind, Object.entries(rows).map(([key, values]) => ({ key, values })));
   });
 
   it('gives one row per key: an RDATE on a rule date, copies of one instance or of one event (the highest SEQUENCE wins)', async () => {
@@ -244,6 +244,6 @@ describe('integration-ical: reading a feed', () => {
     assert.deepEqual(rows.map((r) => r.key), ['long@example.com']);
     assert.equal(rows[0].values.summary, 'é'.repeat(10_000));
     assert.equal(rows[0].values.description, 'ab');
-    await assertCellsAccepted(kind, rows);
+    await assertIcalCellsAccepted(kind, rows);
   });
 });
