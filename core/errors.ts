@@ -65,6 +65,7 @@ export interface CodedError<A extends unknown[] = any[], C extends string = stri
 const TITLES: Record<number, string> = {
   400: 'Bad Request',
   401: 'Unauthorized',
+  402: 'Payment Required',
   403: 'Forbidden',
   404: 'Not Found',
   405: 'Method Not Allowed',

@@ -6,6 +6,7 @@ import type { Principal } from './principal.ts';
 import type { Db } from './db.ts';
 import type { Location, LocateRequest, WorkspaceAccess } from './authz.ts';
 import type { SecretBox } from './secret-box.ts';
+import { createUsageHooks } from './usage.ts';
 
 const { AsyncSeriesHook, AsyncSeriesBailHook, AsyncSeriesWaterfallHook, AsyncParallelHook, SyncHook, SyncWaterfallHook, SyncBailHook, HookMap } =
   tapable;
@@ -157,6 +158,15 @@ function attributedMiddleware(pluginId: string, middleware: Middleware): Middlew
   };
 }
 
+function attributeUsage(at: HookAttribution) {
+  const usage = createUsageHooks();
+  return Object.freeze({
+    rise: attribute(at, 'usage.rise', usage.rise),
+    fall: attribute(at, 'usage.fall', usage.fall),
+    measure: attributeMap(at, 'usage.measure', usage.measure),
+  });
+}
+
 function createKernelHooks(at: HookAttribution) {
   return Object.freeze({
     lifecycle: Object.freeze({
@@ -193,6 +203,8 @@ function createKernelHooks(at: HookAttribution) {
     }),
     /** Keyed by capability (mail, payment, storage, integration, llm): each tap adds its providers. */
     providers: attributeMap(at, 'providers', new HookMap(() => new SyncWaterfallHook<[ProviderEntry[]]>(['providers']))),
+    /** What workspaces use, metered where it changes and enforced by whichever plugin taps it (core/usage.ts). */
+    usage: attributeUsage(at),
   });
 }
 

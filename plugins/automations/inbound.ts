@@ -49,7 +49,7 @@ export class InboundHooks {
     const canceled = this.deps.triggers().refusal(automation, trigger);
     const runId = await inTransaction(this.deps.db, async (trx) => {
       if (signed && !(await this.seen.claim(trx, automation.id, signed))) return undefined;
-      const [id] = await this.deps.runs().start(trx, [{ automationId: automation.id, workspaceId: automation.workspace_id, trigger, canceled }]);
+      const [id] = await this.deps.runs().start(trx, [{ automationId: automation.id, workspaceId: automation.workspace_id, trigger, canceled }], { refuseOverLimit: true });
       if (signed) await this.seen.ran(trx, automation.id, signed, id);
       return id;
     });

@@ -1,5 +1,7 @@
 import { inTransaction, type Db } from '../../core/db.ts';
-import { notFound } from '../../core/errors.ts';
+import { AppError, notFound } from '../../core/errors.ts';
+import { countRows } from '../../core/db-count.ts';
+import { raiseUsage, usageWatched, UsageErrors, type UsageHooks } from '../../core/usage.ts';
 import { keysetPage, type Page } from '../../core/pagination.ts';
 import type { UserPrincipal } from '../../core/principal.ts';
 import type { WriteOrigin } from '../records/public.ts';
@@ -97,6 +99,7 @@ interface Deps {
   retryLimit: number;
   /** The text form of a database's cells, for placeholders. */
   cells: (databaseId: string) => Promise<CellText>;
+  usage: UsageHooks;
 }
 
 const now = () => new Date().toISOString();
@@ -117,9 +120,14 @@ export class RunService {
     return this.chains.get(origin);
   }
 
-  /** Inserts runs and queues the open ones in `trx`: a job exists only if the write that triggered it commits. */
-  async start(trx: Db, runs: NewRun[]): Promise<string[]> {
+  /**
+   * Inserts runs and queues the open ones in `trx`: a job exists only if the write that triggered it commits. Each open
+   * run counts toward the plan's monthly runs; runs the plan has no room for are stored canceled with the reason, or,
+   * with `refuseOverLimit` (a person or a caller waiting for the answer), refused with `plan_limit_exceeded`.
+   */
+  async start(trx: Db, runs: NewRun[], opts: { refuseOverLimit?: boolean } = {}): Promise<string[]> {
     if (runs.length === 0) return [];
+    runs = await this.counted(trx, runs, opts.refuseOverLimit ?? false);
     const rows: Array<{ id: string; status: RunStatus; automation_id: string }> = await trx(RUNS)
       .insert(
         runs.map((r) => ({
@@ -134,6 +142,25 @@ export class RunService {
       .returning(['id', 'status', 'automation_id']);
     for (const row of rows) if (row.status === 'queued') await this.deps.send({ runId: row.id, automationId: row.automation_id, databaseId: runs.find((r) => r.automationId === row.automation_id)?.databaseId, fresh: true }, trx);
     return rows.map((r) => r.id);
+  }
+
+  /** Runs started in the workspace since `since` (canceled ones did not run): what a plan's monthly limit counts. */
+  async startedSince(db: Db, workspaceId: string, since: Date): Promise<number> {
+    return countRows(db(RUNS).where({ workspace_id: workspaceId }).where('created_at', '>=', since).whereNot({ status: 'canceled' }));
+  }
+
+  private async counted(trx: Db, runs: NewRun[], refuse: boolean): Promise<NewRun[]> {
+    if (!usageWatched(this.deps.usage)) return runs;
+    const full = new Map<string, string>();
+    for (const workspaceId of new Set(runs.map((r) => r.workspaceId))) {
+      try {
+        await raiseUsage(this.deps.usage, trx, workspaceId, 'automation_runs', runs.filter((r) => r.workspaceId === workspaceId && !r.canceled).length);
+      } catch (err) {
+        if (refuse || !(err instanceof AppError && err.code === UsageErrors.plan_limit_exceeded.code)) throw err;
+        full.set(workspaceId, `This workspace's plan has no automation runs left this month (${String(err.extensions.limit)}).`);
+      }
+    }
+    return runs.map((r) => (!r.canceled && full.has(r.workspaceId) ? { ...r, canceled: full.get(r.workspaceId) } : r));
   }
 
   async list(workspaceId: string, automationId: string, page: { limit?: number; cursor?: string }): Promise<Page<Run>> {

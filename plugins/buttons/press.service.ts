@@ -33,7 +33,7 @@ export class ButtonPresses {
     if (!automation.enabled) throw ButtonErrors.automation_disabled();
     const trigger: TriggerData = { type: 'button', record_id: recordId, field: field.id, event_id: null, before: null, after: record.values as Record<string, unknown>, depth: 0, chain: [] };
     const canceled = this.deps.triggers().refusal(automation, trigger);
-    const [runId] = await inTransaction(this.deps.db, (trx) => this.deps.runs().start(trx, [{ automationId: automation.id, workspaceId, trigger, canceled }]));
+    const [runId] = await inTransaction(this.deps.db, (trx) => this.deps.runs().start(trx, [{ automationId: automation.id, workspaceId, trigger, canceled }], { refuseOverLimit: true }));
     return { run_id: runId };
   }
 }

@@ -7,6 +7,7 @@ import type { BlobStore } from '../../core/blobs.ts';
 import { afterCommit, afterRollback, inTransaction, type Db } from '../../core/db.ts';
 import { notFound } from '../../core/errors.ts';
 import type { UserPrincipal } from '../../core/principal.ts';
+import { lowerUsage, raiseUsage, type UsageHooks } from '../../core/usage.ts';
 import { HEAD_BYTES, type Upload } from '../../core/streamed-uploads.ts';
 import { FileErrors } from './errors.ts';
 import { imageSize, isImage } from './images.ts';
@@ -83,6 +84,7 @@ export class FileService {
     private readonly blobs: BlobStore,
     private readonly key: SigningKey,
     private readonly logger: Logger,
+    private readonly usage: UsageHooks,
   ) {}
 
   /** Keeps a streamed upload as a file of the workspace if its bytes are an image whose size the header tells. */
@@ -93,9 +95,13 @@ export class FileService {
       image = await judgeImage(upload.detected?.mime, await this.start(upload.key, Math.min(upload.size, SECOND_LOOK_BYTES)));
     }
     if ('problem' in image) throw FileErrors.unsupported_media_type(image.problem);
-    const [row] = (await this.db('files')
-      .insert({ workspace_id: workspaceId, name: upload.name, ...image, size: upload.size, blob_key: upload.key, created_by: principal.user.id })
-      .returning(COLUMNS)) as StoredFile[];
+    const [row] = await inTransaction(this.db, async (trx) => {
+      // A plan without room for the bytes refuses the file (402), and the upload is not kept.
+      await raiseUsage(this.usage, trx, workspaceId, 'storage_bytes', upload.size);
+      return (await trx('files')
+        .insert({ workspace_id: workspaceId, name: upload.name, ...image, size: upload.size, blob_key: upload.key, created_by: principal.user.id })
+        .returning(COLUMNS)) as StoredFile[];
+    });
     upload.keep();
     return toFile(row);
   }
@@ -109,6 +115,7 @@ export class FileService {
     const detected = await fileTypeFromBuffer(head);
     const image = await judgeImage(detected?.mime, head);
     if ('problem' in image) return image;
+    await raiseUsage(this.usage, trx, workspaceId, 'storage_bytes', bytes.length);
     const key = `files/${randomUUID()}`;
     await this.blobs.put(key, bytes, { contentType: image.mime_type });
     afterRollback(trx, () => void this.blobs.delete(key).catch((err: unknown) => this.logger.warn({ err, key }, 'file bytes of a rolled back write left behind')));
@@ -163,6 +170,7 @@ export class FileService {
         .where({ id: file.id })
         .update({ generation: file.generation + 1, revoked_at: trx.fn.now() })
         .returning(['revoked_at'])) as Array<{ revoked_at: Date }>;
+      await lowerUsage(this.usage, trx, workspaceId, 'storage_bytes', Number(file.size));
       this.deleteAfterCommit(trx, [file.blob_key]);
       return { id: file.id, revoked_at: row.revoked_at.toISOString() };
     });
@@ -221,9 +229,18 @@ export class FileService {
   /** Files that go for good (an erasure): rows now, bytes once that commits. */
   async erase(trx: Db, ids: string[]): Promise<void> {
     if (ids.length === 0) return;
-    const keys = (await trx('files').whereIn('id', ids).whereNull('revoked_at').pluck('blob_key')) as string[];
+    const live = (await trx('files').whereIn('id', ids).whereNull('revoked_at').select('workspace_id', 'blob_key', 'size')) as Array<Pick<StoredFile, 'workspace_id' | 'blob_key' | 'size'>>;
     await trx('files').whereIn('id', ids).delete();
-    this.deleteAfterCommit(trx, keys);
+    for (const workspaceId of new Set(live.map((f) => f.workspace_id))) {
+      await lowerUsage(this.usage, trx, workspaceId, 'storage_bytes', live.filter((f) => f.workspace_id === workspaceId).reduce((sum, f) => sum + Number(f.size), 0));
+    }
+    this.deleteAfterCommit(trx, live.map((f) => f.blob_key));
+  }
+
+  /** Bytes of the workspace's live files: what a plan's `storage_bytes` limit counts. */
+  async storedBytes(db: Db, workspaceId: string): Promise<number> {
+    const row = await db('files').where({ workspace_id: workspaceId }).whereNull('revoked_at').sum({ bytes: 'size' }).first();
+    return Number(row?.bytes ?? 0);
   }
 
   /** A workspace being deleted: its files go with it, their bytes once the deletion is committed. */

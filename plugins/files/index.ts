@@ -31,7 +31,8 @@ export default definePlugin<FilesOptions>({
   migrations: path.join(path.dirname(fileURLToPath(import.meta.url)), 'migrations'),
   register(ctx) {
     const signingKey = new SigningKey(ctx.db, ctx.options.signingKey);
-    ctx.provide('service', (r) => new FileService(r('db'), r('blobs'), signingKey, ctx.logger));
+    ctx.provide('service', (r) => new FileService(r('db'), r('blobs'), signingKey, ctx.logger, ctx.hooks.usage));
+    ctx.hooks.usage.measure.for('storage_bytes').tapPromise('files', ({ db, workspaceId }) => ctx.resolve('files.service').storedBytes(db, workspaceId));
     ctx.provide('uses', () => new FileUses());
     const files = () => ctx.resolve('files.service');
     const uses = () => ctx.resolve('files.uses');

@@ -80,6 +80,7 @@ export class RecordBatchWriter {
     const ids = batch.map(() => newRecordId());
     let rows: RecordRow[];
     try {
+      await this.records.admit(trx, table.workspaceId, batch.length);
       rows = await insertRecords(
         trx,
         this.storage,

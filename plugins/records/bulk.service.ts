@@ -114,6 +114,7 @@ export class RecordBulkService {
     return inTransaction(this.db, async (trx) => {
       const table = await this.records.open(trx, workspaceId, databaseId);
       const rows = await table.lockMany(trx, [...new Set(ids)], !deleted);
+      if (!deleted) await this.records.admit(trx, workspaceId, rows.length);
       await table.setDeleted(trx, rows.map((r) => r.id), deleted);
       await this.records.movedInTrash(trx, principal, workspaceId, databaseId, rows.map((r) => r.id), deleted);
       const records = await this.records.present(trx, table, rows);

@@ -28,6 +28,7 @@ export class RecordDuplicateService {
       if (!source) throw notFound('No such record in this database.');
       const position = positionBetween(source.position, await table.neighbourPosition(trx, source, 'after'));
       const writable = table.fields.flatMap((f) => (f.column_name && !f.fieldType.readOnly ? [f.column_name] : []));
+      await this.records.admit(trx, workspaceId, 1);
       const row = await insertCopy(trx, table, source.id, writable, { position, userId });
       for (const field of table.fields) if (!field.column_name && field.fieldType.store) await field.fieldType.store.duplicate(trx, field, source.id, row.id, { workspaceId, userId });
       await table.reactToWrites(trx, [row], { workspaceId, userId });

@@ -19,6 +19,7 @@ import { createRecordChangeHooks, createRecordCommittedHooks, createRecordLifecy
 import { tapPacks } from './pack.ts';
 import { tapGdpr } from './gdpr.ts';
 import { tellCommitted } from './committed.ts';
+import { lowerUsage, usageWatched } from '../../core/usage.ts';
 
 declare module '../../core/container.ts' {
   interface ServiceMap {
@@ -53,7 +54,7 @@ export default definePlugin({
     const committed = ctx.defineHooks('committed', createRecordCommittedHooks());
     // Fed from the writes' own events, in the transaction that fans them out; heard only while someone taps the hooks.
     ctx.tapFanOut({ name: 'committed', events: ['record.*'], active: () => committed.committed.isUsed(), handler: (trx, events) => tellCommitted(trx, committed, ctx.resolve('records.service'), events) });
-    ctx.provide('service', (r) => new RecordService(r('db'), r('events'), r('databases.fieldTypes'), r('database'), r('caches'), r('authz'), r('databases.catalog'), r('auth.users'), r('workspaces.members'), lifecycle, changes));
+    ctx.provide('service', (r) => new RecordService(r('db'), r('events'), r('databases.fieldTypes'), r('database'), r('caches'), r('authz'), r('databases.catalog'), r('auth.users'), r('workspaces.members'), lifecycle, changes, ctx.hooks.usage));
     ctx.provide('bulk', (r) => new RecordBulkService(r('db'), r('records.service')));
     ctx.provide('trash', (r) => new TrashService(r('db'), r('records.service'), r('records.watchers'), r('databases.catalog'), lifecycle));
     ctx.provide('duplicate', (r) => new RecordDuplicateService(r('db'), r('records.service')));
@@ -66,6 +67,11 @@ export default definePlugin({
     if (ctx.has('packs')) tapPacks(ctx.hooksOf('packs.kinds'), { records: () => ctx.resolve('records.service') });
     // A member who leaves stops watching, in the removal's transaction (as the access plugin drops
     // their grants); one whose role or spaces change stops watching what they can no longer see.
+    // A plan's `records` limit counts live records (core/usage.ts): counted here on request, and lowered when a database goes.
+    ctx.hooks.usage.measure.for('records').tapPromise('records', ({ db, workspaceId }) => ctx.resolve('records.service').liveCount(db, workspaceId));
+    ctx.hooksOf('databases.databases').deleting.tapPromise('records', async ({ trx, workspaceId, databaseId }) => {
+      if (usageWatched(ctx.hooks.usage)) await lowerUsage(ctx.hooks.usage, trx, workspaceId, 'records', await ctx.resolve('records.service').liveCount(trx, workspaceId, databaseId));
+    });
     const members = ctx.hooksOf('workspaces.lifecycle');
     members.memberRemoved.tapPromise('records', ({ trx, workspaceId, userId }) => ctx.resolve('records.watchers').forgetMember(trx, workspaceId, userId));
     members.memberChanged.tapPromise('records', ({ trx, workspaceId, userId }) => ctx.resolve('records.watchers').forgetUnseen(trx, workspaceId, userId));

@@ -17,6 +17,7 @@ import type { LiveField } from './live-fields.ts';
 import { newRecordId, type RecordRow } from './record-row.ts';
 import { RecordTable } from './record-table.ts';
 import { insertRecords, updateRecord } from './record-writes.ts';
+import { lowerUsage, raiseUsage, type UsageHooks } from '../../core/usage.ts';
 import { RecordBatchWriter } from './batch-writer.ts';
 import type { ApiRecord, PatchRecordBody } from './schemas.ts';
 
@@ -45,6 +46,7 @@ export class RecordService {
     readonly members: Pick<MemberService, 'holdAmong'>,
     private readonly lifecycle: RecordLifecycle,
     private readonly changes: RecordChangeHooks,
+    private readonly usage: UsageHooks,
   ) {
     this.tables = caches.create('records.tables', { topics: { databases: 'group' } });
     this.names = new UserNames(users, caches);
@@ -115,6 +117,7 @@ export class RecordService {
     const userId = actor?.user.id ?? null;
     const table = await this.open(trx, workspaceId, databaseId);
     const decoded = await this.decode(trx, table, workspaceId, inputs, errors, origin);
+    await this.admit(trx, workspaceId, inputs.length);
     const positions = positionsAfter(await table.lastPosition(trx, this.storage), inputs.length);
     const rows = await insertRecords(
       trx,
@@ -219,9 +222,25 @@ export class RecordService {
     for (const statement of combineWritesWithinLimit(later)) await this.storage.repeated(statement, 'records.changes', trx);
   }
 
+  /** Live records (not in the trash) of a workspace, or of one of its databases: what a plan's `records` limit counts. */
+  async liveCount(db: Db, workspaceId: string, databaseId?: string): Promise<number> {
+    const tables = (await this.catalog.tables(db, workspaceId)).filter((t) => !databaseId || t.id === databaseId);
+    if (tables.length === 0) return 0;
+    const counts = tables.map(() => 'SELECT count(*) AS n FROM ?? WHERE deleted_at IS NULL').join(' UNION ALL ');
+    const { rows } = await db.raw(`SELECT coalesce(sum(n), 0)::bigint AS n FROM (${counts}) AS c`, tables.map((t) => t.table_name));
+    return Number(rows[0].n);
+  }
+
+  /** Counts `count` new records in, before they are written: a plan that has no room for them all refuses the write (402). */
+  admit(trx: Db, workspaceId: string, count: number): Promise<void> {
+    return raiseUsage(this.usage, trx, workspaceId, 'records', count);
+  }
+
   /** Tells `records.lifecycle` that `recordIds` entered (`deleted`) or left the trash, inside the moving transaction. */
   async movedInTrash(trx: Db, actor: UserPrincipal, workspaceId: string, databaseId: string, recordIds: string[], deleted: boolean): Promise<void> {
     if (recordIds.length === 0) return;
+    // Records in the trash do not count toward a plan's limit (a restore is counted in before it happens: `admit`).
+    if (deleted) await lowerUsage(this.usage, trx, workspaceId, 'records', recordIds.length);
     await (deleted ? this.lifecycle.trashed : this.lifecycle.restored).promise({ trx, workspaceId, databaseId, recordIds, actor });
   }
 

@@ -1,3 +1,4 @@
+import { countRows } from '../../core/db-count.ts';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createWorkspaceLifecycle } from './hooks.ts';
@@ -40,7 +41,7 @@ export default definePlugin({
     const lifecycle = ctx.defineHooks('lifecycle', createWorkspaceLifecycle());
     ctx.provide('membership', (r) => new MembershipSource(r('database')));
     ctx.provide('service', (r) => new WorkspaceService(r('db'), lifecycle, r('events')));
-    ctx.provide('members', (r) => new MemberService(r('database'), lifecycle, r('events'), r('authz'), r('tokens.service'), r('auth.users')));
+    ctx.provide('members', (r) => new MemberService(r('database'), lifecycle, r('events'), r('authz'), r('tokens.service'), r('auth.users'), ctx.hooks.usage));
     ctx.provide('invites', (r) => new InviteService(r('db'), r('events'), r('authz'), r('workspaces.members'), r('workspaces.service'), () => (ctx.has('mail') ? ctx.resolve('mail.sender') : null)));
     ctx.provide('gettingStarted', (r) => new GettingStartedService(r('db')));
 
@@ -69,6 +70,9 @@ export default definePlugin({
         await ctx.resolve('workspaces.gettingStarted').complete(event.workspace_id, event.actor_id, stepsCompletedBy(event.name));
       },
     });
+
+    // A plan's `members` limit counts every membership, guests too (core/usage.ts); `MemberService` raises and lowers it.
+    ctx.hooks.usage.measure.for('members').tapPromise('workspaces', async ({ db, workspaceId }) => countRows(db('workspace_members').where({ workspace_id: workspaceId })));
 
     ctx.routes([...workspaceRoutes(), ...inviteRoutes(), ...gettingStartedRoutes()]);
   },

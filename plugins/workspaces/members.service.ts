@@ -3,6 +3,7 @@ import type { EventBus } from '../../core/events.ts';
 import type { Authz } from '../../core/authz.ts';
 import type { UserPrincipal } from '../../core/principal.ts';
 import type { Role } from '../../core/roles.ts';
+import { lowerUsage, raiseUsage, usageWatched, type UsageHooks } from '../../core/usage.ts';
 import { keysetPage, type Page } from '../../core/pagination.ts';
 import { invalidField, notFound, validationFailed } from '../../core/errors.ts';
 import { WorkspaceErrors } from './errors.ts';
@@ -39,6 +40,7 @@ export class MemberService {
     private readonly authz: Authz,
     private readonly tokens: TokenService,
     private readonly users: UserService,
+    private readonly usage: UsageHooks,
   ) {
     this.db = storage.knex;
     this.holdAmongStatement = storage.prepared('workspaces.members_among', HOLD_AMONG);
@@ -116,6 +118,8 @@ export class MemberService {
 
   /** Adds a member (or, for someone already in, keeps the stronger of the two memberships untouched). */
   async add(trx: Trx, workspaceId: string, userId: string, role: Role, spaceIds: string[], actorId: string | null): Promise<Member> {
+    // Counted in before the row exists (a plan may have no seat left): counting afterwards would count the newcomer twice.
+    if (usageWatched(this.usage) && !(await this.get(workspaceId, userId, trx))) await raiseUsage(this.usage, trx, workspaceId, 'members', 1);
     const inserted = await trx('workspace_members')
       .insert({ workspace_id: workspaceId, user_id: userId, role, space_ids: role === 'guest' ? spaceIds : [] })
       .onConflict(['workspace_id', 'user_id'])
@@ -168,6 +172,7 @@ export class MemberService {
       if (!before) throw notFound('No such member.');
       if (before.role === 'admin' && admins.length === 1) throw WorkspaceErrors.last_admin('remove');
       await trx('workspace_members').where({ workspace_id: workspaceId, user_id: userId }).delete();
+      await lowerUsage(this.usage, trx, workspaceId, 'members', 1);
       await this.tokens.revokeInWorkspace(trx, workspaceId, userId);
       await this.lifecycle.memberRemoved.promise({ trx, workspaceId, userId, role: before.role, actor: principal });
       await this.events.emit(trx, { name: 'member.removed', workspaceId, actorId: principal.user.id, payload: { member: before } });
