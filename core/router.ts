@@ -1,3 +1,4 @@
+import { redactedRefusal } from './usage.ts';
 import type Router from '@koa/router';
 import { IndexedRouter } from './indexed-router.ts';
 import { koaBody } from 'koa-body';
@@ -282,10 +283,14 @@ export function buildRouter(routes: RegisteredRoute[], opts: MountOptions): Rout
         resolve: ((key: string) => (isScoped(opts.container, key) ? opts.container.resolverFor(pluginId, requestScope())(key) : rootResolve(key))) as Resolve,
       }));
       // Keys are per user: an anonymous caller's key is ignored, like a key sent to a route that does not take one.
-      if (idempotency && ctx.headers['idempotency-key'] !== undefined && isUser(state.principal)) {
-        await idempotency.run(ctx, state.principal.user.id, template, { query, body }, execute);
-      } else {
-        await execute();
+      try {
+        if (idempotency && ctx.headers['idempotency-key'] !== undefined && isUser(state.principal)) {
+          await idempotency.run(ctx, state.principal.user.id, template, { query, body }, execute);
+        } else {
+          await execute();
+        }
+      } catch (err) {
+        throw redactedRefusal(err, access?.memberRole);
       }
     };
     router.register(

@@ -1,6 +1,6 @@
 import tapable from 'tapable';
 import type { Db } from './db.ts';
-import { defineErrors } from './errors.ts';
+import { AppError, defineErrors } from './errors.ts';
 
 const { AsyncSeriesBailHook, AsyncSeriesHook, HookMap } = tapable;
 
@@ -69,3 +69,13 @@ export const UsageErrors = defineErrors({
     }),
   },
 });
+
+/**
+ * What a refusal tells someone who may not see the whole workspace (a guest, an anonymous form, an invitee not yet in):
+ * that a limit was reached, not which, nor how much the workspace holds.
+ */
+export function redactedRefusal(err: unknown, memberRole: string | undefined): unknown {
+  if (!(err instanceof AppError) || err.code !== UsageErrors.plan_limit_exceeded.code) return err;
+  if (memberRole !== undefined && memberRole !== 'guest') return err;
+  return new AppError({ status: err.status, code: err.code, title: err.title, detail: "This workspace has reached a limit of its plan; its admins can see which." });
+}

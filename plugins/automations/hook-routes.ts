@@ -2,6 +2,7 @@ import { KernelErrors } from '../../core/errors.ts';
 import { defineRoute, Reply, type AnyRouteDef } from '../../core/routes.ts';
 import { AutomationErrors } from './errors.ts';
 import { HookBody, HookParams, RunStarted } from './schemas.ts';
+import { UsageErrors } from '../../core/usage.ts';
 
 /** The inbound hook: public (the token is the credential), its body capped at `maxBytes`. */
 export function hookRoutes(maxBytes: number): AnyRouteDef[] {
@@ -29,7 +30,7 @@ export function hookRoutes(maxBytes: number): AnyRouteDef[] {
         200: { description: 'A replay of a signed post already received: its run, started once', schema: RunStarted },
         202: { description: 'The run, queued', schema: RunStarted },
       },
-      errors: [AutomationErrors.bad_signature, KernelErrors.rate_limited],
+      errors: [UsageErrors.plan_limit_exceeded, AutomationErrors.bad_signature, KernelErrors.rate_limited],
       handler: async ({ params, body, rawBody, ctx, resolve }) => {
         const receipt = await resolve('automations.hooks').receive(params.token, body, rawBody, ctx.headers, ctx.ip);
         return new Reply(receipt.replayed ? 200 : 202, { run_id: receipt.run_id });

@@ -1,6 +1,7 @@
 import { defineRoute, type AnyRouteDef } from '../../core/routes.ts';
 import { ButtonErrors } from './errors.ts';
 import { PressParams, Pressed } from './schemas.ts';
+import { UsageErrors } from '../../core/usage.ts';
 
 export function buttonRoutes(): AnyRouteDef[] {
   return [
@@ -19,7 +20,7 @@ export function buttonRoutes(): AnyRouteDef[] {
       params: PressParams,
       status: 202,
       responses: { 202: { description: 'The run, queued', schema: Pressed } },
-      errors: [ButtonErrors.automation_disabled, ButtonErrors.automation_missing],
+      errors: [UsageErrors.plan_limit_exceeded, ButtonErrors.automation_disabled, ButtonErrors.automation_missing],
       handler: ({ principal, params, resolve }) => resolve('buttons.presses').press(principal, params.ws, params.db, params.id, params.field),
     }),
   ];

@@ -6,6 +6,7 @@ import { askOf, contentReply } from './content-reply.ts';
 import { FileErrors } from './errors.ts';
 import { toFile } from './files.service.ts';
 import { File, FileParams, Revoked, SignedUrl, SignedUrlBody, TokenParams, WorkspaceParams } from './schemas.ts';
+import { UsageErrors } from '../../core/usage.ts';
 
 const tags = ['files'];
 const F = '/workspaces/{ws}/files';
@@ -42,7 +43,7 @@ export function fileRoutes(maxBytes: number): AnyRouteDef[] {
       bodyType: 'upload',
       bodyLimit: maxBytes,
       status: 201,
-      errors: [FileErrors.unsupported_media_type],
+      errors: [UsageErrors.plan_limit_exceeded, FileErrors.unsupported_media_type],
       responses: { 201: { description: 'The file', schema: File } },
       handler: async ({ principal, params, ctx, resolve }) => {
         const upload = streamedUpload(ctx, 'file');

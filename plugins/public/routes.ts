@@ -1,6 +1,7 @@
 import { KernelErrors } from '../../core/errors.ts';
 import { defineRoute, type AnyRouteDef } from '../../core/routes.ts';
 import { Form, FormParams, SubmitBody, Submitted } from './schemas.ts';
+import { UsageErrors } from '../../core/usage.ts';
 
 const tags = ['public'];
 const GONE = { description: 'The link is unknown, or its form was unpublished, replaced or deleted' };
@@ -39,7 +40,7 @@ export function publicRoutes(maxBodyBytes: number): AnyRouteDef[] {
       // A replay would skip the rate limit, and anonymous callers share no key space.
       idempotency: false,
       responses: { 201: { description: 'Submitted (or dropped as spam)', schema: Submitted }, 404: GONE },
-      errors: [KernelErrors.rate_limited],
+      errors: [UsageErrors.plan_limit_exceeded, KernelErrors.rate_limited],
       handler: ({ params, body, ctx, resolve }) => resolve('public.forms').submit(params.token, body, ctx.ip),
     }),
   ];

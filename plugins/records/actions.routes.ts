@@ -2,6 +2,7 @@ import { defineRoute, type AnyRouteDef } from '../../core/routes.ts';
 import { MoveRecordBody } from './move.schemas.ts';
 import { ApiRecord, RecordParams } from './schemas.ts';
 import { RecordErrors } from './errors.ts';
+import { UsageErrors } from '../../core/usage.ts';
 
 const tags = ['records'];
 const write = { role: 'editor' as const, resource: { type: 'database', param: 'db' } };
@@ -28,7 +29,7 @@ export function actionRoutes(): AnyRouteDef[] {
         404: { description: 'No live record with this id in the database' },
         409: { description: 'The source and the next record share a position; try again' },
       },
-      errors: [RecordErrors.position_clash],
+      errors: [UsageErrors.plan_limit_exceeded, RecordErrors.position_clash],
       handler: ({ principal, params, resolve }) => resolve('records.duplicate').duplicate(principal, params.ws, params.db, params.id),
     }),
     defineRoute({

@@ -2,6 +2,7 @@ import { defineRoute, type AnyRouteDef } from '../../core/routes.ts';
 import { pageOf, pageQuery } from '../../core/pagination.ts';
 import { Type } from '../../core/schema.ts';
 import { ApiRecord, MAX_BATCH, PatchRecordsBody, RecordError, RecordIdsBody, RecordsParams, TrashedRecord } from './schemas.ts';
+import { UsageErrors } from '../../core/usage.ts';
 
 const tags = ['records'];
 const resource = { type: 'database', param: 'db' };
@@ -63,6 +64,7 @@ export function bulkRoutes(): AnyRouteDef[] {
       params: RecordsParams,
       body: RecordIdsBody,
       responses: { 200: { description: 'The ids restored', schema: Ids } },
+      errors: [UsageErrors.plan_limit_exceeded],
       handler: async ({ principal, params, body, resolve }) => ({ data: await resolve('records.bulk').restore(principal, params.ws, params.db, body.ids) }),
     }),
     defineRoute({

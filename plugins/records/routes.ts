@@ -5,6 +5,7 @@ import { Type } from '../../core/schema.ts';
 import { ApiRecord, CreateRecordsBody, MAX_BULK, NumberParams, PatchRecordBody, RecordListQuery, RecordParams, RecordsParams } from './schemas.ts';
 import { KernelErrors } from '../../core/errors.ts';
 import { RecordErrors } from './errors.ts';
+import { UsageErrors } from '../../core/usage.ts';
 
 const tags = ['records'];
 const resource = { type: 'database', param: 'db' };
@@ -33,7 +34,7 @@ export function recordRoutes(): AnyRouteDef[] {
         201: { description: 'The record, or `{ data }` for `records`', schema: Type.Union([ApiRecord, Type.Object({ data: Type.Array(ApiRecord) })]) },
         422: { description: 'Unknown or read-only field, invalid cell, a user who is not a member, or more than 100 records' },
       },
-      errors: [RecordErrors.link_conflict, RecordErrors.field_read_only],
+      errors: [UsageErrors.plan_limit_exceeded, RecordErrors.link_conflict, RecordErrors.field_read_only],
       handler: async ({ principal, params, body, resolve }) => {
         const service = resolve('records.service');
         if (body.values !== undefined && body.records !== undefined) throw invalidField('/records', 'Send `values` for one record or `records` for several, not both.');

@@ -6,6 +6,7 @@ import { WorkspaceParams } from './schemas.ts';
 import { AcceptedInvite, CreateInviteBody, Invite, InviteListQuery, InviteParams, InviteTokenParams } from './invites.schemas.ts';
 import type { LinkBase } from './invites.service.ts';
 import { WorkspaceErrors } from './errors.ts';
+import { UsageErrors } from '../../core/usage.ts';
 
 const tags = ['invites'];
 
@@ -106,7 +107,7 @@ export function inviteRoutes(): AnyRouteDef[] {
         404: { description: 'No valid invite has this token' },
         409: { description: 'A guest invite whose spaces have all been deleted' },
       },
-      errors: [WorkspaceErrors.invite_spaces_gone],
+      errors: [UsageErrors.plan_limit_exceeded, WorkspaceErrors.invite_spaces_gone],
       handler: ({ principal, params, resolve }) => resolve('workspaces.invites').accept(principal, params.token),
     }),
   ];

@@ -3,11 +3,21 @@ import { startTestKernel, type TestKernel } from '../../core/testing.ts';
 import { API_PREFIX } from '../../core/router.ts';
 import { builtinPlugins } from '../../plugins/index.ts';
 import { ROWS as KERNEL_ROWS } from './rows.ts';
+import { startStripeServer, type FakeStripe } from '../plugins/payments-stripe/stripe-server.ts';
+import { PRO_PRICE, WEBHOOK_SECRET } from '../plugins/billing/billing-kernel.ts';
 import { pluginRows } from './plugin-rows.ts';
 import { buildWorld, createPat, createPeople, credentialOf, PASSWORD, personOf } from './world.ts';
 import { CALLERS, type Caller, type MatrixRequest, type People, type World } from '../../core/testing-matrix.ts';
 
 const ROWS = [...KERNEL_ROWS, ...(await pluginRows(builtinPlugins.map((p) => p.id)))];
+
+const UNLIMITED = { members: null, records: null, storage_bytes: null, automation_runs_per_month: null, ai_credits_per_month: null };
+
+/** Billing through the loopback Stripe at `stripe`, with plans that limit nothing. */
+const billingOn = (stripe: FakeStripe) => ({
+  billing: { options: { provider: 'stripe', plans: [{ id: 'free', name: 'Free', limits: UNLIMITED }, { id: 'pro', name: 'Pro', price_id: PRO_PRICE, limits: UNLIMITED }] } },
+  'payments-stripe': { options: { secretKey: stripe.secretKey, webhookSecret: WEBHOOK_SECRET, apiUrl: stripe.url } },
+});
 
 /** `/workspaces/{ws}/spaces/{id}` → a pattern its concrete paths match. */
 function templateRegex(template: string): RegExp {
@@ -35,15 +45,21 @@ async function freshCredential(t: TestKernel, w: World, caller: Caller): Promise
 describe('authorization matrix: every route × every kind of caller', function () {
   this.timeout(10 * 60_000);
   let t: TestKernel;
+  let stripe: FakeStripe;
   let people: People;
   let world: World;
 
   before(async () => {
-    t = await startTestKernel({ config: { metrics: { enabled: true } } });
+    // Billing on, limiting nothing, so that its routes answer as they do for a paying instance.
+    stripe = await startStripeServer();
+    t = await startTestKernel({ config: { metrics: { enabled: true }, plugins: billingOn(stripe) } });
     people = await createPeople(t);
     world = await buildWorld(t, people, { vault: true });
   });
-  after(() => t.stop());
+  after(async () => {
+    await t.stop();
+    await stripe.close();
+  });
 
   it('has exactly one row per route of the enabled plugins', () => {
     const routes = t.kernel.routes.filter((r) => t.kernel.isActive(r.pluginId)).map((r) => `${r.def.method} ${r.def.path}`);

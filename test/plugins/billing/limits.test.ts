@@ -61,6 +61,18 @@ describe('billing: plan limits, held at the writes that raise them', function ()
     assert.equal(usage.body.plan, 'free');
   });
 
+  it('tells a guest that a limit was reached, and nothing of what the workspace holds', async () => {
+    const { ws, db, api } = await workspaceWithDatabase();
+    const space = (await t.request.get(api(`/databases/${db}`)).set(admin.auth).expect(200)).body.space_id;
+    const guest = await signUp(t);
+    await joinWorkspace(t, admin, ws, guest, 'guest', [space]);
+    await t.request.put(api('/access')).set(admin.auth).send({ scope_type: 'database', scope_id: db, user_id: guest.id, role: 'editor' }).expect(201);
+    await bulk(api, db, 10).expect(201);
+    const refused = await t.request.post(api(`/databases/${db}/records`)).set(guest.auth).send({ values: { name: 'One more' } }).expect(402);
+    assert.equal(refused.body.code, 'plan_limit_exceeded');
+    assert.ok(!/10|free|records/.test(JSON.stringify(refused.body)), JSON.stringify(refused.body));
+  });
+
   it('lets exactly as many of 100 simultaneous creates through as the limit leaves room for', async () => {
     const { db, api } = await workspaceWithDatabase();
     const answers = await Promise.all(Array.from({ length: 100 }, (_, i) => t.request.post(api(`/databases/${db}/records`)).set(admin.auth).send({ values: { name: `Racer ${i}` } })));
@@ -86,8 +98,11 @@ describe('billing: plan limits, held at the writes that raise them', function ()
     await joinWorkspace(t, admin, ws, bob, 'member');
     const invite = await t.request.post(api('/invites')).set(admin.auth).send({ email: cy.email, role: 'member' }).expect(201);
     const token = String(invite.body.accept_url).split('/').pop();
+    // Not yet a member: told that a limit was reached, not which, nor how many are in.
     const refused = await t.request.post(`/api/v1/invites/${token}/accept`).set(cy.auth).expect(402);
-    assert.deepEqual({ code: refused.body.code, meter: refused.body.meter, limit: refused.body.limit, used: refused.body.used }, { code: 'plan_limit_exceeded', meter: 'members', limit: 3, used: 3 });
+    assert.equal(refused.body.code, 'plan_limit_exceeded');
+    assert.deepEqual([refused.body.meter, refused.body.limit, refused.body.used, refused.body.plan], [undefined, undefined, undefined, undefined]);
+    assert.equal((await t.request.get(api('/billing/usage')).set(admin.auth).expect(200)).body.usage.members, 3);
     assert.equal((await t.request.get(api('/members')).set(admin.auth).expect(200)).body.data.length, 3);
     await t.request.delete(api(`/members/${bob.id}`)).set(admin.auth).expect(204);
     await t.request.post(`/api/v1/invites/${token}/accept`).set(cy.auth).expect(200);
@@ -113,8 +128,9 @@ describe('billing: plan limits, held at the writes that raise them', function ()
     const path = new URL(hook.hook_url).pathname;
     await t.request.post(path).send({ n: 1 }).expect(202);
     await t.request.post(path).send({ n: 2 }).expect(202);
+    // The sender holds only the hook's address: it learns that a limit was reached, not the workspace's plan.
     const third = await t.request.post(path).send({ n: 3 }).expect(402);
-    assert.equal(third.body.meter, 'automation_runs');
+    assert.deepEqual([third.body.code, third.body.meter], ['plan_limit_exceeded', undefined]);
     await t.request.post(api('/automations')).set(admin.auth).send({ name: 'On create', database_id: db, enabled: true, trigger: { type: 'record_created' }, actions: [{ type: 'update_record', values: { name: 'Seen' } }] }).expect(201);
     await t.request.post(api(`/databases/${db}/records`)).set(admin.auth).send({ values: { name: 'New' } }).expect(201);
     const runs: Array<{ status: string; reason: string | null }> = await t.db('automation_runs').where({ workspace_id: (await t.db('automations').where({ id: hook.id }).first('workspace_id')).workspace_id }).select('status', 'reason');
