@@ -188,7 +188,13 @@ export class CreditService {
     await this.deps.startPurchase(trx, purchase.id);
   }
 
+  /**
+   * One entry, stamped after the workspace's last one: entries made in one transaction (a lapse, a grant and a debit) or
+   * within one millisecond would otherwise share `created_at`, and the ledger, ordered by it, would list them in any order.
+   * The account row is held, so the workspace's entries are made one at a time.
+   */
   private async record(trx: Db, workspaceId: string, amount: number, balance: number, reason: LedgerReason, detail: string, ref: string | null, userId: string | null): Promise<void> {
-    await trx(LEDGER).insert({ workspace_id: workspaceId, amount, balance, reason, detail, ref, user_id: userId, created_at: this.deps.clock.now() });
+    const createdAt = trx.raw(`GREATEST(?::timestamptz, (SELECT max(created_at) + interval '1 microsecond' FROM ${LEDGER} WHERE workspace_id = ?))`, [this.deps.clock.now(), workspaceId]);
+    await trx(LEDGER).insert({ workspace_id: workspaceId, amount, balance, reason, detail, ref, user_id: userId, created_at: createdAt });
   }
 }

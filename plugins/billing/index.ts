@@ -54,7 +54,7 @@ export default definePlugin<BillingOptions>({
       await ctx.resolve('notifications.service').notify(trx, admins.map((userId) => ({ workspaceId, userId, type, actorId: null, subject: { type: 'billing', id: workspaceId, title: 'Billing' }, data })));
     };
     ctx.provide('clock', () => new Clock());
-    ctx.provide('meters', (r) => new UsageMeters({ db: r('db'), hooks: ctx.hooks.usage, plans, clock: r('billing.clock') }));
+    ctx.provide('meters', (r) => new UsageMeters({ db: r('db'), storage: r('database'), hooks: ctx.hooks.usage, plans, clock: r('billing.clock') }));
     ctx.provide('credits', (r) =>
       new CreditService({
         db: r('db'),
@@ -69,7 +69,7 @@ export default definePlugin<BillingOptions>({
       }),
     );
     ctx.provide('subscriptions', (r) =>
-      new SubscriptionService({ db: r('db'), plans, provider, clock: r('billing.clock'), trialDays: options.trialDays ?? 30, logger: ctx.logger, workspace: (id) => r('workspaces.service').summaryOf(id) }),
+      new SubscriptionService({ db: r('db'), plans, provider, clock: r('billing.clock'), trialDays: options.trialDays ?? 30, logger: ctx.logger, workspace: (id) => r('workspaces.service').summaryOf(id), capTo: (trx, ids, plan) => r('billing.meters').capTo(trx, ids, plan) }),
     );
     ctx.provide('webhooks', (r) => new BillingWebhooks({ db: r('db'), provider, subscriptions: r('billing.subscriptions'), credits: r('billing.credits'), logger: ctx.logger, notifyAdmins }));
     ctx.provide('service', (r) => new BillingService({ db: r('db'), enabled, meters: r('billing.meters'), credits: r('billing.credits'), clock: r('billing.clock') }));
@@ -97,7 +97,10 @@ export default definePlugin<BillingOptions>({
     });
   },
   // The provider named must be there: a typo stops the start, not the first checkout.
-  boot: (ctx) => {
-    if (ctx.options.provider) ctx.resolve('billing.provider').get();
+  boot: async (ctx) => {
+    if (!ctx.options.provider) return;
+    ctx.resolve('billing.provider').get();
+    // Plans are configuration: the limits kept beside the counts follow what is configured now.
+    await ctx.resolve('billing.meters').capAll();
   },
 });

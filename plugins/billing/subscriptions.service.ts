@@ -40,7 +40,7 @@ export async function asking<T>(call: () => Promise<T>): Promise<T> {
  * provider reports — always read afresh from the provider, so events that arrive late or twice change nothing.
  */
 export class SubscriptionService {
-  constructor(private readonly deps: { db: Db; plans: Plans; provider: () => PaymentProvider; clock: Clock; trialDays: number; logger: Logger; workspace: (id: string) => Promise<{ name: string } | undefined> }) {}
+  constructor(private readonly deps: { db: Db; plans: Plans; provider: () => PaymentProvider; clock: Clock; trialDays: number; logger: Logger; workspace: (id: string) => Promise<{ name: string } | undefined>; capTo: (trx: Db, workspaceIds: string[], plan: string) => Promise<void> }) {}
 
   /** `POST …/billing/trial`: the trial plan for `trialDays`, once per workspace. */
   async startTrial(workspaceId: string): Promise<void> {
@@ -50,16 +50,22 @@ export class SubscriptionService {
       if (paying(account)) throw BillingErrors.subscription_exists();
       const endsAt = new Date(this.deps.clock.now().getTime() + this.deps.trialDays * DAY_MS);
       await updateAccount(trx, workspaceId, { plan: this.deps.plans.trialPlan, status: 'trialing', trial_used: true, trial_ends_at: endsAt });
+      await this.deps.capTo(trx, [workspaceId], this.deps.plans.trialPlan);
     });
   }
 
   /** Trials of ours that are over go back to `free`; a workspace that subscribed meanwhile follows its subscription. */
   async endTrials(): Promise<number> {
-    return this.deps.db(ACCOUNTS)
-      .where({ status: 'trialing' })
-      .whereNull('subscription_id')
-      .where('trial_ends_at', '<=', this.deps.clock.now())
-      .update({ plan: FREE, status: 'free', updated_at: this.deps.db.fn.now() });
+    return inTransaction(this.deps.db, async (trx) => {
+      const ended: Array<{ workspace_id: string }> = await trx(ACCOUNTS)
+        .where({ status: 'trialing' })
+        .whereNull('subscription_id')
+        .where('trial_ends_at', '<=', this.deps.clock.now())
+        .update({ plan: FREE, status: 'free', updated_at: trx.fn.now() })
+        .returning('workspace_id');
+      await this.deps.capTo(trx, ended.map((a) => a.workspace_id), FREE);
+      return ended.length;
+    });
   }
 
   /** `POST …/billing/checkout-session`: the provider's page that starts a subscription (the rest of a trial stays free). */
@@ -116,6 +122,7 @@ export class SubscriptionService {
       current_period_end: subscription.currentPeriodEnd,
       trial_ends_at: status === 'trialing' ? subscription.trialEnd : account.trial_ends_at,
     });
+    if (plan !== account.plan) await this.deps.capTo(trx, [workspaceId], plan);
   }
 
   /** The daily reconciliation: every subscription is read again from the provider and applied; returns how many were read. */
@@ -144,6 +151,7 @@ export class SubscriptionService {
     const account = await heldAccount(trx, workspaceId);
     if (account.subscription_id !== subscriptionId) return;
     await updateAccount(trx, workspaceId, { plan: FREE, status: 'canceled', subscription_id: null });
+    await this.deps.capTo(trx, [workspaceId], FREE);
   }
 
   private async workspaceOf(subscription: ProviderSubscription): Promise<string | null> {

@@ -37,6 +37,9 @@ export async function up(knex: Knex): Promise<void> {
     // '' for what is counted for ever (records, members, storage); `YYYY-MM` for what is counted per month (runs).
     t.text('period').notNullable();
     t.bigInteger('used').notNullable();
+    // The plan's limit of this meter, kept beside the count (set again whenever the plan changes), so that checking and
+    // counting a write is one prepared statement on this row; null: no limit.
+    t.bigInteger('cap');
     t.primary(['workspace_id', 'meter', 'period']);
   });
   await knex.schema.createTable('billing_events', (t) => {

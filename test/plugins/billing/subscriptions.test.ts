@@ -159,12 +159,18 @@ describe('billing: subscriptions, checkout, the portal, the trial and Stripe web
 
   it('gives the trial once: Pro for 30 days, then free again unless the workspace subscribed meanwhile', async () => {
     const ws = (await createWorkspace(t, admin)).id;
+    const space = (await t.request.post(api(ws, '/spaces')).set(admin.auth).send({ name: 'Work' }).expect(201)).body.id;
+    const db = (await t.request.post(api(ws, '/databases')).set(admin.auth).send({ name: 'Tasks', space_id: space }).expect(201)).body.id;
+    const create = (n: number) => t.request.post(api(ws, `/databases/${db}/records`)).set(admin.auth).send({ records: Array.from({ length: n }, (_, i) => ({ values: { name: `T${i}` } })) });
+    await create(10).expect(201);
+    await create(1).expect(402);
     const started = Date.now();
     const trial = await t.request.post(api(ws, '/billing/trial')).set(admin.auth).expect(201);
     assert.deepEqual([trial.body.plan, trial.body.status, trial.body.trial_used], ['pro', 'trialing', true]);
     const ends = Date.parse(trial.body.trial_ends_at);
     assert.ok(Math.abs(ends - (started + 30 * DAY)) < 60_000, trial.body.trial_ends_at);
     assert.equal((await t.request.post(api(ws, '/billing/trial')).set(admin.auth).expect(409)).body.code, 'trial_used');
+    await create(5).expect(201);
 
     setClock(t, new Date(started + 29 * DAY));
     assert.equal(await subscriptions().endTrials(), 0);
@@ -172,6 +178,8 @@ describe('billing: subscriptions, checkout, the portal, the trial and Stripe web
     setClock(t, new Date(started + 31 * DAY));
     assert.equal(await subscriptions().endTrials(), 1);
     assert.deepEqual([(await billing(ws)).plan, (await billing(ws)).status], ['free', 'free']);
+    // Back on free with 15 records: nothing is taken away, and nothing more fits.
+    assert.equal((await create(1).expect(402)).body.limit, 10);
     assert.equal((await t.request.post(api(ws, '/billing/trial')).set(admin.auth).expect(409)).body.code, 'trial_used');
   });
 
