@@ -113,7 +113,8 @@ export class CreditService {
       else await this.deps.db(PURCHASES).where({ id: purchaseId, status: 'pending' }).update({ status: 'processing', payment_id: paid.paymentId, updated_at: this.deps.db.fn.now() });
     } catch (err) {
       if (err instanceof PaymentDeclined) return this.fail(purchaseId, err.detail);
-      if (err instanceof ProviderUnavailable && lastAttempt) return this.fail(purchaseId, err.detail);
+      // The last attempt ends the purchase whatever went wrong: one left pending would hold automatic reloads back for good.
+      if (lastAttempt) return this.fail(purchaseId, err instanceof ProviderUnavailable ? err.detail : 'The purchase could not be made.');
       throw err;
     }
   }

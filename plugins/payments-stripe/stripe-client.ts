@@ -37,6 +37,11 @@ export function isMissing(error: unknown): boolean {
   return error instanceof Stripe.errors.StripeInvalidRequestError && error.statusCode === 404 && error.code === 'resource_missing';
 }
 
+/** Whether Stripe refused the request as it was asked (400): sending it again would be refused again. */
+export function isRefusedRequest(error: unknown): boolean {
+  return error instanceof Stripe.errors.StripeInvalidRequestError && error.statusCode === 400;
+}
+
 /**
  * The contract's error for a failed call: a refused card is `PaymentDeclined` with Stripe's reason; everything else
  * Stripe answered or failed to answer is `ProviderUnavailable`. Errors that are not the client's are bugs, and pass.

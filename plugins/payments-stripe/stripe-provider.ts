@@ -1,7 +1,7 @@
 import type Stripe from 'stripe';
 import { PaymentDeclined, ProviderUnavailable, type CreditCharge, type PaymentProvider } from '../billing/public.ts';
 import { DEFAULT_API_URL } from './schemas.ts';
-import { isMissing, providerFailure, stripeClient } from './stripe-client.ts';
+import { isMissing, isRefusedRequest, providerFailure, stripeClient } from './stripe-client.ts';
 import { readStripeEvent } from './stripe-events.ts';
 import { idOf, providerSubscription } from './stripe-objects.ts';
 import { signatureRefusal } from './webhook-signature.ts';
@@ -26,6 +26,19 @@ export function stripeProvider(options: StripeProviderOptions): PaymentProvider 
     try {
       return await request();
     } catch (error) {
+      throw providerFailure(error, secretKey);
+    }
+  }
+
+  /**
+   * A charge Stripe refuses as asked (400: an amount below its minimum, a currency the account cannot take) fails for
+   * good like a declined card; sending the same request again would only be refused again.
+   */
+  async function refusedAsDeclined<T>(request: () => Promise<T>): Promise<T> {
+    try {
+      return await request();
+    } catch (error) {
+      if (isRefusedRequest(error)) throw new PaymentDeclined(providerFailure(error, secretKey).message);
       throw providerFailure(error, secretKey);
     }
   }
@@ -87,7 +100,7 @@ export function stripeProvider(options: StripeProviderOptions): PaymentProvider 
 
     async chargeCredits(charge: CreditCharge) {
       const paymentMethod = await savedPaymentMethod(charge.customerId);
-      const intent = await call(() =>
+      const intent = await refusedAsDeclined(() =>
         stripe.paymentIntents.create(
           {
             amount: charge.amount,

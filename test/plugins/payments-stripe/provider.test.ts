@@ -226,6 +226,13 @@ describe('payments-stripe provider', () => {
       assert.equal(postsTo('/v1/payment_intents')[0].body.payment_method, card.id);
     });
 
+    it('is PaymentDeclined when Stripe refuses the charge as asked (below its minimum amount), tried once', async () => {
+      const customer = stripe.addCustomer({ card: 'default' });
+      const failure = await rejection(provider.chargeCredits(charge(customer.id, { amount: 20 })), PaymentDeclined);
+      assert.match(failure.detail, /at least 50 cents/);
+      assert.equal(postsTo('/v1/payment_intents').length, 1);
+    });
+
     it('is PaymentDeclined, without trying to charge, when the customer has no saved payment method', async () => {
       const customer = stripe.addCustomer({ card: 'none' });
       const failure = await rejection(provider.chargeCredits(charge(customer.id)), PaymentDeclined);
