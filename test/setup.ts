@@ -4,6 +4,7 @@ import { fileURLToPath } from 'node:url';
 import type { Context } from 'mocha';
 import { kernelStarts, stopForgottenKernels, useTestPlugins } from '../core/testing.ts';
 import { builtinPlugins } from '../plugins/index.ts';
+import { pgActivity } from './fixtures/pg-activity.ts';
 
 const PLUGINS_DIR = fileURLToPath(new URL('../plugins/', import.meta.url));
 const ROOT = fileURLToPath(new URL('../', import.meta.url));
@@ -50,6 +51,22 @@ export const mochaHooks = {
     if (timed?.file) closeTimed();
     if (timed) timed.file = file;
     else timed = { file, at: performance.now(), kernels: kernelStarts.length };
+  },
+  /** A test that timed out on PostgreSQL carries what the databases were doing, so a hang met once says where it hung. */
+  async afterEach(this: Context) {
+    const test = this.currentTest;
+    const url = process.env.DATABASE_URL;
+    if (!url || test?.state !== 'failed' || !test.err || !/Timeout of \d+ms exceeded/.test(test.err.message)) return;
+    let activity: string;
+    try {
+      activity = await pgActivity(url);
+    } catch (err) {
+      activity = `(PostgreSQL's activity could not be read: ${(err as Error).message})`;
+    }
+    // The reporter prints the stack's text before its frames: the message is rewritten there too.
+    const frames = (test.err.stack ?? '').split('\n').filter((line) => /^\s+at\s/.test(line));
+    test.err.message += `\n${activity}`;
+    test.err.stack = [`${test.err.name}: ${test.err.message}`, ...frames].join('\n');
   },
   async afterAll() {
     const forgotten = await stopForgottenKernels();
