@@ -1,5 +1,6 @@
 import type { Db } from '../../core/db.ts';
 import { inTransaction } from '../../core/db.ts';
+import { AppError } from '../../core/errors.ts';
 import type { Logger } from '../../core/logger.ts';
 import { keysetPage, type Page } from '../../core/pagination.ts';
 import { heldAccount, updateAccount, type AccountRow } from './accounts.ts';
@@ -43,22 +44,35 @@ export class CreditService {
     },
   ) {}
 
-  /** Spends credits, or refuses with `credits_exhausted` when the plan caps them and the balance cannot pay. */
+  /**
+   * Spends credits, or refuses with `credits_exhausted` when the plan caps them and the balance cannot pay; a refusal
+   * starts an automatic reload (when it is on) even above the threshold, so that a debit larger than the threshold
+   * does not leave the workspace refused for good.
+   */
   async debit(debit: Debit, within?: Db): Promise<{ balance: number }> {
-    return inTransaction(within ?? this.deps.db, async (trx) => {
-      const account = await this.current(trx, debit.workspaceId);
-      const grant = Number(account.grant_balance);
-      const purchased = Number(account.purchased_balance);
-      const capped = this.deps.plans.limit(account.plan, 'ai_credits_per_month') !== null;
-      if (capped && grant + purchased < debit.amount) throw BillingErrors.credits_exhausted(grant + purchased, debit.amount);
-      const fromGrant = Math.min(Math.max(grant, 0), debit.amount);
-      const after = { grant_balance: grant - fromGrant, purchased_balance: purchased - (debit.amount - fromGrant) };
-      const balance = balanceOf(after);
-      await this.record(trx, debit.workspaceId, -debit.amount, balance, 'debit', debit.detail, debit.ref ?? null, debit.userId ?? null);
-      await updateAccount(trx, debit.workspaceId, after);
-      await this.reloadIfLow(trx, { ...account, ...after });
-      return { balance };
-    });
+    try {
+      return await inTransaction(within ?? this.deps.db, (trx) => this.spend(trx, debit));
+    } catch (err) {
+      if (!within && err instanceof AppError && err.code === BillingErrors.credits_exhausted.code) {
+        await inTransaction(this.deps.db, async (trx) => this.reloadIfLow(trx, await this.current(trx, debit.workspaceId), true));
+      }
+      throw err;
+    }
+  }
+
+  private async spend(trx: Db, debit: Debit): Promise<{ balance: number }> {
+    const account = await this.current(trx, debit.workspaceId);
+    const grant = Number(account.grant_balance);
+    const purchased = Number(account.purchased_balance);
+    const capped = this.deps.plans.limit(account.plan, 'ai_credits_per_month') !== null;
+    if (capped && grant + purchased < debit.amount) throw BillingErrors.credits_exhausted(grant + purchased, debit.amount);
+    const fromGrant = Math.min(Math.max(grant, 0), debit.amount);
+    const after = { grant_balance: grant - fromGrant, purchased_balance: purchased - (debit.amount - fromGrant) };
+    const balance = balanceOf(after);
+    await this.record(trx, debit.workspaceId, -debit.amount, balance, 'debit', debit.detail, debit.ref ?? null, debit.userId ?? null);
+    await updateAccount(trx, debit.workspaceId, after);
+    await this.reloadIfLow(trx, { ...account, ...after });
+    return { balance };
   }
 
   /** The balance as of now (this month's grant given). */
@@ -177,11 +191,11 @@ export class CreditService {
     return { ...account, ...next };
   }
 
-  /** Below the threshold with automatic reloads on and none under way: one purchase starts, in this transaction. */
-  private async reloadIfLow(trx: Db, account: AccountRow): Promise<void> {
+  /** Below the threshold (or `refused` a debit) with automatic reloads on and none under way: one purchase starts, in this transaction. */
+  private async reloadIfLow(trx: Db, account: AccountRow, refused = false): Promise<void> {
     const amount = Number(account.auto_reload_amount);
     if (!account.auto_reload_enabled || account.auto_reload_failed_at || account.reload_purchase_id || amount <= 0) return;
-    if (balanceOf(account) >= Number(account.auto_reload_threshold)) return;
+    if (!refused && balanceOf(account) >= Number(account.auto_reload_threshold)) return;
     const [purchase] = await trx(PURCHASES)
       .insert({ workspace_id: account.workspace_id, credits: amount, amount: amount * this.deps.unitAmount, currency: this.deps.currency, status: 'pending' })
       .returning('id');

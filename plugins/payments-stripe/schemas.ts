@@ -8,7 +8,7 @@ export const StripeOptions = Type.Object(
       Type.String({
         pattern: '^(sk|rk)_(test|live)_\\S+$',
         description:
-          'The account\'s secret key (`sk_live_…`, `sk_test_…`) or a restricted key (`rk_…`). Use `{ "$env": … }`. Unset: no provider is added, and billing reports Stripe as not configured.',
+          'The account\'s secret key (`sk_live_…`, `sk_test_…`) or a restricted key (`rk_…`). Use `{ "$env": … }`. Unset: no provider is added (billing configured with `stripe` then does not start).',
       }),
     ),
     webhookSecret: Type.Optional(

@@ -257,6 +257,16 @@ describe('billing: AI credits', function () {
     assert.equal((await t.db('billing_accounts').where({ workspace_id: ws }).first('reload_purchase_id')).reload_purchase_id, null);
   });
 
+  it('starts a purchase when a debit is refused, even with the balance above the threshold', async () => {
+    const ws = await workspaceWithCustomer();
+    await autoReload(ws, { enabled: true, threshold: 5, amount: 200 }).expect(200);
+    assert.equal((await refused(ws, 80)).code, 'credits_exhausted');
+    assert.equal((await purchasesOf(ws)).length, 1);
+    await waitUntil('the purchase to be paid', async () => (await purchaseEntries(ws)).length > 0);
+    assert.equal((await debit(ws, 80)).balance, 170);
+    assert.equal((await purchasesOf(ws)).length, 1);
+  });
+
   it('pauses auto-reload after a declined card, tells every admin once, and resumes once the setting is saved again', async () => {
     const ws = await workspaceWithCustomer();
     const [admin2, member] = [await signUp(t, { name: 'Bea' }), await signUp(t, { name: 'Mo' })];
