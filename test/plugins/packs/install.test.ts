@@ -85,7 +85,7 @@ describe('packs: install, dry run and uninstall', function () {
   const refusals: Array<[string, (p: Pack) => void, string]> = [
     ['a ref to nothing', (p) => (p.resources.field[1].database = 'nowhere'), '/pack/resources/field/1/database'],
     ['an unknown kind', (p) => (p.resources.widget = [{ ref: 'w' }]), '/pack/resources/widget'],
-    ['a plugin this instance does not have', (p) => (p.requires.billing = '^1.0.0'), '/pack/requires/billing'],
+    ['a plugin this instance does not have', (p) => (p.requires.telepathy = '^1.0.0'), '/pack/requires/telepathy'],
     ['a plugin of another major version', (p) => (p.requires.databases = '^2.0.0'), '/pack/requires/databases'],
     ['an unknown format_version', (p) => (p.format_version = 2), '/pack/format_version'],
     ['one invalid field among valid ones', (p) => (p.resources.field[1].type = 'hologram'), '/pack/resources/field/1/type'],
