@@ -9,11 +9,17 @@ export interface Host {
    * else the address the server listens on (core/public-url.ts). A request's own links use its origin instead.
    */
   publicUrl(): string;
+  /**
+   * Aborted when the instance begins to stop, before it waits for the requests in flight: a response that would
+   * otherwise go on for ever (an event stream) ends then, so the shutdown does not wait for it.
+   */
+  readonly closing: AbortSignal;
 }
 
-export function hostOf(statuses: () => PluginStatus[], publicUrl: () => string): Host {
+export function hostOf(statuses: () => PluginStatus[], publicUrl: () => string, closing: AbortSignal): Host {
   return {
     pluginStatuses: () => statuses().map((s) => ({ ...s, failure: s.failure && { ...s.failure } })),
     publicUrl,
+    closing,
   };
 }

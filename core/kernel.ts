@@ -76,6 +76,8 @@ export class Kernel {
   private active: LoadedPlugin[] = [];
   private readonly booted = new Set<string>();
   private stopping: Promise<void> | null = null;
+  /** Aborted as the stop begins (`Host.closing`). */
+  private readonly closing = new AbortController();
   /** Where the HTTP server took connections, once it does. */
   private listening?: { host: string; port: number };
 
@@ -141,7 +143,7 @@ export class Kernel {
     const plan = await planPlugins(opts.plugins, config);
     this.plugins.record(plan);
     this.services = await openKernelServices(config, logger, this.hooks, { ...opts, migrateOnly: opts.mode === 'migrate' });
-    provideKernelServices(this.container, config, logger, this.hooks, this.services, hostOf(() => this.pluginStatuses(), () => this.publicUrl()));
+    provideKernelServices(this.container, config, logger, this.hooks, this.services, hostOf(() => this.pluginStatuses(), () => this.publicUrl(), this.closing.signal));
 
     // Only when a metrics token exists: this strategy would otherwise cost every request a promise for nothing.
     if (config.metrics.enabled && config.metrics.token) {
@@ -273,6 +275,7 @@ export class Kernel {
   }
 
   private async shutdown(): Promise<void> {
+    this.closing.abort();
     await this.http.close(this.config.shutdownTimeoutMs);
     await this.hooks.lifecycle.shutdown.promise().catch((err) => this.logger.error({ err }, 'shutdown hook failed'));
     for (const lp of [...this.active].reverse()) {

@@ -65,6 +65,8 @@ export interface MatrixRequest {
   query?: Record<string, string>;
   /** A multipart upload in field `file`. */
   file?: { bytes: Buffer; filename: string; type: string };
+  /** The answer is a stream that does not end (server-sent events): its status is read, then the connection is closed. */
+  stream?: true;
 }
 
 export interface MatrixRow {

@@ -49,7 +49,7 @@ export default definePlugin<DatabasesOptions>({
   optionalDependsOn: { packs: '^1.0.0' },
   migrations: path.join(path.dirname(fileURLToPath(import.meta.url)), 'migrations'),
   optionsSchema: DatabasesOptionsSchema,
-  exports: ['databases.fieldTypes', 'databases.service', 'databases.fields', 'databases.viewIndexes', 'databases.tableDrops', 'databases.fieldLimits', 'databases.managedFields', 'databases.catalog'],
+  exports: ['databases.fieldTypes', 'databases.service', 'databases.fields', 'databases.viewIndexes', 'databases.tableDrops', 'databases.fieldLimits', 'databases.managedFields', 'databases.catalog', 'databases.fieldSight'],
   register(ctx) {
     const types = new FieldTypeRegistry();
     for (const type of BUILTIN_FIELD_TYPES) types.add(type);

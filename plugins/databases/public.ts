@@ -7,6 +7,7 @@ export * from './field-types/index.ts';
 export type { DatabaseCreated, DatabaseDeletion, DatabaseHooks, FieldTypeHooks } from './hooks.ts';
 export type { ViewQuery, ViewSummary } from './schemas.ts';
 export type { DatabaseService } from './databases.service.ts';
+export type { FieldSight } from './field-sight.ts';
 export type { FieldService } from './fields.service.ts';
 export { filterFieldRefs, type ViewIndexService } from './view-indexes.ts';
 export type { TableDrops } from './table-drops.ts';

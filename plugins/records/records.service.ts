@@ -3,7 +3,7 @@ import type { CacheSignals, LocalCache } from '../../core/cache.ts';
 import { combineWritesWithinLimit, inTransaction, type Database as Storage, type Db, type NativeStatement } from '../../core/db.ts';
 import type { EmitInput, EventBus } from '../../core/events.ts';
 import type { UserPrincipal } from '../../core/principal.ts';
-import { notFound, versionConflict, type ErrorDetail } from '../../core/errors.ts';
+import { notFound, unlessGone, versionConflict, type ErrorDetail } from '../../core/errors.ts';
 import { refusedValues } from './errors.ts';
 import type { UserService } from '../auth/public.ts';
 import type { FieldTypeRegistry, TableCatalog } from '../databases/public.ts';
@@ -80,6 +80,16 @@ export class RecordService {
   async shownTo(principal: UserPrincipal, trx: Db, table: RecordTable, rows: RecordRow[], full: ApiRecord[]): Promise<ApiRecord[]> {
     const seen = await this.seenBy(principal, table, trx);
     return seen === table ? full : this.present(trx, seen, table.withoutComputed(rows));
+  }
+
+  /**
+   * A record an event presented in full, as `principal` would read it: the same when it sees every database the
+   * record's fields reach, else read again as it reads it (null once the record is no longer there to read).
+   */
+  async asSeenBy(principal: UserPrincipal, workspaceId: string, databaseId: string, record: ApiRecord): Promise<ApiRecord | null> {
+    const table = await this.readTable(workspaceId, databaseId);
+    if ((await this.seenBy(principal, table)) === table) return record;
+    return (await unlessGone(() => this.get(principal, workspaceId, databaseId, record.id))) ?? null;
   }
 
   async get(principal: UserPrincipal, workspaceId: string, databaseId: string, id: string): Promise<ApiRecord> {

@@ -1,4 +1,6 @@
 import assert from 'node:assert/strict';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { startTestKernel, type TestKernel } from '../../core/testing.ts';
 import { API_PREFIX } from '../../core/router.ts';
 import { builtinPlugins } from '../../plugins/index.ts';
@@ -24,7 +26,28 @@ function templateRegex(template: string): RegExp {
   return new RegExp(`^${template.replace(/\./g, '\\.').replace(/\{[^}]+\}/g, '[^/]+')}$`);
 }
 
+/** The status of a streamed answer, from a real connection to the kernel (listening on a port of its own), closed once read. */
+async function streamed(t: TestKernel, req: MatrixRequest, auth: Record<string, string>): Promise<{ status: number; text: string }> {
+  const server = t.kernel.server ?? (await t.kernel.listen(0, '127.0.0.1'));
+  const { port } = server.address() as AddressInfo;
+  const url = new URL(`http://127.0.0.1:${port}${API_PREFIX}${req.path}`);
+  for (const [k, v] of Object.entries(req.query ?? {})) url.searchParams.set(k, v);
+  return new Promise((resolve, reject) => {
+    const request = http.get(url, { headers: { ...auth, Accept: 'text/event-stream' } }, (res) => {
+      if (res.statusCode === 200) {
+        request.destroy();
+        return resolve({ status: 200, text: '' });
+      }
+      let text = '';
+      res.on('data', (chunk: Buffer) => (text += chunk.toString('utf8')));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, text }));
+    });
+    request.on('error', reject);
+  });
+}
+
 async function send(t: TestKernel, method: string, req: MatrixRequest, auth: Record<string, string>): Promise<{ status: number; text: string }> {
+  if (req.stream) return streamed(t, req, auth);
   let r = (t.request as any)[method.toLowerCase()](`${API_PREFIX}${req.path}`).set(auth);
   if (req.query) r = r.query(req.query);
   if (req.file) r = r.attach('file', req.file.bytes, { filename: req.file.filename, contentType: req.file.type });

@@ -31,8 +31,15 @@ function inOrder(ops: Operation[]): Operation[] {
   });
 }
 
-/** The raw bytes of every answer, whatever its type. */
-function collect(res: NodeJS.ReadableStream, done: (err: Error | null, body: Buffer) => void): void {
+/** The raw bytes of every answer, whatever its type; of an event stream, which does not end, its first bytes, then it is closed. */
+function collect(res: NodeJS.ReadableStream & { headers?: Record<string, string>; destroy?: () => void }, done: (err: Error | null, body: Buffer) => void): void {
+  if (String(res.headers?.['content-type'] ?? '').startsWith('text/event-stream')) {
+    res.once('data', (chunk: Buffer) => {
+      done(null, chunk);
+      res.destroy?.();
+    });
+    return;
+  }
   const chunks: Buffer[] = [];
   res.on('data', (chunk: Buffer) => chunks.push(chunk));
   res.on('end', () => done(null, Buffer.concat(chunks)));
