@@ -10,7 +10,7 @@ const PAGE = 500;
 const LISTENING_EVERY_MS = 10_000;
 const LISTENING_FOR_SECONDS = 30;
 /** How often a process without streams asks whether another one has some. */
-const ASK_EVERY_MS = 5_000;
+const ASK_EVERY_MS = 1_000;
 
 /**
  * This process's open streams and the one loop that feeds them: while any is open it reads the feed after the last row
