@@ -1,6 +1,6 @@
-import { startTestKernel, type TestKernel, type TestKernelOptions } from '../../../core/testing.ts';
+import { signUp, startTestKernel, type SignedUpUser, type TestKernel, type TestKernelOptions } from '../../../core/testing.ts';
 import type { Clock } from '../../../plugins/billing/periods.ts';
-import type { FakeStripe } from '../payments-stripe/stripe-server.ts';
+import { startStripeServer, type FakeStripe } from '../payments-stripe/stripe-server.ts';
 
 export const WEBHOOK_SECRET = 'whsec_billing_tests_0123456789';
 export const PRO_PRICE = 'price_pro_monthly';
@@ -33,4 +33,27 @@ export function startBillingKernel(stripe: FakeStripe, opts: { billing?: Record<
 export function setClock(t: TestKernel, at: Date | null): void {
   const clock = t.kernel.container.resolverFor('billing')('billing.clock') as Clock;
   clock.now = at ? () => new Date(at) : () => new Date();
+}
+
+/** A loopback Stripe, a kernel billing through it, and the kernel's first account (its instance admin). */
+export interface BillingWorld {
+  stripe: FakeStripe;
+  t: TestKernel;
+  admin: SignedUpUser;
+  stop(): Promise<void>;
+}
+
+export async function startBillingWorld(opts: Parameters<typeof startBillingKernel>[1] & { adminName?: string } = {}): Promise<BillingWorld> {
+  const stripe = await startStripeServer();
+  const t = await startBillingKernel(stripe, opts);
+  const admin = await signUp(t, opts.adminName ? { name: opts.adminName } : {});
+  return {
+    stripe,
+    t,
+    admin,
+    stop: async () => {
+      await t.stop();
+      await stripe.close();
+    },
+  };
 }

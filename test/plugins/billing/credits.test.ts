@@ -5,8 +5,8 @@ import type { CreditService } from '../../../plugins/billing/credits.service.ts'
 import { monthOf } from '../../../plugins/billing/periods.ts';
 import { sleep, waitUntil } from '../../fixtures/wait.ts';
 import { finished, unzipJson } from '../gdpr/helpers.ts';
-import { signedEvent, startStripeServer, type FakeStripe } from '../payments-stripe/stripe-server.ts';
-import { setClock, startBillingKernel, WEBHOOK_SECRET } from './billing-kernel.ts';
+import { signedEvent, type FakeStripe } from '../payments-stripe/stripe-server.ts';
+import { setClock, startBillingWorld, type BillingWorld, WEBHOOK_SECRET } from './billing-kernel.ts';
 
 interface Entry {
   id: string;
@@ -36,16 +36,12 @@ describe('billing: AI credits', function () {
   let admin: SignedUpUser;
   let credits: CreditService;
 
+  let world: BillingWorld;
   before(async () => {
-    stripe = await startStripeServer();
-    t = await startBillingKernel(stripe, { config: { jobs: { pollingIntervalSeconds: 0.5 } } });
-    admin = await signUp(t, { name: 'Ada' });
+    ({ stripe, t, admin } = world = await startBillingWorld({ config: { jobs: { pollingIntervalSeconds: 0.5 } }, adminName: 'Ada' }));
     credits = t.kernel.container.resolverFor('billing')('billing.credits');
   });
-  after(async () => {
-    await t.stop();
-    await stripe.close();
-  });
+  after(() => world.stop());
   afterEach(() => setClock(t, null));
 
   const apiOf = (ws: string) => (path: string) => `/api/v1/workspaces/${ws}${path}`;
@@ -425,18 +421,12 @@ describe('billing: AI credits priced at a fraction of a cent', function () {
   this.timeout(60_000);
   let stripe: FakeStripe;
   let t: TestKernel;
-
-  before(async () => {
-    stripe = await startStripeServer();
-    t = await startBillingKernel(stripe, { billing: { creditUnitAmount: 0.5 } });
-  });
-  after(async () => {
-    await t.stop();
-    await stripe.close();
-  });
+  let admin: SignedUpUser;
+  let world: BillingWorld;
+  before(async () => ({ stripe, t, admin } = world = await startBillingWorld({ billing: { creditUnitAmount: 0.5 } })));
+  after(() => world.stop());
 
   it('refuses an auto-reload amount whose price is not a whole number of cents (422 uneven_amount), and takes an even one', async () => {
-    const admin = await signUp(t);
     const ws = (await createWorkspace(t, admin)).id;
     const api = (path: string) => `/api/v1/workspaces/${ws}${path}`;
     await t.request.get(api('/billing')).set(admin.auth).expect(200);

@@ -1,27 +1,19 @@
 import assert from 'node:assert/strict';
 import sharp from 'sharp';
 import { createWorkspace, joinWorkspace, signUp, type SignedUpUser, type TestKernel } from '../../../core/testing.ts';
-import { startStripeServer, type FakeStripe } from '../payments-stripe/stripe-server.ts';
-import { startBillingKernel } from './billing-kernel.ts';
+import { startBillingWorld, type BillingWorld } from './billing-kernel.ts';
 
 /** A noisy PNG of `side`×`side`: noise does not compress, so its size grows with the side. */
 const noisyPng = (side: number) => sharp({ create: { width: side, height: side, channels: 3, background: '#808080', noise: { type: 'gaussian', mean: 128, sigma: 40 } } }).png().toBuffer();
 
 describe('billing: plan limits, held at the writes that raise them', function () {
   this.timeout(120_000);
-  let stripe: FakeStripe;
   let t: TestKernel;
   let admin: SignedUpUser;
 
-  before(async () => {
-    stripe = await startStripeServer();
-    t = await startBillingKernel(stripe);
-    admin = await signUp(t);
-  });
-  after(async () => {
-    await t.stop();
-    await stripe.close();
-  });
+  let world: BillingWorld;
+  before(async () => ({ t, admin } = world = await startBillingWorld()));
+  after(() => world.stop());
 
   /** A new workspace (on the free plan: 10 records, 3 members) with one database. */
   async function workspaceWithDatabase(): Promise<{ ws: string; db: string; api: (path: string) => string }> {

@@ -1,23 +1,15 @@
 import assert from 'node:assert/strict';
-import { createWorkspace, signUp, type SignedUpUser, type TestKernel } from '../../../core/testing.ts';
-import { startStripeServer, type FakeStripe } from '../payments-stripe/stripe-server.ts';
-import { startBillingKernel } from './billing-kernel.ts';
+import { createWorkspace, type SignedUpUser, type TestKernel } from '../../../core/testing.ts';
+import { startBillingWorld, type BillingWorld } from './billing-kernel.ts';
 
 describe('billing and packs: nothing of billing travels', function () {
   this.timeout(60_000);
-  let stripe: FakeStripe;
   let t: TestKernel;
   let admin: SignedUpUser;
 
-  before(async () => {
-    stripe = await startStripeServer();
-    t = await startBillingKernel(stripe);
-    admin = await signUp(t);
-  });
-  after(async () => {
-    await t.stop();
-    await stripe.close();
-  });
+  let world: BillingWorld;
+  before(async () => ({ t, admin } = world = await startBillingWorld()));
+  after(() => world.stop());
 
   it('exports no plan, trial, usage or credits, and an install leaves the installing workspace’s billing as it was', async () => {
     const home = (await createWorkspace(t, admin)).id;

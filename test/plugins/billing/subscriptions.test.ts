@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { createWorkspace, joinWorkspace, signUp, type SignedUpUser, type TestKernel } from '../../../core/testing.ts';
 import type { SubscriptionService } from '../../../plugins/billing/subscriptions.service.ts';
-import { signedEvent, startStripeServer, stripeEvent, type FakeStripe, type StripeObject } from '../payments-stripe/stripe-server.ts';
-import { PRO_PRICE, setClock, startBillingKernel, TEAM_PRICE, WEBHOOK_SECRET } from './billing-kernel.ts';
+import { signedEvent, stripeEvent, type FakeStripe, type StripeObject } from '../payments-stripe/stripe-server.ts';
+import { PRO_PRICE, setClock, startBillingWorld, type BillingWorld, TEAM_PRICE, WEBHOOK_SECRET } from './billing-kernel.ts';
 
 const DAY = 86_400_000;
 const urls = { success_url: 'https://app.example.com/billing/done', cancel_url: 'https://app.example.com/billing' };
@@ -13,15 +13,9 @@ describe('billing: subscriptions, checkout, the portal, the trial and Stripe web
   let t: TestKernel;
   let admin: SignedUpUser;
 
-  before(async () => {
-    stripe = await startStripeServer();
-    t = await startBillingKernel(stripe);
-    admin = await signUp(t);
-  });
-  after(async () => {
-    await t.stop();
-    await stripe.close();
-  });
+  let world: BillingWorld;
+  before(async () => ({ stripe, t, admin } = world = await startBillingWorld()));
+  after(() => world.stop());
   afterEach(() => setClock(t, null));
 
   const api = (ws: string, path: string) => `/api/v1/workspaces/${ws}${path}`;
