@@ -49,6 +49,7 @@ import paymentsStripe from './payments-stripe/index.ts';
 import realtime from './realtime/index.ts';
 import integrationIcal from './integration-ical/index.ts';
 import integrationPostgres from './integration-postgres/index.ts';
+import consolePlugin from './console/index.ts';
 
 /** Built-in plugins, on unless the config disables them (or, like blobs-s3, off unless it enables them). */
-export const builtinPlugins: Plugin[] = [system, gdpr, auth, tokens, users, mail, workspaces, packs, spaces, access, databases, records, favorites, documents, comments, mentions, notifications, views, relations, activity, recordVersions, files, blobsS3, attachments, importPlugin, exportPlugin, publicForms, search, webhooks, automations, buttons, approvals, indexes, starterPacks, admin, referrals, integrations, integrationGithub, integrationShopify, integrationZoom, integrationSlack, integrationLinear, integrationMailBounces, integrationGoogleCalendar, sources, integrationIcal, integrationPostgres, billing, paymentsStripe, realtime];
+export const builtinPlugins: Plugin[] = [system, gdpr, auth, tokens, users, mail, workspaces, packs, spaces, access, databases, records, favorites, documents, comments, mentions, notifications, views, relations, activity, recordVersions, files, blobsS3, attachments, importPlugin, exportPlugin, publicForms, search, webhooks, automations, buttons, approvals, indexes, starterPacks, admin, referrals, integrations, integrationGithub, integrationShopify, integrationZoom, integrationSlack, integrationLinear, integrationMailBounces, integrationGoogleCalendar, sources, integrationIcal, integrationPostgres, billing, paymentsStripe, realtime, consolePlugin];
