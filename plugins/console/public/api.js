@@ -48,6 +48,35 @@ export async function api(method, path, body, { anonymous = false } = {}) {
   return data;
 }
 
+/** Multipart upload (FormData): the browser sets the Content-Type with its boundary. */
+export async function upload(path, form) {
+  const headers = { Accept: 'application/json' };
+  if (session.token) headers.Authorization = `Bearer ${session.token}`;
+  const res = await fetch(BASE + path, { method: 'POST', headers, body: form });
+  const data = await res.json().catch(() => null);
+  if (!res.ok) throw new ApiError(res.status, data);
+  return data;
+}
+
+/**
+ * Bytes from the API (a full `/api/v1/...` path, as attachments' `thumbnail_url`) as a `blob:` URL: an `<img>` cannot
+ * send the Authorization header, so the image is fetched with the token. Kept per path (an attachment's bytes never
+ * change), so re-renders do not fetch again; a failure is forgotten so a later render can try again.
+ */
+const blobUrls = new Map();
+export function blobUrl(fullPath) {
+  if (!blobUrls.has(fullPath)) {
+    const p = (async () => {
+      const res = await fetch(fullPath, { headers: { Authorization: `Bearer ${session.token}` } });
+      if (!res.ok) throw new ApiError(res.status, null);
+      return URL.createObjectURL(await res.blob());
+    })();
+    p.catch(() => blobUrls.delete(fullPath));
+    blobUrls.set(fullPath, p);
+  }
+  return blobUrls.get(fullPath);
+}
+
 export const get = (path) => api('GET', path);
 export const post = (path, body = {}) => api('POST', path, body);
 export const patch = (path, body) => api('PATCH', path, body);

@@ -1,17 +1,18 @@
 // A database: its fields, a filter/sort builder, the records grid with inline editing, live updates, the record panel.
 import { html, useState, useEffect, useRef, ErrorNote, useAction, display } from './ui.js';
-import { get, post, patch, del, followEvents } from './api.js';
+import { get, post, patch, del, upload, blobUrl, followEvents } from './api.js';
 import { RecordPanel } from './record.js';
 import { FormViews } from './form.js';
 
 /** Types written by the server (who and when): shown in the record panel, not as grid columns. */
 const SYSTEM = new Set(['created_at', 'updated_at', 'created_by', 'updated_by', 'autonumber']);
 /** Types the grid edits in place; others are shown read-only (the API still takes them). */
-const EDITABLE = new Set(['text', 'long_text', 'email', 'url', 'phone', 'number', 'currency', 'percent', 'rating', 'checkbox', 'single_select', 'date']);
+const EDITABLE = new Set(['text', 'long_text', 'email', 'url', 'phone', 'number', 'currency', 'percent', 'rating', 'duration', 'checkbox', 'single_select', 'multi_select', 'date', 'datetime', 'attachment']);
 const NUMERIC = new Set(['number', 'currency', 'percent', 'rating', 'duration']);
 const TEXTUAL = new Set(['text', 'long_text', 'email', 'url', 'phone']);
 /** What the "add field" form offers; the API knows more types (see the reference). */
-const NEW_FIELD_TYPES = ['text', 'long_text', 'number', 'checkbox', 'single_select', 'date', 'email', 'url'];
+const NEW_FIELD_TYPES = ['text', 'long_text', 'number', 'currency', 'percent', 'rating', 'duration', 'checkbox', 'single_select', 'multi_select', 'date', 'datetime', 'email', 'url', 'phone', 'attachment'];
+const WITH_CHOICES = new Set(['single_select', 'multi_select']);
 
 /** Filter operators per type, from plugins/records/README.md (the common subset). */
 function opsFor(type) {
@@ -20,47 +21,93 @@ function opsFor(type) {
   if (type === 'checkbox') return ['eq', 'neq'];
   if (type === 'date' || type === 'datetime' || type === 'created_at' || type === 'updated_at') return ['eq', 'before', 'after', 'on_or_before', 'on_or_after', 'is_empty', 'is_not_empty'];
   if (type === 'single_select') return ['is_any_of', 'is_none_of', 'eq', 'neq', 'is_empty', 'is_not_empty'];
+  if (type === 'multi_select') return ['has_any_of', 'has_all_of', 'has_none_of', 'is_empty', 'is_not_empty'];
   return ['is_empty', 'is_not_empty'];
 }
 
 const NO_VALUE = new Set(['is_empty', 'is_not_empty']);
 
+/** Numbers without float noise (0.29 * 100 is 28.999999999999996). */
+const tidy = (n) => Number(n.toPrecision(12));
+const pad = (n) => String(n).padStart(2, '0');
+
+/** An instant as a `datetime-local` input's value, in the browser's time zone. */
+function toLocalInput(iso) {
+  const d = new Date(iso);
+  if (Number.isNaN(d.getTime())) return '';
+  return `${d.getFullYear()}-${pad(d.getMonth() + 1)}-${pad(d.getDate())}T${pad(d.getHours())}:${pad(d.getMinutes())}`;
+}
+
+/** A `datetime-local` value (a wall time here) as ISO 8601 with the browser's offset, e.g. `2024-07-01T09:30:00+02:00`. */
+function fromLocalInput(raw) {
+  const d = new Date(raw);
+  if (Number.isNaN(d.getTime())) return raw; // the API says what is wrong with it
+  const off = -d.getTimezoneOffset();
+  const sign = off >= 0 ? '+' : '-';
+  const abs = Math.abs(off);
+  return `${raw.length === 16 ? `${raw}:00` : raw}${sign}${pad(Math.floor(abs / 60))}:${pad(abs % 60)}`;
+}
+
 /** The value the API takes for what an input holds. */
 function toApi(field, raw) {
   if (field.type === 'checkbox') return Boolean(raw);
+  if (field.type === 'multi_select') return Array.isArray(raw) && raw.length ? raw : null;
   if (raw === '' || raw === null || raw === undefined) return null;
+  // A percent is edited as the percentage shown (12.5) and stored as the fraction (0.125).
+  if (field.type === 'percent') return tidy(Number(raw) / 100);
   if (NUMERIC.has(field.type)) return Number(raw);
+  if (field.type === 'datetime') return fromLocalInput(raw);
   return raw;
+}
+
+/** A cell as text in the grid. */
+function cellText(field, value) {
+  if (value === null || value === undefined) return '';
+  if (field.type === 'percent' && typeof value === 'number') return `${tidy(value * 100)}%`;
+  if (field.type === 'rating' && typeof value === 'number') return value > 0 ? `${'★'.repeat(value)} ${value}` : '';
+  if (field.type === 'currency' && typeof value === 'number') return `${field.options?.symbol ?? ''}${value}`;
+  if (field.type === 'datetime' && typeof value === 'string') return new Date(value).toLocaleString();
+  return display(value);
 }
 
 /** A condition's value as the filter language wants it. */
 function conditionValue(field, op, raw) {
   if (field.type === 'checkbox') return raw === 'true';
   if (NUMERIC.has(field.type)) return Number(raw);
-  if (op === 'is_any_of' || op === 'is_none_of') return [raw];
+  if (['is_any_of', 'is_none_of', 'has_any_of', 'has_all_of', 'has_none_of'].includes(op)) return [raw];
   return raw;
 }
 
-/** What an editor starts from: select by choice id, the rest as text. */
+/** What an editor starts from: select by choice id(s), a percent as shown, a datetime as local wall time, the rest as text. */
 function editValue(field, value) {
+  if (field.type === 'multi_select') return Array.isArray(value) ? value.map((c) => c.id) : [];
   if (value === null || value === undefined) return '';
   if (field.type === 'single_select') return value.id ?? '';
+  if (field.type === 'percent' && typeof value === 'number') return String(tidy(value * 100));
+  if (field.type === 'datetime') return toLocalInput(value);
   return String(value);
 }
 
 function CellEditor({ field, value, onSave, onCancel }) {
-  const [draft, setDraft] = useState(editValue(field, value));
+  const [draft, setDraftState] = useState(editValue(field, value));
+  // The latest draft for handlers that run before a re-render (a multi select's change, then Enter at once).
+  const draftRef = useRef(draft);
+  const setDraft = (v) => {
+    draftRef.current = v;
+    setDraftState(v);
+  };
   const ref = useRef(null);
   // Enter, Escape and the blur that follows either must act once only.
   const done = useRef(false);
   useEffect(() => ref.current?.focus(), []);
-  const finish = (save, v = draft) => {
+  const finish = (save, v = draftRef.current) => {
     if (done.current) return;
     done.current = true;
     save ? onSave(toApi(field, v)) : onCancel();
   };
   const onKeyDown = (e) => {
-    if (e.key === 'Enter') {
+    // In a long text Enter is a new line: Ctrl/Cmd+Enter saves.
+    if (e.key === 'Enter' && (field.type !== 'long_text' || e.ctrlKey || e.metaKey)) {
       e.preventDefault();
       finish(true);
     } else if (e.key === 'Escape') {
@@ -75,26 +122,97 @@ function CellEditor({ field, value, onSave, onCancel }) {
       ${(field.options.choices ?? []).map((c) => html`<option value=${c.id} key=${c.id}>${c.label}</option>`)}
     </select>`;
   }
-  const type = NUMERIC.has(field.type) ? 'number' : field.type === 'date' ? 'date' : 'text';
-  return html`<input ...${common} type=${type} step="any" value=${draft} onInput=${(e) => setDraft(e.currentTarget.value)} />`;
+  if (field.type === 'multi_select') {
+    // Ctrl/Cmd-click picks several; Enter or leaving the list saves.
+    const choices = field.options.choices ?? [];
+    return html`<select ...${common} multiple size=${Math.min(Math.max(choices.length, 2), 6)}
+      onChange=${(e) => setDraft(Array.from(e.currentTarget.selectedOptions, (o) => o.value))}>
+      ${choices.map((c) => html`<option value=${c.id} key=${c.id} selected=${draft.includes(c.id)}>${c.label}</option>`)}
+    </select>`;
+  }
+  if (field.type === 'long_text') {
+    return html`<textarea ...${common} rows="4" title="Ctrl+Enter saves, Escape cancels" value=${draft} onInput=${(e) => setDraft(e.currentTarget.value)}></textarea>`;
+  }
+  const type = NUMERIC.has(field.type) ? 'number' : field.type === 'date' ? 'date' : field.type === 'datetime' ? 'datetime-local' : field.type === 'phone' ? 'tel' : 'text';
+  const extra = field.type === 'rating' ? { min: 0, max: field.options?.max ?? 5, step: 1 } : field.type === 'duration' ? { step: 'any', placeholder: 'seconds' } : { step: 'any' };
+  return html`<input ...${common} ...${extra} type=${type} value=${draft} onInput=${(e) => setDraft(e.currentTarget.value)} />`;
 }
 
-function Cell({ field, record, editing, setEditing, save }) {
+/** One attachment's thumbnail, fetched with the token as a blob: URL; its name until (or unless) there is one. */
+function Thumb({ file }) {
+  const [src, setSrc] = useState(null);
+  useEffect(() => {
+    let live = true;
+    if (file.thumbnail_url) blobUrl(file.thumbnail_url).then((u) => live && setSrc(u), () => {});
+    return () => { live = false; };
+  }, [file.thumbnail_url]);
+  if (!src) return html`<span class="file-name" data-testid="attachment-name">${file.name}</span>`;
+  return html`<img class="thumb" src=${src} alt=${file.name} title=${file.name} data-testid="attachment-thumb" />`;
+}
+
+/** An attachment cell's editor: its files (each removable) and a file input that uploads and appends. */
+function AttachmentEditor({ field, record, base, files, onChanged, onClose }) {
+  const { error, busy, run } = useAction();
+  const input = useRef(null);
+  useEffect(() => input.current?.focus(), []);
+  const uploadFiles = (list) =>
+    run(async () => {
+      for (const file of list) {
+        const form = new FormData();
+        form.append('field', field.api_name);
+        form.append('file', file, file.name);
+        await upload(`${base}/records/${record.id}/attachments`, form);
+      }
+      if (input.current) input.current.value = '';
+      await onChanged();
+    });
+  const remove = (file) =>
+    run(async () => {
+      await del(`${base}/records/${record.id}/attachments/${file.id}`);
+      await onChanged();
+    });
+  return html`<div class="attachment-editor" data-testid="attachment-editor">
+    <ul class="attachments">
+      ${files.map((f) => html`<li key=${f.id}><${Thumb} file=${f} /> <button type="button" class="link" aria-label=${`Remove ${f.name}`} disabled=${busy} onClick=${() => remove(f)}>×</button></li>`)}
+    </ul>
+    <label>Add a file <input ref=${input} type="file" multiple data-testid="attachment-input" disabled=${busy} onChange=${(e) => uploadFiles(Array.from(e.currentTarget.files ?? []))} /></label>
+    ${busy && html`<span class="muted" data-testid="uploading">Uploading…</span>`}
+    <button type="button" onClick=${onClose}>Done</button>
+    <${ErrorNote} error=${error} />
+  </div>`;
+}
+
+function Cell({ field, record, editing, setEditing, save, base, reload, cellError }) {
   const value = record.values[field.api_name];
   const title = `${field.name} of record ${record.number}`;
+  const note = cellError ? html`<p class="error cell-error" role="alert" data-testid="cell-error">${cellError}</p>` : null;
   if (field.type === 'checkbox' && !field.read_only) {
-    return html`<td class="check"><input type="checkbox" aria-label=${title} data-testid=${`cell-${field.api_name}`} checked=${Boolean(value)} onChange=${(e) => save(record, field, e.currentTarget.checked)} /></td>`;
+    return html`<td class="check"><input type="checkbox" aria-label=${title} data-testid=${`cell-${field.api_name}`} checked=${Boolean(value)} onChange=${(e) => save(record, field, e.currentTarget.checked)} />${note}</td>`;
   }
-  if (field.read_only || !EDITABLE.has(field.type)) return html`<td data-testid=${`cell-${field.api_name}`}>${display(value)}</td>`;
+  if (field.type === 'attachment') {
+    const files = Array.isArray(value) ? value : [];
+    if (editing && !field.read_only) {
+      return html`<td class="editing"><${AttachmentEditor} field=${field} record=${record} base=${base} files=${files} onChanged=${() => reload(record)} onClose=${() => setEditing(null)} /></td>`;
+    }
+    const thumbs = html`<span class="thumbs">${files.map((f) => html`<${Thumb} key=${f.id} file=${f} />`)}</span>`;
+    if (field.read_only) return html`<td data-testid=${`cell-${field.api_name}`}>${thumbs}</td>`;
+    return html`<td>
+      <button type="button" class="cell" aria-label=${`Edit ${title}`} data-testid=${`cell-${field.api_name}`} onClick=${() => setEditing({ id: record.id, field: field.api_name })}>${thumbs}</button>
+    </td>`;
+  }
+  if (field.read_only || !EDITABLE.has(field.type)) return html`<td data-testid=${`cell-${field.api_name}`}>${cellText(field, value)}</td>`;
   if (editing) {
     return html`<td class="editing"><${CellEditor} field=${field} value=${value}
-      onSave=${(v) => { setEditing(null); save(record, field, v); }} onCancel=${() => setEditing(null)} /></td>`;
+      onSave=${(v) => { setEditing(null); save(record, field, v); }} onCancel=${() => setEditing(null)} />${note}</td>`;
   }
-  const color = field.type === 'single_select' && value ? `chip chip-${value.color ?? 'gray'}` : '';
-  return html`<td>
+  let shown = html`<span>${cellText(field, value)}</span>`;
+  if (field.type === 'single_select' && value) shown = html`<span class=${`chip chip-${value.color ?? 'gray'}`}>${value.label}</span>`;
+  if (field.type === 'multi_select' && Array.isArray(value)) shown = value.map((c) => html`<span key=${c.id} class=${`chip chip-${c.color ?? 'gray'}`}>${c.label}</span> `);
+  return html`<td class=${field.type === 'long_text' ? 'long' : ''}>
     <button type="button" class="cell" aria-label=${`Edit ${title}`} data-testid=${`cell-${field.api_name}`} onClick=${() => setEditing({ id: record.id, field: field.api_name })}>
-      <span class=${color}>${display(value)}</span>
+      ${shown}
     </button>
+    ${note}
   </td>`;
 }
 
@@ -107,7 +225,7 @@ function AddField({ base, onAdded }) {
     e.preventDefault();
     run(async () => {
       const body = { name: name.trim(), type };
-      if (type === 'single_select') body.options = { choices: choices.split(',').map((s) => s.trim()).filter(Boolean).map((label) => ({ label })) };
+      if (WITH_CHOICES.has(type)) body.options = { choices: choices.split(',').map((s) => s.trim()).filter(Boolean).map((label) => ({ label })) };
       await post(`${base}/fields`, body);
       setName('');
       setChoices('');
@@ -120,7 +238,7 @@ function AddField({ base, onAdded }) {
       <label>Type <select value=${type} onChange=${(e) => setType(e.currentTarget.value)}>
         ${NEW_FIELD_TYPES.map((t) => html`<option value=${t} key=${t}>${t}</option>`)}
       </select></label>
-      ${type === 'single_select' && html`<label>Choices (comma separated) <input value=${choices} onInput=${(e) => setChoices(e.currentTarget.value)} required /></label>`}
+      ${WITH_CHOICES.has(type) && html`<label>Choices (comma separated) <input value=${choices} onInput=${(e) => setChoices(e.currentTarget.value)} required /></label>`}
       <button type="submit" disabled=${busy}>Add field</button>
       <${ErrorNote} error=${error} />
     </form>
@@ -146,7 +264,7 @@ function QueryBuilder({ fields, onApply }) {
     const f = byName(c.field);
     if (NO_VALUE.has(c.op)) return null;
     const label = `Value of condition ${i + 1}`;
-    if (f.type === 'single_select') {
+    if (WITH_CHOICES.has(f.type)) {
       return html`<select aria-label=${label} data-testid="filter-value" value=${c.value} onChange=${(e) => setCond(i, { value: e.currentTarget.value })}>
         <option value="">—</option>
         ${(f.options.choices ?? []).map((ch) => html`<option value=${ch.id} key=${ch.id}>${ch.label}</option>`)}
@@ -252,11 +370,23 @@ export function DatabasePage({ ws, db, me }) {
     [ws, db],
   );
 
-  const save = (record, field, value) =>
-    run(async () => {
+  // A refused write shows its problem next to the cell (keyed `record:field`), until the next write of that cell.
+  const [cellErrors, setCellErrors] = useState({});
+  const save = async (record, field, value) => {
+    const key = `${record.id}:${field.api_name}`;
+    setCellErrors(({ [key]: _, ...rest }) => rest);
+    try {
       const updated = await patch(`${base}/records/${record.id}`, { values: { [field.api_name]: value } });
       setRecords((rs) => rs.map((r) => (r.id === updated.id ? updated : r)));
-    });
+    } catch (err) {
+      setCellErrors((all) => ({ ...all, [key]: String(err.message ?? err) }));
+    }
+  };
+  /** One record read again (after an upload, which answers the attachment, not the record). */
+  const reload = async (record) => {
+    const fresh = await get(`${base}/records/${record.id}`);
+    setRecords((rs) => rs.map((r) => (r.id === fresh.id ? fresh : r)));
+  };
   const addRecord = (e) => {
     e.preventDefault();
     const titleField = database.fields.find((f) => f.is_title);
@@ -306,7 +436,7 @@ export function DatabasePage({ ws, db, me }) {
               ${records.map(
                 (r) => html`<tr key=${r.id} data-testid="row" data-record-id=${r.id} class=${r.id === openId ? 'selected' : ''}>
                   <td><button type="button" class="open" data-testid="open-record" aria-label=${`Open record ${r.number}`} onClick=${() => setOpenId(r.id)}>${r.number}</button></td>
-                  ${columns.map((f) => html`<${Cell} key=${f.id} field=${f} record=${r} editing=${editing?.id === r.id && editing.field === f.api_name} setEditing=${setEditing} save=${save} />`)}
+                  ${columns.map((f) => html`<${Cell} key=${f.id} field=${f} record=${r} editing=${editing?.id === r.id && editing.field === f.api_name} setEditing=${setEditing} save=${save} base=${base} reload=${reload} cellError=${cellErrors[`${r.id}:${f.api_name}`]} />`)}
                   <td><button type="button" class="danger" aria-label=${`Delete record ${r.number}`} onClick=${() => remove(r)}>Delete</button></td>
                 </tr>`,
               )}
