@@ -32,6 +32,8 @@ export const balanceOf = (account: Pick<AccountRow, 'grant_balance' | 'purchased
 export class CreditService {
   constructor(
     private readonly deps: {
+      /** Billing is on (a provider configured); off, credits are neither counted nor limited. */
+      enabled: boolean;
       db: Db;
       plans: Plans;
       clock: Clock;
@@ -49,7 +51,8 @@ export class CreditService {
    * starts an automatic reload (when it is on) even above the threshold, so that a debit larger than the threshold
    * does not leave the workspace refused for good.
    */
-  async debit(debit: Debit, within?: Db): Promise<{ balance: number }> {
+  async debit(debit: Debit, within?: Db): Promise<{ balance: number | null }> {
+    if (!this.deps.enabled) return { balance: null };
     try {
       return await inTransaction(within ?? this.deps.db, (trx) => this.spend(trx, debit));
     } catch (err) {
@@ -75,8 +78,9 @@ export class CreditService {
     return { balance };
   }
 
-  /** The balance as of now (this month's grant given). */
-  async balance(workspaceId: string): Promise<number> {
+  /** The balance as of now (this month's grant given); null when billing is off and credits are not counted. */
+  async balance(workspaceId: string): Promise<number | null> {
+    if (!this.deps.enabled) return null;
     return inTransaction(this.deps.db, async (trx) => balanceOf(await this.current(trx, workspaceId)));
   }
 

@@ -57,6 +57,7 @@ export default definePlugin<BillingOptions>({
     ctx.provide('meters', (r) => new UsageMeters({ db: r('db'), storage: r('database'), hooks: ctx.hooks.usage, plans, clock: r('billing.clock') }));
     ctx.provide('credits', (r) =>
       new CreditService({
+        enabled,
         db: r('db'),
         plans,
         clock: r('billing.clock'),

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { createWorkspace, signUp, startTestKernel, type SignedUpUser, type TestKernel } from '../../../core/testing.ts';
+import type { CreditService } from '../../../plugins/billing/credits.service.ts';
 
 describe('billing: off until a payment provider is configured', function () {
   this.timeout(60_000);
@@ -46,6 +47,13 @@ describe('billing: off until a payment provider is configured', function () {
     const page = await t.request.post(api(`/databases/${db}/records/query`)).set(admin.auth).send({ count: 'exact', limit: 1 }).expect(200);
     assert.equal(page.body.count, 1100);
     for (const table of ['billing_accounts', 'billing_usage', 'billing_credit_ledger', 'billing_events']) assert.equal((await t.db(table).count({ n: '*' }))[0].n, 0, table);
+  });
+
+  it('lets agents spend without counting: a debit answers no balance and stores nothing', async () => {
+    const credits = t.kernel.container.resolverFor('billing')('billing.credits') as CreditService;
+    assert.deepEqual(await credits.debit({ workspaceId: ws, amount: 1_000_000, detail: 'An agent run' }), { balance: null });
+    assert.equal(await credits.balance(ws), null);
+    for (const table of ['billing_accounts', 'billing_credit_ledger']) assert.equal((await t.db(table).count({ n: '*' }))[0].n, 0, table);
   });
 
   it('says nothing of plans anywhere else: the workspace answers as before', async () => {
