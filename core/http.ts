@@ -18,6 +18,11 @@ import { serverTimingHeader, timeRequest } from './server-timing.ts';
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 const BEARER = /^Bearer\s+(\S+)\s*$/i;
 
+/** The credential of an `Authorization: Bearer …` header, as the kernel authenticates it; null for any other header. */
+export function bearerToken(header: string): string | null {
+  return BEARER.exec(header)?.[1] ?? null;
+}
+
 export interface AppOptions {
   config: KernelConfig;
   logger: Logger;
@@ -106,10 +111,10 @@ function authenticate(hooks: KernelHooks) {
     const header = ctx.get('authorization');
     if (header) {
       const state = ctx.state as RouteState;
-      const match = BEARER.exec(header);
-      const principal = match && (await hooks.auth.authenticate.promise({ token: match[1], ctx }));
+      const token = bearerToken(header);
+      const principal = token && (await hooks.auth.authenticate.promise({ token, ctx }));
       if (principal) state.principal = principal;
-      else state.credentialRefused = match ? 'The bearer token is invalid, expired or revoked.' : 'The Authorization header must be "Bearer <token>".';
+      else state.credentialRefused = token ? 'The bearer token is invalid, expired or revoked.' : 'The Authorization header must be "Bearer <token>".';
     }
     return next();
   };

@@ -1,10 +1,9 @@
 import { notFound } from '../../core/errors.ts';
+import { bearerToken } from '../../core/http.ts';
 import { defineRoute, Reply, type AnyRouteDef } from '../../core/routes.ts';
 import { Type } from '../../core/schema.ts';
 import { EventsParams, EventsQuery } from './schemas.ts';
 import { parseTopics } from './topics.ts';
-
-const BEARER = /^Bearer\s+(\S+)$/i;
 
 export function realtimeRoutes(): AnyRouteDef[] {
   return [
@@ -37,7 +36,7 @@ export function realtimeRoutes(): AnyRouteDef[] {
           if (!(await authz.seesResource(principal, access.access, 'database', databaseId))) throw notFound('No such database in this workspace.');
         }
         const lastEventId = /^\d{1,15}$/.test(ctx.get('last-event-id')) ? Number(ctx.get('last-event-id')) : undefined;
-        const stream = resolve('realtime.streams').open(ctx, BEARER.exec(ctx.get('authorization'))![1], params.ws, topics, lastEventId);
+        const stream = resolve('realtime.streams').open(ctx, bearerToken(ctx.get('authorization'))!, params.ws, topics, lastEventId);
         // An open stream is not a request in flight: work that yields to requests goes on.
         resolve('load').detach(ctx);
         ctx.req.socket.setTimeout(0);
