@@ -24,17 +24,22 @@ export interface AccountRow {
   reload_purchase_id: string | null;
 }
 
-/** The workspace's account, made on first use (on the free plan). */
+/** Makes the workspace's account (on the free plan) unless it has one. */
+async function open(db: Db, workspaceId: string): Promise<void> {
+  await db(ACCOUNTS).insert({ workspace_id: workspaceId, plan: FREE, status: 'free' }).onConflict('workspace_id').ignore();
+}
+
+/** The workspace's account, made on first use. */
 export async function accountOf(db: Db, workspaceId: string): Promise<AccountRow> {
   const row = await db(ACCOUNTS).where({ workspace_id: workspaceId }).first();
   if (row) return row;
-  await db(ACCOUNTS).insert({ workspace_id: workspaceId, plan: FREE, status: 'free' }).onConflict('workspace_id').ignore();
+  await open(db, workspaceId);
   return db(ACCOUNTS).where({ workspace_id: workspaceId }).first();
 }
 
 /** The workspace's account, held for the rest of the transaction: changes to one account happen one at a time. */
 export async function heldAccount(trx: Db, workspaceId: string): Promise<AccountRow> {
-  await trx(ACCOUNTS).insert({ workspace_id: workspaceId, plan: FREE, status: 'free' }).onConflict('workspace_id').ignore();
+  await open(trx, workspaceId);
   return trx(ACCOUNTS).where({ workspace_id: workspaceId }).forUpdate().first();
 }
 

@@ -11,10 +11,6 @@ import type { UsageMeters } from './usage.service.ts';
 export class BillingService {
   constructor(private readonly deps: { db: Db; enabled: boolean; meters: UsageMeters; credits: CreditService; clock: Clock }) {}
 
-  get enabled(): boolean {
-    return this.deps.enabled;
-  }
-
   /** Refuses with `billing_disabled` when the instance has no billing. */
   needEnabled(): void {
     if (!this.deps.enabled) throw BillingErrors.billing_disabled();
@@ -25,7 +21,6 @@ export class BillingService {
     // Reading the balance gives this month's grant first, so the answer is what a debit would see.
     await this.deps.credits.balance(workspaceId);
     const account = await accountOf(this.deps.db, workspaceId);
-    const usage = await this.deps.meters.usage(workspaceId, 0);
     return {
       enabled: true,
       plan: account.plan,
@@ -33,7 +28,7 @@ export class BillingService {
       trial_ends_at: iso(account.trial_ends_at),
       trial_used: account.trial_used,
       current_period_end: iso(account.current_period_end),
-      seats: usage.members,
+      seats: await this.deps.meters.used(workspaceId, 'members'),
       credits: {
         balance: balanceOf(account),
         auto_reload: {

@@ -24,13 +24,12 @@ const STATUS_OF: Record<ProviderSubscriptionStatus, BillingStatus | null> = {
   incomplete: null,
 };
 
-/** Calls the provider, turning its failures into answers: 502 when it is unreachable, 422 when it declined. */
+/** Calls the provider, turning its failures into a 502 with its detail (an unreachable provider, or a refusal). */
 export async function asking<T>(call: () => Promise<T>): Promise<T> {
   try {
     return await call();
   } catch (err) {
-    if (err instanceof ProviderUnavailable) throw BillingErrors.provider_unavailable(err.detail);
-    if (err instanceof PaymentDeclined) throw BillingErrors.provider_unavailable(err.detail);
+    if (err instanceof ProviderUnavailable || err instanceof PaymentDeclined) throw BillingErrors.provider_unavailable(err.detail);
     throw err;
   }
 }

@@ -67,7 +67,7 @@ export class UsageMeters {
   /** What the workspace uses of each limit now (AI credits come from the ledger: `creditsSpent`). */
   async usage(workspaceId: string, creditsSpent: number): Promise<Record<LimitName, number>> {
     const used = { members: 0, records: 0, storage_bytes: 0, automation_runs_per_month: 0, ai_credits_per_month: creditsSpent } as Record<LimitName, number>;
-    for (const [meter, spec] of Object.entries(METER_LIMITS)) used[spec.limit] = await this.counted(workspaceId, meter);
+    for (const [meter, spec] of Object.entries(METER_LIMITS)) used[spec.limit] = await this.used(workspaceId, meter);
     return used;
   }
 
@@ -90,7 +90,8 @@ export class UsageMeters {
     return counted.length;
   }
 
-  private async counted(workspaceId: string, meter: UsageMeter): Promise<number> {
+  /** How much of `meter` the workspace uses now: its count, or (never counted yet) what the meter's owner counts. */
+  async used(workspaceId: string, meter: UsageMeter): Promise<number> {
     const period = this.periodOf(meter);
     const row = await this.deps.db(TABLE).where({ workspace_id: workspaceId, meter, period }).first('used');
     return row ? Number(row.used) : this.measure(this.deps.db, workspaceId, meter);
